@@ -1,0 +1,106 @@
+// The validated description of one run: what a case file says, after checking.
+// io/case_parser.cpp builds it from JSON; nothing below io/ reads JSON.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bouss {
+
+// One line, already formatted as "FILE: /json/path: what was expected, got X".
+// Thrown for every bad input; the CLI prints what() and exits with code 2.
+class CaseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class VelocityBC { periodic, no_slip, free_slip };
+enum class TemperatureBC { periodic, fixed, insulating };
+
+// Physical condition on one face of the box. Faces are numbered 2*axis + side
+// (side 0 = low, 1 = high): x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
+struct FaceCondition {
+  VelocityBC velocity = VelocityBC::periodic;
+  TemperatureBC temperature = TemperatureBC::periodic;
+  double temperature_value = 0.0;  // used when temperature == fixed
+  bool periodic() const { return velocity == VelocityBC::periodic; }
+};
+
+enum class Units { dimensional, diffusive, free_fall };
+
+struct PhysicsParams {
+  // What the case gave, for provenance and the log.
+  Units units = Units::dimensional;
+  std::optional<double> rayleigh, prandtl;
+  // What the solver uses (always set after parsing, derived from Ra/Pr when given).
+  double nu = 0.0;        // kinematic viscosity
+  double kappa = 0.0;     // thermal diffusivity
+  double buoyancy = 0.0;  // alpha * g: acceleration per unit temperature along +z
+  double reference_temperature = 0.0;  // T_ref in b_T (T - T_ref)
+};
+
+enum class TemperatureProfile { uniform, linear, conduction };
+
+struct InitialCondition {
+  TemperatureProfile profile = TemperatureProfile::conduction;
+  double value = 0.0;                 // uniform
+  double bottom = 0.0, top = 0.0;     // linear: T at z0 and z1 (conduction: from the plates)
+  double perturbation_amplitude = 0.0;  // uniform noise in [-A, A] added to interior T
+  std::uint64_t seed = 1;
+};
+
+struct TimeParams {
+  std::optional<std::int64_t> steps;  // at most this many steps
+  std::optional<double> end;          // stop at this time (the last step lands on it)
+  double cfl = 0.5;                   // advective Courant number
+  std::optional<double> dt;           // fixed step, overrides CFL and diffusive limits
+};
+
+struct PressureParams {
+  std::string solver = "multigrid";
+  double tolerance = 1e-8;  // relative: max|residual| <= tolerance * max|rhs|
+  int max_cycles = 50;
+  int pre_sweeps = 2;
+  int post_sweeps = 2;
+};
+
+struct OutputParams {
+  std::string file;                  // "" = no output
+  std::optional<double> interval;    // simulation time between snapshots
+  std::optional<std::int64_t> interval_steps;  // steps between snapshots
+  std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
+};
+
+struct Case {
+  std::string source;     // the file it came from (for messages)
+  std::string json_text;  // the case after --set overrides, stored in the output for provenance
+  std::string name;
+  std::string description;
+  std::array<int, 3> n{};                    // cells per axis
+  std::array<std::array<double, 2>, 3> extent{};  // [axis][lo, hi]
+  PhysicsParams physics;
+  std::array<FaceCondition, 6> faces{};  // x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
+  InitialCondition initial;
+  TimeParams time;
+  PressureParams pressure;
+  std::string precision = "double";
+  OutputParams output;
+  std::string backend = "auto";  // auto | cuda | cpu
+
+  bool periodic(int axis) const { return faces[2 * axis].periodic(); }
+  double length(int axis) const { return extent[axis][1] - extent[axis][0]; }
+  double spacing(int axis) const { return length(axis) / n[axis]; }
+};
+
+// Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.
+// Throws CaseError with one line naming the file, the JSON path and what was expected.
+Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});
+// Same, from text already in memory (source names it in messages).
+Case parse_case(const std::string& text, const std::string& source,
+                const std::vector<std::string>& overrides = {});
+
+}  // namespace bouss
