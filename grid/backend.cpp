@@ -1,0 +1,230 @@
+#include "grid/backend.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef BOUSS_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
+namespace bouss {
+
+namespace {
+#ifdef BOUSS_HAVE_CUDA
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+}
+#endif
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+struct Backend::Scratch {
+  BackendKind kind;
+  void* ptr = nullptr;
+  std::size_t bytes = 0;
+  explicit Scratch(BackendKind k) : kind(k) {}
+  ~Scratch() {
+    if (!ptr) return;
+#ifdef BOUSS_HAVE_CUDA
+    if (kind == BackendKind::cuda) {
+      cudaFree(ptr);
+      return;
+    }
+#endif
+    std::free(ptr);
+  }
+};
+
+Backend Backend::cpu() {
+  Backend b;
+  b.kind_ = BackendKind::cpu;
+  b.scratch_ = std::make_shared<Scratch>(BackendKind::cpu);
+  return b;
+}
+
+bool Backend::cuda_compiled() {
+#ifdef BOUSS_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool Backend::cuda_available() {
+#ifdef BOUSS_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" error
+    return false;
+  }
+  return count > 0;
+#else
+  return false;
+#endif
+}
+
+Backend Backend::cuda(int device) {
+#ifdef BOUSS_HAVE_CUDA
+  if (!cuda_available()) throw std::runtime_error("backend cuda: no CUDA device is present");
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  Backend b;
+  b.kind_ = BackendKind::cuda;
+  b.scratch_ = std::make_shared<Scratch>(BackendKind::cuda);
+  return b;
+#else
+  (void)device;
+  throw std::runtime_error("backend cuda: this build of bouss has no CUDA (nvcc was not found at configure time)");
+#endif
+}
+
+Backend Backend::from_name(const std::string& name) {
+  if (name == "cpu") return cpu();
+  if (name == "cuda") return cuda();
+  if (name == "auto") return cuda_available() ? cuda() : cpu();
+  throw std::runtime_error("unknown backend \"" + name + "\": expected auto, cuda or cpu");
+}
+
+std::string Backend::name() const { return is_cuda() ? "cuda" : "cpu"; }
+
+std::string Backend::describe() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp p{};
+    check_cuda(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+    return std::string("cuda: ") + p.name + " (sm_" + std::to_string(p.major) +
+           std::to_string(p.minor) + ", " + std::to_string(p.totalGlobalMem >> 30) + " GiB)";
+  }
+#endif
+#ifdef _OPENMP
+  return "cpu: " + std::to_string(omp_get_max_threads()) + " OpenMP threads";
+#else
+  return "cpu: 1 thread (built without OpenMP)";
+#endif
+}
+
+void* Backend::allocate(std::size_t bytes) const {
+  if (bytes == 0) bytes = 256;
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) {
+    void* p = nullptr;
+    check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");  // 256-byte aligned
+    return p;
+  }
+#endif
+  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void Backend::deallocate(void* p) const {
+  if (!p) return;
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) {
+    cudaFree(p);
+    return;
+  }
+#endif
+  std::free(p);
+}
+
+void Backend::synchronize() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+#endif
+}
+
+void* Backend::scratch(std::size_t bytes) const {
+  Scratch& s = *scratch_;
+  if (bytes > s.bytes) {
+    deallocate(s.ptr);
+    s.ptr = nullptr;
+    s.bytes = 0;
+    s.ptr = allocate(bytes);
+    s.bytes = bytes;
+  }
+  return s.ptr;
+}
+
+void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
+                const Backend& src_backend, std::size_t bytes) {
+  if (bytes == 0) return;
+#ifdef BOUSS_HAVE_CUDA
+  if (dst_backend.is_cuda() || src_backend.is_cuda()) {
+    check_cuda(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+    return;
+  }
+#else
+  (void)dst_backend;
+  (void)src_backend;
+#endif
+  std::memcpy(dst, src, bytes);
+}
+
+void check_launch(const char* what) {
+#ifdef BOUSS_HAVE_CUDA
+  check_cuda(cudaGetLastError(), what);
+#ifndef NDEBUG
+  check_cuda(cudaDeviceSynchronize(), what);
+#endif
+#else
+  (void)what;
+#endif
+}
+
+RegionTimer::RegionTimer(const Backend& b) : backend_(b) {
+#ifdef BOUSS_HAVE_CUDA
+  if (backend_.is_cuda()) {
+    cudaEvent_t a, e;
+    check_cuda(cudaEventCreate(&a), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+    begin_ = a;
+    end_ = e;
+  }
+#endif
+}
+
+RegionTimer::~RegionTimer() {
+#ifdef BOUSS_HAVE_CUDA
+  if (begin_) cudaEventDestroy(static_cast<cudaEvent_t>(begin_));
+  if (end_) cudaEventDestroy(static_cast<cudaEvent_t>(end_));
+#endif
+}
+
+void RegionTimer::start() {
+#ifdef BOUSS_HAVE_CUDA
+  if (backend_.is_cuda()) {
+    check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(begin_)), "cudaEventRecord");
+    return;
+  }
+#endif
+  host_start_ = now_ms();
+}
+
+double RegionTimer::stop_ms() {
+#ifdef BOUSS_HAVE_CUDA
+  if (backend_.is_cuda()) {
+    auto e = static_cast<cudaEvent_t>(end_);
+    check_cuda(cudaEventRecord(e), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(e), "cudaEventSynchronize");
+    float ms = 0;
+    check_cuda(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(begin_), e), "cudaEventElapsedTime");
+    return ms;
+  }
+#endif
+  return now_ms() - host_start_;
+}
+
+}  // namespace bouss

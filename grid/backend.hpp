@@ -1,0 +1,67 @@
+// Where fields live and kernels run: the host (OpenMP) or one CUDA device.
+// Chosen at run time; a build without CUDA has the CPU backend alone.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace bouss {
+
+enum class BackendKind { cpu, cuda };
+
+class Backend {
+ public:
+  static Backend cpu();
+  // Throws std::runtime_error when this build has no CUDA or no device is present.
+  static Backend cuda(int device = 0);
+  // "auto" (CUDA when a device is present, else CPU), "cuda" or "cpu".
+  static Backend from_name(const std::string& name);
+  static bool cuda_compiled();
+  static bool cuda_available();  // compiled with CUDA and a device is present
+
+  BackendKind kind() const { return kind_; }
+  bool is_cuda() const { return kind_ == BackendKind::cuda; }
+  std::string name() const;     // "cpu" or "cuda"
+  std::string describe() const; // device name and memory, or CPU threads
+
+  void* allocate(std::size_t bytes) const;  // 256-byte aligned
+  void deallocate(void* p) const;
+  void synchronize() const;
+  // Scratch memory for reductions on this backend, grown as needed and kept.
+  void* scratch(std::size_t bytes) const;
+
+  bool operator==(const Backend& o) const { return kind_ == o.kind_; }
+  bool operator!=(const Backend& o) const { return !(*this == o); }
+
+ private:
+  struct Scratch;
+  BackendKind kind_ = BackendKind::cpu;
+  std::shared_ptr<Scratch> scratch_;
+};
+
+// Copies bytes between any two backends' memories (host<->device, device<->device).
+void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
+                const Backend& src_backend, std::size_t bytes);
+
+// Throws std::runtime_error with `what` and the CUDA error string if the last launch failed.
+void check_launch(const char* what);
+
+// Elapsed time of a region: CUDA events on the GPU, a steady clock on the CPU.
+class RegionTimer {
+ public:
+  explicit RegionTimer(const Backend& b);
+  ~RegionTimer();
+  RegionTimer(const RegionTimer&) = delete;
+  RegionTimer& operator=(const RegionTimer&) = delete;
+  void start();
+  double stop_ms();  // waits for the region to finish
+
+ private:
+  Backend backend_;
+  void* begin_ = nullptr;
+  void* end_ = nullptr;
+  double host_start_ = 0.0;
+};
+
+}  // namespace bouss

@@ -1,0 +1,52 @@
+// Mathematical boundary conditions of one field and the ghost fill that imposes them.
+// Ghost cells are filled by separate kernels after every update (paper 004), never inside
+// the stencils; this fill is also the seam where halo exchange between GPUs will plug in.
+// grid/README.md has the table mapping physical conditions onto these kinds.
+#pragma once
+
+#include <array>
+
+#include "grid/config.hpp"
+#include "grid/field.hpp"
+
+namespace bouss {
+
+enum class BoundaryKind { periodic, value, gradient };
+
+struct FaceBC {
+  BoundaryKind kind = BoundaryKind::periodic;
+  // value: the field's value on the boundary face. gradient: d(field)/d(x_axis), the
+  // derivative along the +axis direction (not the outward normal) at the boundary face.
+  Real value = 0;
+};
+
+// Faces numbered 2*axis + side: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
+struct FieldBC {
+  std::array<FaceBC, 6> face{};
+
+  bool periodic(int axis) const { return face[2 * axis].kind == BoundaryKind::periodic; }
+  // No value condition anywhere: the Laplacian has the constants in its null space.
+  bool singular() const {
+    for (const auto& f : face)
+      if (f.kind == BoundaryKind::value) return false;
+    return true;
+  }
+  // The same kinds with zero data: the condition a correction or an error satisfies.
+  FieldBC homogeneous() const {
+    FieldBC h = *this;
+    for (auto& f : h.face) f.value = 0;
+    return h;
+  }
+};
+
+// Fills every ghost layer of `f` (and, for face fields under a value condition, the
+// boundary faces themselves) from its interior values, axis by axis (x, then y, then z),
+// each sweep covering the other axes' ghosts too, so edges and corners are consistent.
+// h[axis] is the grid spacing, used by gradient conditions.
+void fill_ghosts(Field<Real>& f, const FieldBC& bc, const std::array<Real, 3>& h);
+
+// The values a field's update must compute: all points, except boundary faces fixed by
+// a value condition (normal velocity at a wall) and the periodic duplicate face n.
+Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc);
+
+}  // namespace bouss

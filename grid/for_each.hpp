@@ -1,0 +1,68 @@
+// One kernel source, two backends: `for_each(backend, box, f)` calls f(i, j, k) for every
+// point of the box, as a CUDA kernel on the GPU or an OpenMP loop on the CPU (z and y in
+// parallel, a SIMD-friendly loop over x). f is a BOUSS_HD lambda capturing Views by value.
+//
+// Translation units that launch on the GPU are compiled as CUDA when the build has it;
+// calling for_each on the CUDA backend from a plain C++ unit is a logic error.
+#pragma once
+
+#include <stdexcept>
+
+#include "grid/backend.hpp"
+#include "grid/box.hpp"
+#include "grid/config.hpp"
+
+namespace bouss {
+
+// Boxes smaller than this run on one CPU thread: ghost fills and coarse multigrid levels
+// would spend more on opening a parallel region than on the work, and on a loaded machine
+// every region waits for the slowest thread's time slice.
+constexpr long cpu_parallel_min_points = 32768;
+
+#if defined(__CUDACC__)
+namespace detail {
+template <class F>
+__global__ void for_each_kernel(int i0, int j0, int k0, int ni, int nj, F f) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < ni && j < nj) f(i0 + i, j0 + j, k0 + int(blockIdx.z));
+}
+
+// Threads along x first (coalesced rows), the rest of a 256-thread block along y.
+inline dim3 block_shape(int ni) {
+  int bx = 1;
+  while (bx < ni && bx < 128) bx *= 2;
+  return dim3(bx, 256 / bx, 1);
+}
+}  // namespace detail
+#endif
+
+template <class F>
+void for_each(const Backend& backend, const Box& box, F f, const char* what = "for_each") {
+  if (box.empty()) return;
+  const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
+  const int ni = box.extent(0), nj = box.extent(1), nk = box.extent(2);
+  if (backend.is_cuda()) {
+#if defined(__CUDACC__)
+    const dim3 block = detail::block_shape(ni);
+    const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
+    detail::for_each_kernel<<<grid, block>>>(i0, j0, k0, ni, nj, f);
+    check_launch(what);
+    return;
+#else
+    throw std::logic_error(std::string(what) + ": CUDA launch from a unit not compiled as CUDA");
+#endif
+  }
+#ifdef _OPENMP
+#pragma omp parallel for collapse(2) schedule(static) if (box.cells() >= cpu_parallel_min_points)
+#endif
+  for (int k = k0; k < k0 + nk; ++k)
+    for (int j = j0; j < j0 + nj; ++j) {
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+      for (int i = i0; i < i0 + ni; ++i) f(i, j, k);
+    }
+}
+
+}  // namespace bouss

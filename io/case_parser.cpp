@@ -1,0 +1,985 @@
+// Reads a case file (JSON), applies --set overrides and validates every key, producing
+// the Case the solver runs. Every problem becomes one CaseError line:
+//   SOURCE: /json/pointer: what was expected, got X
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "grid/coarsening.hpp"
+#include "io/case.hpp"
+
+namespace bouss {
+namespace {
+
+// Ordered, so that the provenance copy (Case::json_text) keeps the file's key order.
+using json = nlohmann::ordered_json;
+using Names = std::vector<std::string>;
+using Faces = std::array<FaceCondition, 6>;
+using Tokens = std::vector<std::string>;
+
+const Names face_names = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+const Names field_names = {"T", "u", "v", "w", "p"};
+constexpr int z_lo = 4, z_hi = 5;
+
+// ---------------------------------------------------------------------------
+// Text helpers
+
+constexpr std::size_t max_shown_chars = 60;
+
+std::string dump_compact(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// A value as shown after "got": compact JSON, cut (at a UTF-8 boundary) when long.
+std::string describe(const json& v) {
+  std::string s = dump_compact(v);
+  if (s.size() <= max_shown_chars) return s;
+  std::size_t cut = max_shown_chars - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "...";
+}
+
+std::string quote(const std::string& s) { return dump_compact(json(s)); }
+
+std::string quoted_list(const Names& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + quote(name);
+  return out;
+}
+
+// "\"a\"" for one allowed value, "one of \"a\", \"b\"" for several.
+std::string one_of(const Names& names) {
+  return names.size() == 1 ? quote(names[0]) : "one of " + quoted_list(names);
+}
+
+bool contains(const Names& names, const std::string& s) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+std::string json_pointer(const Tokens& tokens) {
+  std::string p;
+  for (const auto& token : tokens) {
+    p += '/';
+    for (char ch : token) {
+      if (ch == '~')
+        p += "~0";
+      else if (ch == '/')
+        p += "~1";
+      else
+        p += ch;
+    }
+  }
+  return p.empty() ? "/" : p;
+}
+
+std::size_t levenshtein(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// The known name closest to `key`, when it is close enough to be a plausible typo.
+std::optional<std::string> nearest_name(const std::string& key, const Names& known) {
+  std::optional<std::string> best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (const auto& name : known) {
+    const std::size_t d = levenshtein(key, name);
+    if (d < best_distance) {
+      best = name;
+      best_distance = d;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, key.size() / 3);
+  if (best && best_distance <= limit && best_distance < key.size()) return best;
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------
+// Syntax check before parsing. nlohmann::json::parse throws out_of_range (no position)
+// for numbers beyond double range and silently keeps the last of duplicate keys; this
+// SAX pass reports both with their JSON path, and syntax errors with their byte offset.
+
+struct JsonProblem {
+  enum class Kind { syntax, overflow, duplicate_key };
+  Kind kind = Kind::syntax;
+  std::size_t byte = 0;  // syntax: characters read, the offending one included
+  std::string reason;    // syntax: the parser's description
+  Tokens path;           // overflow, duplicate_key: where
+  std::string token;     // overflow: the number as written
+};
+
+class JsonChecker : public nlohmann::json_sax<json> {
+ public:
+  const std::optional<JsonProblem>& problem() const { return problem_; }
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_array() override { return close(); }
+
+  bool key(string_t& k) override {
+    Frame& frame = frames_.back();
+    if (!frame.keys.insert(k).second) {
+      problem_ = JsonProblem{JsonProblem::Kind::duplicate_key, 0, "", enclosing_path(k), ""};
+      return false;
+    }
+    frame.token = k;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    constexpr int number_overflow = 406;
+    if (ex.id == number_overflow) {
+      // Reported in place of the value, so an array's index has not advanced yet.
+      std::string token = frames_.empty() ? "" : frames_.back().token;
+      if (!frames_.empty() && !frames_.back().object) token = std::to_string(frames_.back().count);
+      Tokens path = frames_.empty() ? Tokens{} : enclosing_path(token);
+      problem_ = JsonProblem{JsonProblem::Kind::overflow, 0, "", std::move(path), last_token};
+    } else {
+      problem_ = JsonProblem{JsonProblem::Kind::syntax, position, ex.what(), {}, ""};
+    }
+    return false;
+  }
+
+ private:
+  struct Frame {
+    bool object = true;
+    std::set<std::string> keys;  // objects: keys seen so far
+    std::string token;           // the member or element being read
+    std::size_t count = 0;       // arrays: elements seen so far
+  };
+
+  // A value starts; inside an array it is the next element.
+  bool value() {
+    if (!frames_.empty() && !frames_.back().object) {
+      frames_.back().token = std::to_string(frames_.back().count++);
+    }
+    return true;
+  }
+  bool open(bool object) {
+    value();
+    frames_.push_back(Frame{object, {}, "", 0});
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    return true;
+  }
+  // Path of `last` inside the innermost open container.
+  Tokens enclosing_path(const std::string& last) const {
+    Tokens path;
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) path.push_back(frames_[i].token);
+    path.push_back(last);
+    return path;
+  }
+
+  std::vector<Frame> frames_;
+  std::optional<JsonProblem> problem_;
+};
+
+std::optional<JsonProblem> check_json(const std::string& text) {
+  JsonChecker checker;
+  json::sax_parse(text, &checker);
+  return checker.problem();
+}
+
+// 1-based line and column of the character at which a syntax error was found.
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
+  const std::size_t index = std::min(byte > 0 ? byte - 1 : 0, text.size());
+  const std::size_t line = 1 + std::count(text.begin(), text.begin() + index, '\n');
+  const std::size_t newline = index == 0 ? std::string::npos : text.rfind('\n', index - 1);
+  const std::size_t line_start = newline == std::string::npos ? 0 : newline + 1;
+  return {line, index - line_start + 1};
+}
+
+// nlohmann's message without its "[json.exception...] parse error at ...: syntax error
+// while parsing X - " preamble, e.g. "unexpected ','; expected '[', '{', or a literal".
+std::string short_reason(const std::string& message) {
+  std::string reason = message;
+  const std::size_t column = reason.find(", column ");
+  if (column != std::string::npos) {
+    const std::size_t colon = reason.find(": ", column);
+    if (colon != std::string::npos) reason = reason.substr(colon + 2);
+  }
+  const std::string preamble = "syntax error while parsing ";
+  const std::size_t dash = reason.find(" - ");
+  if (reason.compare(0, preamble.size(), preamble) == 0 && dash != std::string::npos) {
+    reason = reason.substr(dash + 3);
+  }
+  return reason;
+}
+
+// Message (after "SOURCE: ") for an overflowing number or duplicate key under `prefix`.
+std::string describe_value_problem(const JsonProblem& problem, Tokens prefix) {
+  prefix.insert(prefix.end(), problem.path.begin(), problem.path.end());
+  if (problem.kind == JsonProblem::Kind::overflow) {
+    return json_pointer(prefix) + ": expected a finite number, got " + problem.token +
+           " (beyond the range of a double)";
+  }
+  return json_pointer(prefix) + ": duplicate key; each key may appear only once";
+}
+
+json parse_json(const std::string& text, const std::string& source) {
+  if (const auto problem = check_json(text)) {
+    if (problem->kind != JsonProblem::Kind::syntax) {
+      throw CaseError(source + ": " + describe_value_problem(*problem, {}));
+    }
+    const auto [line, column] = line_and_column(text, problem->byte);
+    throw CaseError(source + ": malformed JSON at line " + std::to_string(line) + ", column " +
+                    std::to_string(column) + ": " + short_reason(problem->reason));
+  }
+  return json::parse(text);
+}
+
+// ---------------------------------------------------------------------------
+// --set overrides: "key.path=VALUE", VALUE as JSON or else as a string.
+
+struct Override {
+  Tokens keys;
+  json value;
+};
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+std::optional<std::size_t> parse_index(const std::string& s) {
+  constexpr std::size_t max_digits = 9;
+  if (s.empty() || s.size() > max_digits) return std::nullopt;
+  if (!std::all_of(s.begin(), s.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoul(s);
+}
+
+Override parse_override(const std::string& text, const std::string& source) {
+  const std::string prefix = source + ": --set " + quote(text) + ": ";
+  const std::size_t eq = text.find('=');
+  const std::string key = eq == std::string::npos ? "" : trim(text.substr(0, eq));
+  if (key.empty()) throw CaseError(prefix + "expected key.path=VALUE");
+
+  Override o;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = key.find('.', start);
+    o.keys.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (o.keys.back().empty()) throw CaseError(prefix + "expected key.path=VALUE");
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+
+  const std::string value_text = text.substr(eq + 1);
+  const auto problem = check_json(value_text);
+  if (!problem) {
+    o.value = json::parse(value_text);
+  } else if (problem->kind == JsonProblem::Kind::syntax) {
+    o.value = value_text;  // not JSON: a bare string, as in backend=cpu
+  } else {
+    throw CaseError(source + ": " + describe_value_problem(*problem, o.keys));
+  }
+  return o;
+}
+
+// Sets the value, creating objects along the path; numeric keys index existing arrays.
+void apply_override(json& root, const Override& o, const std::string& text,
+                    const std::string& source) {
+  const std::string prefix = source + ": --set " + quote(text) + ": ";
+  json* node = &root;
+  Tokens at;
+  for (const auto& key : o.keys) {
+    if (node->is_null()) *node = json::object();
+    if (node->is_object()) {
+      node = &(*node)[key];
+    } else if (node->is_array()) {
+      const auto index = parse_index(key);
+      if (!index || *index >= node->size()) {
+        throw CaseError(prefix + "expected an index below " + std::to_string(node->size()) +
+                        " into the array at " + json_pointer(at) + ", got " + quote(key));
+      }
+      node = &(*node)[*index];
+    } else {
+      throw CaseError(prefix + "expected an object or array at " + json_pointer(at) + " to set " +
+                      quote(key) + " in, got " + describe(*node));
+    }
+    at.push_back(key);
+  }
+  *node = o.value;
+}
+
+// ---------------------------------------------------------------------------
+// Validator: typed access to members that knows the JSON path for messages.
+
+struct NumberRule {
+  const char* description;
+  double lo, hi;
+  bool lo_open, hi_open;
+  bool admits(double x) const {
+    return std::isfinite(x) && (lo_open ? x > lo : x >= lo) && (hi_open ? x < hi : x <= hi);
+  }
+};
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+const NumberRule any_number{"a number", -infinity, infinity, false, false};
+const NumberRule positive{"a positive number", 0.0, infinity, true, false};
+const NumberRule nonnegative{"a non-negative number", 0.0, infinity, false, false};
+
+struct IntRule {
+  const char* description;
+  std::int64_t lo, hi;
+};
+
+constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
+const IntRule positive_int{"a positive integer", 1, int64_max};
+const IntRule nonnegative_int{"a non-negative integer", 0, int64_max};
+const IntRule positive_int32{"a positive integer", 1, INT_MAX};
+const IntRule nonnegative_int32{"a non-negative integer", 0, INT_MAX};
+
+// The value as an integer, if it is one (2 and 2.0 are; 2.5, "2" and 1e30 are not).
+std::optional<std::int64_t> as_integer(const json& v) {
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(int64_max)) return static_cast<std::int64_t>(u);
+    return std::nullopt;
+  }
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    constexpr double limit = 9.2e18;  // safely inside int64
+    if (std::isfinite(x) && x == std::floor(x) && std::abs(x) < limit) {
+      return static_cast<std::int64_t>(x);
+    }
+  }
+  return std::nullopt;
+}
+
+class Validator {
+ public:
+  explicit Validator(std::string source) : source_(std::move(source)) {}
+
+  // While alive, paths are inside `token` (a key or array index) of the current location.
+  class Scope {
+   public:
+    Scope(Tokens& tokens, const std::string& token) : tokens_(tokens) { tokens_.push_back(token); }
+    ~Scope() { tokens_.pop_back(); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Tokens& tokens_;
+  };
+  [[nodiscard]] Scope enter(const std::string& token) { return Scope(tokens_, token); }
+
+  // JSON pointer of the current location, or of member `key` inside it.
+  std::string pointer(const std::string& key = "") const {
+    Tokens tokens = tokens_;
+    if (!key.empty()) tokens.push_back(key);
+    return json_pointer(tokens);
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    throw CaseError(source_ + ": " + pointer(key) + ": " + message);
+  }
+  [[noreturn]] void fail_expected(const std::string& key, const std::string& expected,
+                                  const json& got) const {
+    fail(key, "expected " + expected + ", got " + describe(got));
+  }
+
+  void check_no_unknown_keys(const json& object, const Names& known) const {
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (contains(known, it.key())) continue;
+      const auto near = nearest_name(it.key(), known);
+      fail(it.key(), near ? "unknown key; did you mean " + quote(*near) + "?"
+                          : "unknown key; expected one of " + quoted_list(known));
+    }
+  }
+
+  // --- members
+  static const json* find(const json& object, const std::string& key) {
+    const auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+  }
+  const json& require(const json& object, const std::string& key,
+                      const std::string& expected) const {
+    const json* member = find(object, key);
+    if (!member) fail(key, "missing required key; expected " + expected);
+    return *member;
+  }
+
+  const json& require_object(const json& object, const std::string& key) const {
+    return get_object(require(object, key, "an object"), key);
+  }
+  const json* optional_object(const json& object, const std::string& key) const {
+    const json* member = find(object, key);
+    return member ? &get_object(*member, key) : nullptr;
+  }
+  double require_number(const json& object, const std::string& key, const NumberRule& rule) const {
+    return get_number(require(object, key, rule.description), key, rule);
+  }
+  std::optional<double> optional_number(const json& object, const std::string& key,
+                                        const NumberRule& rule) const {
+    const json* member = find(object, key);
+    return member ? std::optional<double>(get_number(*member, key, rule)) : std::nullopt;
+  }
+  std::optional<std::int64_t> optional_int(const json& object, const std::string& key,
+                                           const IntRule& rule) const {
+    const json* member = find(object, key);
+    return member ? std::optional<std::int64_t>(get_int(*member, key, rule)) : std::nullopt;
+  }
+  std::string require_nonempty_string(const json& object, const std::string& key) const {
+    const json& member = require(object, key, "a non-empty string");
+    if (!member.is_string() || member.get<std::string>().empty()) {
+      fail_expected(key, "a non-empty string", member);
+    }
+    return member.get<std::string>();
+  }
+  std::optional<std::string> optional_string(const json& object, const std::string& key) const {
+    const json* member = find(object, key);
+    if (!member) return std::nullopt;
+    if (!member->is_string()) fail_expected(key, "a string", *member);
+    return member->get<std::string>();
+  }
+  std::string require_string_in(const json& object, const std::string& key,
+                                const Names& allowed) const {
+    return get_string_in(require(object, key, one_of(allowed)), key, allowed);
+  }
+  std::optional<std::string> optional_string_in(const json& object, const std::string& key,
+                                                const Names& allowed) const {
+    const json* member = find(object, key);
+    return member ? std::optional<std::string>(get_string_in(*member, key, allowed)) : std::nullopt;
+  }
+
+  // --- values (`key` names the value for messages)
+  const json& get_object(const json& value, const std::string& key) const {
+    if (!value.is_object()) fail_expected(key, "an object", value);
+    return value;
+  }
+  double get_number(const json& value, const std::string& key, const NumberRule& rule) const {
+    if (!value.is_number() || !rule.admits(value.get<double>())) {
+      fail_expected(key, rule.description, value);
+    }
+    return value.get<double>();
+  }
+  std::int64_t get_int(const json& value, const std::string& key, const IntRule& rule) const {
+    const auto x = as_integer(value);
+    if (!x || *x < rule.lo) fail_expected(key, rule.description, value);
+    if (*x > rule.hi) {
+      fail_expected(
+          key, std::string(rule.description) + " no larger than " + std::to_string(rule.hi), value);
+    }
+    return *x;
+  }
+  std::string get_string_in(const json& value, const std::string& key, const Names& allowed) const {
+    if (!value.is_string() || !contains(allowed, value.get<std::string>())) {
+      fail_expected(key, one_of(allowed), value);
+    }
+    return value.get<std::string>();
+  }
+
+ private:
+  std::string source_;
+  Tokens tokens_;
+};
+
+// ---------------------------------------------------------------------------
+// grid
+
+std::string shape(const std::array<int, 3>& n) {
+  return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
+}
+
+std::string as_json_array(const std::array<int, 3>& n) { return dump_compact(json(n)); }
+
+int odd_part(int n) {
+  while (n % 2 == 0) n /= 2;
+  return n;
+}
+
+// Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
+constexpr int max_odd_factor = 8;
+
+// The size of the form m*2^k (m <= max_odd_factor) nearest to n; ties go to the larger.
+int nearest_coarsenable_size(int n) {
+  long best = 1;
+  for (long m = 1; m <= max_odd_factor; ++m) {
+    for (long size = m; size <= INT_MAX; size *= 2) {
+      const long d = std::abs(size - n), best_d = std::abs(best - n);
+      if (d < best_d || (d == best_d && size > best)) best = size;
+    }
+  }
+  return static_cast<int>(best);
+}
+
+std::array<int, 3> parse_grid_size(const Validator& v, const json& grid) {
+  const std::string expected = "3 positive integers";
+  const json& given = v.require(grid, "n", expected);
+  if (!given.is_array() || given.size() != 3) v.fail_expected("n", expected, given);
+  std::array<int, 3> n{};
+  for (int a = 0; a < 3; ++a) {
+    const auto x = as_integer(given[a]);
+    if (!x || *x < 1 || *x > INT_MAX) v.fail_expected("n", expected, given);
+    n[a] = static_cast<int>(*x);
+  }
+  return n;
+}
+
+void check_coarsenable(const Validator& v, const std::array<int, 3>& n) {
+  if (multigrid_can_coarsen(n)) return;
+  const auto coarsest = multigrid_levels(n).back();
+  std::array<int, 3> suggestion = n;
+  for (int a = 0; a < 3; ++a) {
+    if (odd_part(n[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(n[a]);
+  }
+  v.fail("n",
+         "expected a grid the multigrid can coarsen (it halves each even axis until all "
+         "are odd; the coarsest grid may have at most " +
+             std::to_string(max_coarsest_cells) + " cells), got " + as_json_array(n) +
+             ", whose coarsest grid is " + shape(coarsest) + " = " +
+             std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
+             std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
+}
+
+std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
+  const std::string expected = "3 [lo, hi] pairs of numbers";
+  const json& given = v.require(grid, "extent", expected);
+  if (!given.is_array() || given.size() != 3) v.fail_expected("extent", expected, given);
+  const auto scope = v.enter("extent");
+  const char* axes = "xyz";
+  std::array<std::array<double, 2>, 3> extent{};
+  for (int a = 0; a < 3; ++a) {
+    const std::string index = std::to_string(a);
+    const std::string lo = std::string(1, axes[a]) + "0", hi = std::string(1, axes[a]) + "1";
+    const std::string pair = "[" + lo + ", " + hi + "]";
+    const json& range = given[a];
+    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number()) {
+      v.fail_expected(index, pair + " with 2 numbers", range);
+    }
+    extent[a] = {range[0].get<double>(), range[1].get<double>()};
+    if (!(extent[a][0] < extent[a][1])) {
+      v.fail_expected(index, pair + " with " + lo + " < " + hi, range);
+    }
+  }
+  return extent;
+}
+
+// ---------------------------------------------------------------------------
+// boundaries
+
+// Shortest round-trip form, without a trailing ".0" (3, 0.1, 1e-05).
+std::string format_number(double x) {
+  std::string s = dump_compact(json(x));
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
+}
+
+std::string describe_temperature(const FaceCondition& f) {
+  switch (f.temperature) {
+    case TemperatureBC::periodic:
+      return "periodic";
+    case TemperatureBC::insulating:
+      return "insulating";
+    case TemperatureBC::fixed:
+      return "fixed at " + format_number(f.temperature_value);
+  }
+  return "";
+}
+
+std::string describe_plates(const Faces& faces) {
+  return "z_lo " + describe_temperature(faces[z_lo]) + ", z_hi " +
+         describe_temperature(faces[z_hi]);
+}
+
+bool plates_fixed(const Faces& faces) {
+  return faces[z_lo].temperature == TemperatureBC::fixed &&
+         faces[z_hi].temperature == TemperatureBC::fixed;
+}
+
+void parse_face_temperature(Validator& v, const json& face, FaceCondition& f) {
+  const std::string expected = "\"insulating\" or {\"fixed\": NUMBER}";
+  const json& given = v.require(face, "temperature", expected);
+  if (given.is_string() && given == "insulating") {
+    f.temperature = TemperatureBC::insulating;
+    return;
+  }
+  if (!given.is_object()) v.fail_expected("temperature", expected, given);
+  const auto scope = v.enter("temperature");
+  v.check_no_unknown_keys(given, {"fixed"});
+  f.temperature = TemperatureBC::fixed;
+  f.temperature_value = v.require_number(given, "fixed", any_number);
+}
+
+FaceCondition parse_face(Validator& v, const json& boundaries, const std::string& name) {
+  const std::string expected =
+      "\"periodic\" or an object {\"velocity\": ..., \"temperature\": ...}";
+  const json& given = v.require(boundaries, name, expected);
+  FaceCondition f;  // periodic by default
+  if (given.is_string() && given == "periodic") return f;
+  if (!given.is_object()) v.fail_expected(name, expected, given);
+  const auto scope = v.enter(name);
+  v.check_no_unknown_keys(given, {"velocity", "temperature"});
+  const std::string velocity = v.require_string_in(given, "velocity", {"no_slip", "free_slip"});
+  f.velocity = velocity == "no_slip" ? VelocityBC::no_slip : VelocityBC::free_slip;
+  parse_face_temperature(v, given, f);
+  return f;
+}
+
+// Periodicity is a property of an axis: the high face must match the low one.
+void check_periodic_pairs(const Validator& v, const json& boundaries, const Faces& faces) {
+  for (int a = 0; a < 3; ++a) {
+    const FaceCondition& lo = faces[2 * a];
+    if (lo.periodic() == faces[2 * a + 1].periodic()) continue;
+    const std::string& lo_name = face_names[2 * a];
+    const std::string& hi_name = face_names[2 * a + 1];
+    v.fail_expected(hi_name,
+                    lo.periodic()
+                        ? "\"periodic\" like " + lo_name + " (periodic faces come in pairs)"
+                        : "a wall like " + lo_name + " (periodic faces come in pairs)",
+                    boundaries.at(hi_name));
+  }
+}
+
+Faces parse_boundaries(Validator& v, const json& root) {
+  const json& boundaries = v.require_object(root, "boundaries");
+  const auto scope = v.enter("boundaries");
+  v.check_no_unknown_keys(boundaries, face_names);
+  Faces faces;
+  for (int f = 0; f < 6; ++f) faces[f] = parse_face(v, boundaries, face_names[f]);
+  check_periodic_pairs(v, boundaries, faces);
+  return faces;
+}
+
+// ---------------------------------------------------------------------------
+// physics
+
+const Names dimensional_keys = {"nu", "kappa", "buoyancy"};
+const Names nondimensional_keys = {"rayleigh", "prandtl", "units"};
+
+// Which form the object uses: decided by its first form-specific key; a later key of
+// the other form is the error.
+bool uses_dimensional_form(const Validator& v, const json& physics) {
+  std::optional<bool> dimensional;
+  std::string deciding_key;
+  for (auto it = physics.begin(); it != physics.end(); ++it) {
+    const bool is_dimensional = contains(dimensional_keys, it.key());
+    if (!is_dimensional && !contains(nondimensional_keys, it.key())) continue;
+    if (!dimensional) {
+      dimensional = is_dimensional;
+      deciding_key = it.key();
+    } else if (*dimensional != is_dimensional) {
+      v.fail(it.key(),
+             "expected either the dimensional form (nu, kappa, buoyancy) or the "
+             "nondimensional form (rayleigh, prandtl, units), got " +
+                 quote(it.key()) + " mixed with " + quote(deciding_key));
+    }
+  }
+  if (!dimensional) {
+    v.fail_expected("",
+                    "either nu, kappa, buoyancy (dimensional) or rayleigh, prandtl, units "
+                    "(nondimensional)",
+                    physics);
+  }
+  return *dimensional;
+}
+
+PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
+  PhysicsParams p;
+  p.units = Units::dimensional;
+  p.nu = v.require_number(physics, "nu", positive);
+  p.kappa = v.require_number(physics, "kappa", positive);
+  p.buoyancy = v.require_number(physics, "buoyancy", any_number);
+  return p;
+}
+
+// Coefficients from Ra = alpha g |dT| H^3 / (nu kappa) and Pr = nu / kappa, scaled so that
+// the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
+PhysicsParams parse_nondimensional(const Validator& v, const json& physics, const Faces& faces,
+                                   double height) {
+  PhysicsParams p;
+  const double ra = v.require_number(physics, "rayleigh", positive);
+  const double pr = v.require_number(physics, "prandtl", positive);
+  const std::string units = v.require_string_in(physics, "units", {"diffusive", "free_fall"});
+  if (!plates_fixed(faces) || faces[z_lo].temperature_value == faces[z_hi].temperature_value) {
+    v.fail("rayleigh",
+           "expected fixed, differing temperatures on boundaries z_lo and z_hi (the "
+           "Rayleigh number is defined by their difference), got " +
+               describe_plates(faces));
+  }
+  const double dt = std::abs(faces[z_lo].temperature_value - faces[z_hi].temperature_value);
+  const double h = height;
+  p.rayleigh = ra;
+  p.prandtl = pr;
+  if (units == "diffusive") {
+    p.units = Units::diffusive;
+    p.kappa = h * h;
+    p.nu = pr * p.kappa;
+    p.buoyancy = ra * p.nu * p.kappa / (dt * h * h * h);
+  } else {
+    p.units = Units::free_fall;
+    p.buoyancy = h / dt;
+    p.kappa = h * h / std::sqrt(ra * pr);
+    p.nu = h * h * std::sqrt(pr / ra);
+  }
+  return p;
+}
+
+double default_reference_temperature(const Faces& faces) {
+  if (!plates_fixed(faces)) return 0.0;
+  return 0.5 * (faces[z_lo].temperature_value + faces[z_hi].temperature_value);
+}
+
+PhysicsParams parse_physics(Validator& v, const json& root, const Faces& faces, double height) {
+  const json& physics = v.require_object(root, "physics");
+  const auto scope = v.enter("physics");
+  Names known = dimensional_keys;
+  known.insert(known.end(), nondimensional_keys.begin(), nondimensional_keys.end());
+  known.push_back("reference_temperature");
+  v.check_no_unknown_keys(physics, known);
+  PhysicsParams p = uses_dimensional_form(v, physics)
+                        ? parse_dimensional(v, physics)
+                        : parse_nondimensional(v, physics, faces, height);
+  p.reference_temperature = v.optional_number(physics, "reference_temperature", any_number)
+                                .value_or(default_reference_temperature(faces));
+  return p;
+}
+
+// ---------------------------------------------------------------------------
+// initial
+
+InitialCondition default_initial(const Faces& faces) {
+  InitialCondition ic;
+  if (plates_fixed(faces)) {
+    ic.profile = TemperatureProfile::conduction;
+    ic.bottom = faces[z_lo].temperature_value;
+    ic.top = faces[z_hi].temperature_value;
+  } else {
+    ic.profile = TemperatureProfile::uniform;
+    ic.value = 0.0;
+  }
+  return ic;
+}
+
+void parse_initial_temperature(Validator& v, const json& temperature, const Faces& faces,
+                               InitialCondition& ic) {
+  const auto scope = v.enter("temperature");
+  const std::string profile =
+      v.require_string_in(temperature, "profile", {"uniform", "linear", "conduction"});
+  if (profile == "uniform") {
+    v.check_no_unknown_keys(temperature, {"profile", "value"});
+    ic.profile = TemperatureProfile::uniform;
+    ic.value = v.require_number(temperature, "value", any_number);
+  } else if (profile == "linear") {
+    v.check_no_unknown_keys(temperature, {"profile", "bottom", "top"});
+    ic.profile = TemperatureProfile::linear;
+    ic.bottom = v.require_number(temperature, "bottom", any_number);
+    ic.top = v.require_number(temperature, "top", any_number);
+  } else {
+    v.check_no_unknown_keys(temperature, {"profile"});
+    if (!plates_fixed(faces)) {
+      v.fail("profile",
+             "expected fixed temperatures on boundaries z_lo and z_hi for the "
+             "\"conduction\" profile, got " +
+                 describe_plates(faces));
+    }
+    ic.profile = TemperatureProfile::conduction;
+    ic.bottom = faces[z_lo].temperature_value;
+    ic.top = faces[z_hi].temperature_value;
+  }
+}
+
+void parse_perturbation(Validator& v, const json& perturbation, InitialCondition& ic) {
+  const auto scope = v.enter("perturbation");
+  v.check_no_unknown_keys(perturbation, {"amplitude", "seed"});
+  ic.perturbation_amplitude =
+      v.optional_number(perturbation, "amplitude", nonnegative).value_or(0.0);
+  ic.seed =
+      static_cast<std::uint64_t>(v.optional_int(perturbation, "seed", nonnegative_int).value_or(1));
+}
+
+InitialCondition parse_initial(Validator& v, const json& root, const Faces& faces) {
+  InitialCondition ic = default_initial(faces);
+  const json* initial = v.optional_object(root, "initial");
+  if (!initial) return ic;
+  const auto scope = v.enter("initial");
+  v.check_no_unknown_keys(*initial, {"temperature", "perturbation"});
+  if (const json* t = v.optional_object(*initial, "temperature")) {
+    parse_initial_temperature(v, *t, faces, ic);
+  }
+  if (const json* p = v.optional_object(*initial, "perturbation")) parse_perturbation(v, *p, ic);
+  return ic;
+}
+
+// ---------------------------------------------------------------------------
+// time, pressure, precision, output
+
+TimeParams parse_time(Validator& v, const json& root) {
+  const json& time = v.require_object(root, "time");
+  const auto scope = v.enter("time");
+  v.check_no_unknown_keys(time, {"steps", "end", "cfl", "dt"});
+  TimeParams t;
+  t.steps = v.optional_int(time, "steps", positive_int);
+  t.end = v.optional_number(time, "end", positive);
+  if (!t.steps && !t.end) v.fail_expected("", "at least one of \"steps\" and \"end\"", time);
+  const NumberRule cfl_range{"a number in (0, 2]", 0.0, 2.0, true, false};
+  t.cfl = v.optional_number(time, "cfl", cfl_range).value_or(0.5);
+  t.dt = v.optional_number(time, "dt", positive);
+  return t;
+}
+
+PressureParams parse_pressure(Validator& v, const json& root) {
+  PressureParams p;
+  const json* pressure = v.optional_object(root, "pressure");
+  if (!pressure) return p;
+  const auto scope = v.enter("pressure");
+  v.check_no_unknown_keys(*pressure,
+                          {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps"});
+  p.solver = v.optional_string_in(*pressure, "solver", {"multigrid"}).value_or(p.solver);
+  const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
+  p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
+  p.max_cycles = static_cast<int>(
+      v.optional_int(*pressure, "max_cycles", positive_int32).value_or(p.max_cycles));
+  p.pre_sweeps = static_cast<int>(
+      v.optional_int(*pressure, "pre_sweeps", nonnegative_int32).value_or(p.pre_sweeps));
+  p.post_sweeps = static_cast<int>(
+      v.optional_int(*pressure, "post_sweeps", nonnegative_int32).value_or(p.post_sweeps));
+  if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
+    v.fail("",
+           "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "
+           "pre_sweeps 0 and post_sweeps 0");
+  }
+  return p;
+}
+
+std::string parse_precision(const Validator& v, const json& root) {
+  const json* precision = Validator::find(root, "precision");
+  if (!precision || *precision == "double") return "double";
+  if (*precision == "single") {
+    v.fail_expected("precision", "\"double\" (single precision arrives in a later release)",
+                    *precision);
+  }
+  v.fail_expected("precision", "\"double\"", *precision);
+}
+
+std::vector<std::string> parse_fields(Validator& v, const json& output) {
+  const json* given = Validator::find(output, "fields");
+  if (!given) return field_names;
+  const std::string expected = "an array of distinct names from " + quoted_list(field_names);
+  if (!given->is_array()) v.fail_expected("fields", expected, *given);
+  if (given->empty()) {
+    v.fail_expected("fields", "at least one field name (set \"file\" to \"\" for no output)",
+                    *given);
+  }
+  const auto scope = v.enter("fields");
+  std::vector<std::string> fields;
+  for (std::size_t i = 0; i < given->size(); ++i) {
+    const std::string index = std::to_string(i);
+    const std::string name = v.get_string_in((*given)[i], index, field_names);
+    if (contains(fields, name)) {
+      v.fail(index, "expected distinct field names, got " + quote(name) + " twice");
+    }
+    fields.push_back(name);
+  }
+  return fields;
+}
+
+OutputParams parse_output(Validator& v, const json& root, const std::string& case_name) {
+  OutputParams o;
+  o.file = "output/" + case_name + ".nc";
+  const json* output = v.optional_object(root, "output");
+  if (!output) return o;
+  const auto scope = v.enter("output");
+  v.check_no_unknown_keys(*output, {"file", "interval", "interval_steps", "fields"});
+  o.file = v.optional_string(*output, "file").value_or(o.file);
+  o.interval = v.optional_number(*output, "interval", positive);
+  o.interval_steps = v.optional_int(*output, "interval_steps", positive_int);
+  o.fields = parse_fields(v, *output);
+  return o;
+}
+
+// ---------------------------------------------------------------------------
+// the whole case
+
+// `root` is an object (checked before the overrides were applied).
+Case validate_case(Validator& v, const json& root) {
+  v.check_no_unknown_keys(root, {"name", "description", "grid", "physics", "boundaries", "initial",
+                                 "time", "pressure", "precision", "output", "backend"});
+  Case c;
+  c.name = v.require_nonempty_string(root, "name");
+  c.description = v.optional_string(root, "description").value_or("");
+  {
+    const json& grid = v.require_object(root, "grid");
+    const auto scope = v.enter("grid");
+    v.check_no_unknown_keys(grid, {"n", "extent"});
+    c.n = parse_grid_size(v, grid);
+    check_coarsenable(v, c.n);
+    c.extent = parse_extent(v, grid);
+  }
+  c.faces = parse_boundaries(v, root);
+  c.physics = parse_physics(v, root, c.faces, c.length(2));
+  c.initial = parse_initial(v, root, c.faces);
+  c.time = parse_time(v, root);
+  c.pressure = parse_pressure(v, root);
+  c.precision = parse_precision(v, root);
+  c.output = parse_output(v, root, c.name);
+  c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
+  return c;
+}
+
+}  // namespace
+
+Case parse_case(const std::string& text, const std::string& source,
+                const std::vector<std::string>& overrides) {
+  json root = parse_json(text, source);
+  Validator v(source);
+  if (!root.is_object()) v.fail_expected("", "a JSON object holding the case's keys", root);
+  for (const auto& text_of_override : overrides) {
+    apply_override(root, parse_override(text_of_override, source), text_of_override, source);
+  }
+  Case c = validate_case(v, root);
+  c.source = source;
+  c.json_text = root.dump(2, ' ', false, json::error_handler_t::replace);
+  return c;
+}
+
+Case load_case(const std::string& path, const std::vector<std::string>& overrides) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (!file) throw CaseError(path + ": cannot read case file: " + std::strerror(errno));
+  std::string text;
+  char buffer[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  const int error = std::ferror(file) ? (errno != 0 ? errno : EIO) : 0;
+  std::fclose(file);
+  if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
+  return parse_case(text, path, overrides);
+}
+
+}  // namespace bouss

@@ -1,0 +1,72 @@
+// The prognostic fields of the Boussinesq equations and the operations of one time step
+// (paper 004; DESIGN.md "The equations and the step"):
+//
+//   du/dt = -(u.grad)u + nu lap(u) - grad(p) + b_T (T - T_ref) z_hat
+//   dT/dt = -(u.grad)T + kappa lap(T),      div(u) = 0
+//
+// Each function launches one pointwise kernel (physics/operators_kernels.hpp) per field
+// on the fields' backend; nothing here copies to the host except the scalar reductions.
+#pragma once
+
+#include <array>
+
+#include "grid/boundary.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+
+namespace bouss {
+
+// u, v, w on x-, y-, z-faces and T at centres; component c = 0..3.
+struct FlowFields {
+  Field<Real> u, v, w, T;
+
+  static FlowFields make(const Backend& b, const Layout& L, const char* suffix);
+  Field<Real>& operator[](int c) { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
+  const Field<Real>& operator[](int c) const { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
+  void swap(FlowFields& o) {
+    for (int c = 0; c < 4; ++c) (*this)[c].swap(o[c]);
+  }
+};
+
+struct Coefficients {
+  Real nu = 0;       // kinematic viscosity
+  Real kappa = 0;    // thermal diffusivity
+  Real b_T = 0;      // buoyancy per unit temperature (alpha g)
+  Real T_ref = 0;    // reference temperature of the buoyancy term
+};
+
+// Adams-Bashforth 2 with variable steps: x^{n+1} = x^n + dt (a G^n + b G^{n-1}),
+// a = 1 + dt/(2 dt_old), b = -dt/(2 dt_old); forward Euler (a = 1, b = 0) on the first step.
+struct AB2Coefficients {
+  Real a = 1, b = 0;
+  static AB2Coefficients make(Real dt, Real dt_old, bool first) {
+    if (first) return {1, 0};
+    const Real r = dt / (2 * dt_old);
+    return {1 + r, -r};
+  }
+};
+
+// Tendencies G^n (advection + diffusion + buoyancy) of all four fields from the state
+// `now` (ghosts filled), and the AB2 update into `next` on each field's unknown points.
+// G holds G^{n-1} on entry and G^n on return (each point reads its old value once).
+void advance_ab2(const Grid& g, const Coefficients& c, Real dt, AB2Coefficients ab,
+                 const FlowFields& now, FlowFields& G, FlowFields& next,
+                 const std::array<Box, 4>& unknown);
+
+// out = scale * div(u, v, w) at the cell centres.
+void divergence(const Grid& g, const FlowFields& f, Field<Real>& out, Real scale);
+
+// u -= dt grad(phi) on each velocity component's unknown faces (phi's ghosts filled).
+void subtract_gradient(const Grid& g, const Field<Real>& phi, Real dt, FlowFields& f,
+                       const std::array<Box, 4>& unknown);
+
+// Scalar diagnostics (reductions over the interior cells).
+Real max_abs_divergence(const Grid& g, const FlowFields& f);
+// Volume-averaged kinetic energy per unit mass, (1/V) sum 1/2 |u|^2 dV, with the squares
+// of the face velocities averaged to the centres.
+Real kinetic_energy(const Grid& g, const FlowFields& f);
+// max over cells of |u|/dx + |v|/dy + |w|/dz: dt <= cfl / rate is the advective limit.
+Real advective_rate(const Grid& g, const FlowFields& f);
+Real max_abs_velocity(const Grid& g, const FlowFields& f);
+
+}  // namespace bouss

@@ -1,0 +1,99 @@
+// Pointwise finite-volume operators on the staggered C-grid (paper 004, "Numerical method").
+// Every function takes the flat offset idx of its point (the same for every field, by
+// congruent padding) and returns one value; launch sites own the loops. Names carry the
+// location of the result: *_at_centre for T/p points, *_at_face<A> for the faces normal
+// to axis A (A = 0: u points, 1: v points, 2: w points).
+//
+//   stride s[a]: offset to the next point along axis a (1, sy, sz)
+//   rd[a] = 1/h[a],  rd2[a] = 1/h[a]^2
+#pragma once
+
+#include "grid/config.hpp"
+#include "grid/view.hpp"
+
+namespace bouss {
+
+using CView = View<const Real>;
+
+struct Stencil {
+  std::ptrdiff_t s[3];
+  Real rd[3];
+  Real rd2[3];
+};
+
+// Divergence of the face velocities (u, v, w) over the cell at idx.
+BOUSS_HD inline Real divergence_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w,
+                                          const Stencil& st) {
+  return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
+         (w[idx + st.s[2]] - w[idx]) * st.rd[2];
+}
+
+// d(phi)/dx_A on the face normal to A at idx, from the centres on either side.
+template <int A>
+BOUSS_HD inline Real gradient_at_face(std::ptrdiff_t idx, CView phi, const Stencil& st) {
+  return (phi[idx] - phi[idx - st.s[A]]) * st.rd[A];
+}
+
+// 7-point Laplacian at any location (centres or faces: the stencil is the same).
+BOUSS_HD inline Real laplacian(std::ptrdiff_t idx, CView f, const Stencil& st) {
+  const Real c = f[idx];
+  return (f[idx + st.s[0]] - 2 * c + f[idx - st.s[0]]) * st.rd2[0] +
+         (f[idx + st.s[1]] - 2 * c + f[idx - st.s[1]]) * st.rd2[1] +
+         (f[idx + st.s[2]] - 2 * c + f[idx - st.s[2]]) * st.rd2[2];
+}
+
+// Flux-form advection div(u q) of a cell-centred scalar q, with face values of q from the
+// centred average: discretely conservative and second order.
+BOUSS_HD inline Real advection_at_centre(std::ptrdiff_t idx, CView q, CView u, CView v, CView w,
+                                         const Stencil& st) {
+  const Real qc = q[idx];
+  const CView vel[3] = {u, v, w};
+  Real sum = 0;
+BOUSS_UNROLL
+  for (int b = 0; b < 3; ++b) {
+    const std::ptrdiff_t s = st.s[b];
+    const Real flux_hi = vel[b][idx + s] * (qc + q[idx + s]);
+    const Real flux_lo = vel[b][idx] * (q[idx - s] + qc);
+    sum += Real(0.5) * (flux_hi - flux_lo) * st.rd[b];
+  }
+  return sum;
+}
+
+// Flux-form advection div(u q_A) of the velocity component q_A = vel[A] on its own faces.
+// Along A the flux sits at the cell centres (both factors averaged from faces); across,
+// at the cell edges, with the transporting component averaged along A and q_A across.
+template <int A>
+BOUSS_HD inline Real momentum_advection_at_face(std::ptrdiff_t idx, CView u, CView v, CView w,
+                                                const Stencil& st) {
+  const CView vel[3] = {u, v, w};
+  const CView q = vel[A];
+  const std::ptrdiff_t sa = st.s[A];
+  const Real qc = q[idx];
+  Real sum = 0;
+BOUSS_UNROLL
+  for (int b = 0; b < 3; ++b) {
+    const std::ptrdiff_t s = st.s[b];
+    Real flux_hi, flux_lo;
+    if (b == A) {
+      const Real hi = Real(0.5) * (qc + q[idx + s]);
+      const Real lo = Real(0.5) * (q[idx - s] + qc);
+      flux_hi = hi * hi;
+      flux_lo = lo * lo;
+    } else {
+      const Real carrier_hi = Real(0.5) * (vel[b][idx + s] + vel[b][idx + s - sa]);
+      const Real carrier_lo = Real(0.5) * (vel[b][idx] + vel[b][idx - sa]);
+      flux_hi = carrier_hi * Real(0.5) * (qc + q[idx + s]);
+      flux_lo = carrier_lo * Real(0.5) * (q[idx - s] + qc);
+    }
+    sum += (flux_hi - flux_lo) * st.rd[b];
+  }
+  return sum;
+}
+
+// Buoyancy b_T (T - T_ref) on the z-face at idx, T averaged from the cells below and above.
+BOUSS_HD inline Real buoyancy_at_zface(std::ptrdiff_t idx, CView T, Real b_T, Real T_ref,
+                                       const Stencil& st) {
+  return b_T * (Real(0.5) * (T[idx] + T[idx - st.s[2]]) - T_ref);
+}
+
+}  // namespace bouss

@@ -1,0 +1,34 @@
+#include "solver/boundary_conditions.hpp"
+
+namespace bouss {
+
+FlowConditions flow_conditions(const Case& c) {
+  FlowConditions out;
+  for (int face = 0; face < 6; ++face) {
+    const int axis = face / 2;
+    const FaceCondition& fc = c.faces[face];
+    if (fc.periodic()) {
+      for (auto& bc : out.flow) bc.face[face] = {BoundaryKind::periodic, 0};
+      out.pressure.face[face] = {BoundaryKind::periodic, 0};
+      continue;
+    }
+    for (int comp = 0; comp < 3; ++comp) {
+      FaceBC& f = out.flow[comp].face[face];
+      if (comp == axis) {
+        f = {BoundaryKind::value, 0};  // no penetration
+      } else if (fc.velocity == VelocityBC::no_slip) {
+        f = {BoundaryKind::value, 0};  // tangential velocity vanishes at the wall
+      } else {
+        f = {BoundaryKind::gradient, 0};  // free slip: no tangential stress
+      }
+    }
+    out.flow[3].face[face] = fc.temperature == TemperatureBC::fixed
+                                 ? FaceBC{BoundaryKind::value, fc.temperature_value}
+                                 : FaceBC{BoundaryKind::gradient, 0};
+    // The projection keeps the normal velocity of the wall: d(phi)/dn = 0.
+    out.pressure.face[face] = {BoundaryKind::gradient, 0};
+  }
+  return out;
+}
+
+}  // namespace bouss

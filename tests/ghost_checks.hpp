@@ -1,0 +1,81 @@
+// Ghost-fill checks on any backend: a field holding a function that satisfies the
+// boundary condition exactly (linear along the axis for value and gradient conditions,
+// periodic for periodic ones) must have every ghost equal to that function after the
+// fill, whatever the ghosts held before.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "grid/boundary.hpp"
+#include "test_support.hpp"
+
+namespace bouss::test {
+
+inline void set_interior_poison_ghosts(Field<Real>& field, const Grid& g,
+                                       const std::function<double(double, double, double)>& f) {
+  const Layout& L = g.layout;
+  std::vector<Real> h(L.size, 1e30);
+  const Box box = L.interior(field.stagger());
+  for (int k = 0; k < box.hi[2]; ++k)
+    for (int j = 0; j < box.hi[1]; ++j)
+      for (int i = 0; i < box.hi[0]; ++i)
+        h[L.origin + L.index(i, j, k)] = f(g.coordinate(field.stagger(), 0, i), g.coordinate(field.stagger(), 1, j),
+                                           g.coordinate(field.stagger(), 2, k));
+  field.from_host(h);
+}
+
+inline void check_ghost_fill(const Backend& be, BoundaryKind kind, int ghost) {
+  const Grid g = Grid::make({7, 6, 5}, {0.5, -1.0, 2.0}, {1.4, 3.0, 0.5}, ghost);
+  const double L[3] = {1.4, 3.0, 0.5}, lo[3] = {0.5, -1.0, 2.0};
+  const Stagger staggers[] = {Stagger::centre, Stagger::face_x, Stagger::face_y, Stagger::face_z};
+  for (int a = 0; a < 3; ++a)
+    for (Stagger s : staggers) {
+      const double alpha = 0.75, beta = -1.5;
+      std::function<double(double, double, double)> f;
+      FieldBC bc;  // periodic everywhere but axis a
+      if (kind == BoundaryKind::periodic) {
+        f = [=](double x, double y, double z) {
+          const double p[3] = {x, y, z};
+          return 1 + std::sin(2 * M_PI * (p[a] - lo[a]) / L[a]) + 0.5 * std::cos(4 * M_PI * (p[a] - lo[a]) / L[a]);
+        };
+      } else {
+        f = [=](double x, double y, double z) {
+          const double p[3] = {x, y, z};
+          return alpha + beta * p[a];
+        };
+        bc.face[2 * a] = {kind, kind == BoundaryKind::value ? alpha + beta * lo[a] : beta};
+        bc.face[2 * a + 1] = {kind, kind == BoundaryKind::value ? alpha + beta * (lo[a] + L[a]) : beta};
+      }
+      Field<Real> field(be, g.layout, s, "f");
+      set_interior_poison_ghosts(field, g, f);
+      fill_ghosts(field, bc, g.h);
+      EXPECT_LT(max_error(field, g, g.layout.padded(s), f), 1e-12)
+          << "axis " << a << ", " << stagger_name(s) << ", ghost " << ghost;
+    }
+}
+
+// Value conditions on a face field fix the boundary faces themselves; the unknown box
+// leaves them (and the periodic duplicate face) out.
+inline void check_value_condition_sets_boundary_faces(const Backend& be) {
+  const Grid g = Grid::make({4, 3, 5}, {0, 0, 0}, {1, 1, 1});
+  FieldBC bc;
+  bc.face[4] = {BoundaryKind::value, 0.25};
+  bc.face[5] = {BoundaryKind::value, -0.5};
+  Field<Real> w(be, g.layout, Stagger::face_z, "w");
+  set_interior_poison_ghosts(w, g, [](double, double, double z) { return 7 + z; });
+  fill_ghosts(w, bc, g.h);
+  const std::vector<Real> h = w.to_host();
+  const Layout& L = g.layout;
+  EXPECT_EQ(h[L.origin + L.index(1, 1, 0)], 0.25);
+  EXPECT_EQ(h[L.origin + L.index(1, 1, 5)], -0.5);
+  const Box unknown = unknown_box(L, Stagger::face_z, bc);
+  EXPECT_EQ(unknown.lo[2], 1);
+  EXPECT_EQ(unknown.hi[2], 5);
+  const Box periodic_unknown = unknown_box(L, Stagger::face_x, bc);
+  EXPECT_EQ(periodic_unknown.hi[0], 4) << "face n duplicates face 0 under a periodic condition";
+}
+
+}  // namespace bouss::test

@@ -1,0 +1,107 @@
+// Whole-step physics: a stably stratified fluid at rest stays at rest; the conduction
+// state of Rayleigh-Benard convection is stable below onset (perturbations decay) and
+// unstable above it (they grow); the NetCDF output reads back with the run's values.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <netcdf>
+
+#include "io/netcdf_writer.hpp"
+#include "solver/simulation.hpp"
+#include "test_support.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+TEST(Physics, StablyStratifiedFluidAtRestStaysAtRest) {
+  // Warm on top, cold below, side walls in y, periodic in x: the buoyancy is balanced
+  // exactly by the discrete pressure gradient.
+  Case c = box_case({8, 8, 16}, {1.0, 1.0, 1.0}, 0.01, 0.01, 10.0);
+  set_plates(c, VelocityBC::no_slip, 0.0, 1.0);
+  c.faces[2] = c.faces[3] = wall(VelocityBC::free_slip);
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = 0.0;
+  c.initial.top = 1.0;
+  c.physics.reference_temperature = 0.2;  // not the mean: the hydrostatic pressure is non-trivial
+  c.pressure.tolerance = 1e-12;
+  c.time.steps = 100;
+  Simulation sim(c, Backend::cpu());
+  while (!sim.finished()) sim.step();
+  const double velocity_scale = std::sqrt(10.0 * 1.0 * 1.0);  // sqrt(alpha g dT H)
+  EXPECT_LT(sim.diagnostics().max_velocity, 1e-10 * velocity_scale);
+  EXPECT_GT(sim.time(), 1.0);
+}
+
+namespace {
+
+// 2D Rayleigh-Benard cell of one critical wavelength (2 pi / 3.117) between no-slip plates,
+// in diffusive units (kappa = 1, time H^2/kappa), from the conduction state plus noise.
+Case rayleigh_benard_cell(double rayleigh) {
+  Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
+  set_plates(c, VelocityBC::no_slip, 1.0, 0.0);
+  c.physics.units = Units::diffusive;
+  c.physics.rayleigh = rayleigh;
+  c.physics.prandtl = 1.0;
+  c.physics.kappa = 1.0;
+  c.physics.nu = 1.0;
+  c.physics.buoyancy = rayleigh;  // Ra nu kappa / (dT H^3)
+  c.physics.reference_temperature = 0.5;
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = 1.0;
+  c.initial.top = 0.0;
+  c.initial.perturbation_amplitude = 1e-3;
+  c.time.steps.reset();
+  return c;
+}
+
+// Kinetic energy of one run as it passes t1 and at its end t2 > t1.
+std::pair<double, double> energy_at(double rayleigh, double t1, double t2) {
+  Case c = rayleigh_benard_cell(rayleigh);
+  c.time.end = t2;
+  Simulation sim(c, Backend::cpu());
+  while (sim.time() < t1) sim.step();
+  const double e1 = sim.diagnostics().kinetic_energy;
+  while (!sim.finished()) sim.step();
+  return {e1, sim.diagnostics().kinetic_energy};
+}
+
+}  // namespace
+
+TEST(Physics, ConductionStateBelowOnsetDecaysItsPerturbation) {
+  const auto [e1, e2] = energy_at(1000.0, 0.3, 0.6);
+  EXPECT_GT(e1, 0.0);
+  EXPECT_LT(e2, 0.5 * e1) << "Ra = 1000 < 1708: the perturbation must decay";
+}
+
+TEST(Physics, ConductionStateAboveOnsetAmplifiesItsPerturbation) {
+  const auto [e1, e2] = energy_at(3000.0, 0.3, 0.6);
+  EXPECT_GT(e2, 2.0 * e1) << "Ra = 3000 > 1708: the perturbation must grow";
+}
+
+TEST(Physics, NetcdfOutputReadsBackWithTheRunsValues) {
+  Case c = rayleigh_benard_cell(5000.0);
+  c.n = {8, 4, 4};
+  c.time.steps = 3;
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "bouss_readback.nc";
+  std::filesystem::remove(file);
+  c.output.file = file.string();
+  Simulation sim(c, Backend::cpu());
+  while (!sim.finished()) sim.step();
+  {
+    NetcdfWriter w(file.string(), c);
+    std::vector<SnapshotField> fields;
+    for (const auto& name : c.output.fields) fields.push_back({name, sim.host_values(name)});
+    w.write(sim.time(), fields, {{"kinetic_energy", sim.diagnostics().kinetic_energy}});
+    w.close();
+  }
+  netCDF::NcFile f(file.string(), netCDF::NcFile::read);
+  for (const auto& name : c.output.fields) {
+    const std::vector<double> expected = sim.host_values(name);
+    std::vector<double> got(expected.size());
+    f.getVar(name).getVar(got.data());
+    EXPECT_EQ(got, expected) << name;
+  }
+  double t = 0;
+  f.getVar("time").getVar(&t);
+  EXPECT_EQ(t, sim.time());
+}

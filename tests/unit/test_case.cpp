@@ -1,0 +1,671 @@
+// The case-file parser: valid cases give the right values, every bad input gives one
+// line naming the file, the JSON path and what was expected.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "io/case.hpp"
+
+namespace bouss {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const char* const kSource = "cases/test.json";
+
+// A valid case using every key, in the dimensional form.
+json full_case() {
+  return json::parse(R"({
+    "name": "rb",
+    "description": "Rayleigh-Benard test",
+    "grid": {"n": [32, 32, 16], "extent": [[0, 2], [-1, 1], [0, 1]]},
+    "physics": {"nu": 0.01, "kappa": 0.02, "buoyancy": 9.81, "reference_temperature": 0.25},
+    "boundaries": {
+      "x_lo": "periodic", "x_hi": "periodic",
+      "y_lo": {"velocity": "free_slip", "temperature": "insulating"},
+      "y_hi": {"velocity": "free_slip", "temperature": "insulating"},
+      "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+      "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}
+    },
+    "initial": {
+      "temperature": {"profile": "linear", "bottom": 0.9, "top": 0.1},
+      "perturbation": {"amplitude": 0.01, "seed": 42}
+    },
+    "time": {"steps": 100, "end": 5.0, "cfl": 0.4, "dt": 0.001},
+    "pressure": {"solver": "multigrid", "tolerance": 1e-6, "max_cycles": 20,
+                 "pre_sweeps": 3, "post_sweeps": 1},
+    "precision": "double",
+    "output": {"file": "out/rb.nc", "interval": 0.5, "interval_steps": 10, "fields": ["T", "w"]},
+    "backend": "cpu"
+  })");
+}
+
+// Only the required keys: plates at 3 (bottom) and 1 (top), height 2.
+json minimal_case() {
+  return json::parse(R"({
+    "name": "minimal",
+    "grid": {"n": [16, 16, 8], "extent": [[0, 4], [0, 4], [0, 2]]},
+    "physics": {"nu": 1, "kappa": 1, "buoyancy": 0},
+    "boundaries": {
+      "x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+      "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 3}},
+      "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 1}}
+    },
+    "time": {"steps": 10}
+  })");
+}
+
+Case parse(const json& j, const std::vector<std::string>& overrides = {}) {
+  return parse_case(j.dump(), kSource, overrides);
+}
+
+// Passes when parsing throws CaseError whose one-line message is
+// "cases/test.json: POINTER: ..." and contains every word.
+::testing::AssertionResult fails_with(const std::string& text, const std::string& pointer,
+                                      const std::vector<std::string>& words,
+                                      const std::vector<std::string>& overrides = {}) {
+  std::string message;
+  try {
+    parse_case(text, kSource, overrides);
+    return ::testing::AssertionFailure() << "no error";
+  } catch (const CaseError& e) {
+    message = e.what();
+  }
+  const std::string prefix = std::string(kSource) + ": " + pointer + ": ";
+  if (message.compare(0, prefix.size(), prefix) != 0) {
+    return ::testing::AssertionFailure() << "expected prefix '" << prefix << "' in: " << message;
+  }
+  if (message.find('\n') != std::string::npos) {
+    return ::testing::AssertionFailure() << "not one line: " << message;
+  }
+  for (const auto& word : words) {
+    if (message.find(word) == std::string::npos) {
+      return ::testing::AssertionFailure() << "no '" << word << "' in: " << message;
+    }
+  }
+  return ::testing::AssertionSuccess() << message;
+}
+
+::testing::AssertionResult fails_with(const json& j, const std::string& pointer,
+                                      const std::vector<std::string>& words,
+                                      const std::vector<std::string>& overrides = {}) {
+  return fails_with(j.dump(), pointer, words, overrides);
+}
+
+// ---------------------------------------------------------------------------
+// valid cases
+
+TEST(CaseFile, FullCaseParsesEveryValue) {
+  const Case c = parse(full_case());
+  EXPECT_EQ(c.source, kSource);
+  EXPECT_EQ(c.name, "rb");
+  EXPECT_EQ(c.description, "Rayleigh-Benard test");
+  EXPECT_EQ(c.n, (std::array<int, 3>{32, 32, 16}));
+  EXPECT_EQ(c.extent[1][0], -1.0);
+  EXPECT_EQ(c.extent[1][1], 1.0);
+  EXPECT_EQ(c.length(0), 2.0);
+
+  EXPECT_EQ(c.physics.units, Units::dimensional);
+  EXPECT_FALSE(c.physics.rayleigh.has_value());
+  EXPECT_FALSE(c.physics.prandtl.has_value());
+  EXPECT_EQ(c.physics.nu, 0.01);
+  EXPECT_EQ(c.physics.kappa, 0.02);
+  EXPECT_EQ(c.physics.buoyancy, 9.81);
+  EXPECT_EQ(c.physics.reference_temperature, 0.25);
+
+  EXPECT_TRUE(c.periodic(0));
+  EXPECT_FALSE(c.periodic(1));
+  EXPECT_EQ(c.faces[0].temperature, TemperatureBC::periodic);
+  EXPECT_EQ(c.faces[2].velocity, VelocityBC::free_slip);
+  EXPECT_EQ(c.faces[3].temperature, TemperatureBC::insulating);
+  EXPECT_EQ(c.faces[4].velocity, VelocityBC::no_slip);
+  EXPECT_EQ(c.faces[4].temperature, TemperatureBC::fixed);
+  EXPECT_EQ(c.faces[4].temperature_value, 1.0);
+  EXPECT_EQ(c.faces[5].temperature_value, 0.0);
+
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::linear);
+  EXPECT_EQ(c.initial.bottom, 0.9);
+  EXPECT_EQ(c.initial.top, 0.1);
+  EXPECT_EQ(c.initial.perturbation_amplitude, 0.01);
+  EXPECT_EQ(c.initial.seed, 42u);
+
+  EXPECT_EQ(c.time.steps, 100);
+  EXPECT_EQ(c.time.end, 5.0);
+  EXPECT_EQ(c.time.cfl, 0.4);
+  EXPECT_EQ(c.time.dt, 0.001);
+
+  EXPECT_EQ(c.pressure.solver, "multigrid");
+  EXPECT_EQ(c.pressure.tolerance, 1e-6);
+  EXPECT_EQ(c.pressure.max_cycles, 20);
+  EXPECT_EQ(c.pressure.pre_sweeps, 3);
+  EXPECT_EQ(c.pressure.post_sweeps, 1);
+
+  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.output.file, "out/rb.nc");
+  EXPECT_EQ(c.output.interval, 0.5);
+  EXPECT_EQ(c.output.interval_steps, 10);
+  EXPECT_EQ(c.output.fields, (std::vector<std::string>{"T", "w"}));
+  EXPECT_EQ(c.backend, "cpu");
+}
+
+TEST(CaseFile, MinimalCaseGetsDefaults) {
+  const Case c = parse(minimal_case());
+  EXPECT_EQ(c.description, "");
+  EXPECT_EQ(c.physics.buoyancy, 0.0);
+  EXPECT_EQ(c.physics.reference_temperature, 2.0);  // mean of the plates
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::conduction);
+  EXPECT_EQ(c.initial.bottom, 3.0);
+  EXPECT_EQ(c.initial.top, 1.0);
+  EXPECT_EQ(c.initial.perturbation_amplitude, 0.0);
+  EXPECT_EQ(c.initial.seed, 1u);
+  EXPECT_EQ(c.time.steps, 10);
+  EXPECT_FALSE(c.time.end.has_value());
+  EXPECT_EQ(c.time.cfl, 0.5);
+  EXPECT_FALSE(c.time.dt.has_value());
+  EXPECT_EQ(c.pressure.solver, "multigrid");
+  EXPECT_EQ(c.pressure.tolerance, 1e-8);
+  EXPECT_EQ(c.pressure.max_cycles, 50);
+  EXPECT_EQ(c.pressure.pre_sweeps, 2);
+  EXPECT_EQ(c.pressure.post_sweeps, 2);
+  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.output.file, "output/minimal.nc");
+  EXPECT_FALSE(c.output.interval.has_value());
+  EXPECT_FALSE(c.output.interval_steps.has_value());
+  EXPECT_EQ(c.output.fields, (std::vector<std::string>{"T", "u", "v", "w", "p"}));
+  EXPECT_EQ(c.backend, "auto");
+}
+
+TEST(CaseFile, DefaultInitialIsUniformZeroWithoutFixedPlates) {
+  json j = minimal_case();
+  j["boundaries"]["z_hi"]["temperature"] = "insulating";
+  const Case c = parse(j);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::uniform);
+  EXPECT_EQ(c.initial.value, 0.0);
+  EXPECT_EQ(c.physics.reference_temperature, 0.0);
+}
+
+TEST(CaseFile, InitialProfilesParse) {
+  json j = minimal_case();
+  j["initial"] = {{"temperature", {{"profile", "uniform"}, {"value", 7.5}}}};
+  Case c = parse(j);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::uniform);
+  EXPECT_EQ(c.initial.value, 7.5);
+
+  j["initial"] = {{"temperature", {{"profile", "conduction"}}}};
+  c = parse(j);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::conduction);
+  EXPECT_EQ(c.initial.bottom, 3.0);
+  EXPECT_EQ(c.initial.top, 1.0);
+}
+
+TEST(CaseFile, DiffusiveUnitsDeriveCoefficients) {
+  json j = minimal_case();  // H = 2, dT = 3 - 1 = 2
+  j["physics"] = {{"rayleigh", 1e5}, {"prandtl", 0.7}, {"units", "diffusive"}};
+  const Case c = parse(j);
+  const double h = 2.0, dt = 2.0, ra = 1e5, pr = 0.7;
+  EXPECT_EQ(c.physics.units, Units::diffusive);
+  EXPECT_EQ(c.physics.rayleigh, ra);
+  EXPECT_EQ(c.physics.prandtl, pr);
+  EXPECT_DOUBLE_EQ(c.physics.kappa, h * h);
+  EXPECT_DOUBLE_EQ(c.physics.nu, pr * h * h);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy, ra * c.physics.nu * c.physics.kappa / (dt * h * h * h));
+  EXPECT_DOUBLE_EQ(h * h / c.physics.kappa, 1.0);  // time unit H^2/kappa
+  EXPECT_DOUBLE_EQ(c.physics.nu / c.physics.kappa, pr);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy * dt * h * h * h / (c.physics.nu * c.physics.kappa), ra);
+  EXPECT_EQ(c.physics.reference_temperature, 2.0);
+}
+
+TEST(CaseFile, FreeFallUnitsDeriveCoefficients) {
+  json j = minimal_case();
+  // Heated from above (dT < 0): |dT| is used, so buoyancy stays positive.
+  j["boundaries"]["z_lo"]["temperature"]["fixed"] = 1;
+  j["boundaries"]["z_hi"]["temperature"]["fixed"] = 3;
+  j["physics"] = {
+      {"rayleigh", 1e6}, {"prandtl", 7.0}, {"units", "free_fall"}, {"reference_temperature", 0.5}};
+  const Case c = parse(j);
+  const double h = 2.0, dt = 2.0, ra = 1e6, pr = 7.0;
+  EXPECT_EQ(c.physics.units, Units::free_fall);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy, h / dt);
+  EXPECT_DOUBLE_EQ(c.physics.kappa, h * h / std::sqrt(ra * pr));
+  EXPECT_DOUBLE_EQ(c.physics.nu, h * h * std::sqrt(pr / ra));
+  EXPECT_DOUBLE_EQ(std::sqrt(c.physics.buoyancy * dt * h), h);  // U = H: time unit 1
+  EXPECT_DOUBLE_EQ(c.physics.nu / c.physics.kappa, pr);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy * dt * h * h * h / (c.physics.nu * c.physics.kappa), ra);
+  EXPECT_EQ(c.physics.reference_temperature, 0.5);
+}
+
+TEST(CaseFile, IntegralFloatIsAnInteger) {
+  json j = minimal_case();
+  j["grid"]["n"] = {16.0, 16, 8};
+  j["time"]["steps"] = 1e3;
+  const Case c = parse(j);
+  EXPECT_EQ(c.n[0], 16);
+  EXPECT_EQ(c.time.steps, 1000);
+}
+
+TEST(CaseFile, JsonTextIsTheCaseAfterOverridesIndented) {
+  const Case c = parse(minimal_case(), {"time.steps=20"});
+  const json stored = json::parse(c.json_text);
+  EXPECT_EQ(stored["time"]["steps"], 20);
+  EXPECT_EQ(stored["name"], "minimal");
+  EXPECT_NE(c.json_text.find("\n  \"name\": \"minimal\""), std::string::npos) << c.json_text;
+  EXPECT_EQ(c.json_text.find("\"name\""), c.json_text.find('"'));  // key order kept
+}
+
+// ---------------------------------------------------------------------------
+// grid errors
+
+TEST(CaseFile, NegativeGridSize) {
+  json j = minimal_case();
+  j["grid"]["n"] = {256, -1, 128};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected 3 positive integers, got [256,-1,128]"}));
+}
+
+TEST(CaseFile, ZeroGridSize) {
+  json j = minimal_case();
+  j["grid"]["n"] = {16, 0, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"positive integers", "[16,0,8]"}));
+}
+
+TEST(CaseFile, NonIntegerGridSize) {
+  json j = minimal_case();
+  j["grid"]["n"] = {32.5, 32, 32};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"3 positive integers", "32.5"}));
+  j["grid"]["n"] = {"32", 32, 32};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"3 positive integers", "\"32\""}));
+}
+
+TEST(CaseFile, GridSizeWrongLength) {
+  json j = minimal_case();
+  j["grid"]["n"] = {32, 32};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected 3 positive integers, got [32,32]"}));
+}
+
+TEST(CaseFile, GridThatCannotCoarsen) {
+  json j = minimal_case();
+  j["grid"]["n"] = {17, 17, 17};
+  EXPECT_TRUE(fails_with(
+      j, "/grid/n",
+      {"multigrid", "halves each even axis", "4913 cells", "at most 1024", "m*2^k", "[16,16,16]"}));
+  j["grid"]["n"] = {96, 96, 33};  // coarsest 3x3x33 = 297 cells: fine
+  EXPECT_NO_THROW(parse(j));
+  j["grid"]["n"] = {36, 36, 36};  // coarsest 9x9x9 = 729 cells: fine
+  EXPECT_NO_THROW(parse(j));
+  j["grid"]["n"] = {100, 100, 50};  // coarsest 25x25x25: suggest [96,96,48]
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"15625 cells", "[96,96,48]"}));
+}
+
+TEST(CaseFile, ExtentNotIncreasing) {
+  json j = minimal_case();
+  j["grid"]["extent"][0] = {1, 1};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/0", {"x0 < x1", "got [1,1]"}));
+  j = minimal_case();
+  j["grid"]["extent"][2] = {2, 0};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"z0 < z1", "got [2,0]"}));
+}
+
+TEST(CaseFile, ExtentWrongShape) {
+  json j = minimal_case();
+  j["grid"]["extent"] = {{0, 1}, {0, 1}};
+  EXPECT_TRUE(fails_with(j, "/grid/extent", {"3 [lo, hi] pairs", "got [[0,1],[0,1]]"}));
+  j = minimal_case();
+  j["grid"]["extent"][1] = {0, "1"};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/1", {"2 numbers", "got [0,\"1\"]"}));
+}
+
+// ---------------------------------------------------------------------------
+// keys
+
+TEST(CaseFile, UnknownKeySuggestsNearest) {
+  json j = minimal_case();
+  j["grid"]["nn"] = 3;
+  EXPECT_TRUE(fails_with(j, "/grid/nn", {"unknown key; did you mean \"n\"?"}));
+  j = minimal_case();
+  j["time"]["stpes"] = 3;
+  EXPECT_TRUE(fails_with(j, "/time/stpes", {"did you mean \"steps\"?"}));
+}
+
+TEST(CaseFile, UnknownTopLevelKey) {
+  json j = minimal_case();
+  j["bakend"] = "cpu";
+  EXPECT_TRUE(fails_with(j, "/bakend", {"unknown key; did you mean \"backend\"?"}));
+  j = minimal_case();
+  j["zzzzzz"] = 1;
+  EXPECT_TRUE(
+      fails_with(j, "/zzzzzz", {"unknown key; expected one of", "\"name\"", "\"backend\""}));
+}
+
+TEST(CaseFile, MissingRequiredKey) {
+  json j = minimal_case();
+  j["physics"].erase("kappa");
+  EXPECT_TRUE(fails_with(j, "/physics/kappa", {"missing required key", "positive number"}));
+  j = minimal_case();
+  j.erase("boundaries");
+  EXPECT_TRUE(fails_with(j, "/boundaries", {"missing required key", "object"}));
+  j = minimal_case();
+  j["boundaries"].erase("y_hi");
+  EXPECT_TRUE(fails_with(j, "/boundaries/y_hi", {"missing required key"}));
+  j = minimal_case();
+  j["boundaries"]["z_lo"].erase("temperature");
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/temperature", {"missing", "insulating"}));
+}
+
+TEST(CaseFile, EmptyName) {
+  json j = minimal_case();
+  j["name"] = "";
+  EXPECT_TRUE(fails_with(j, "/name", {"expected a non-empty string, got \"\""}));
+}
+
+TEST(CaseFile, WrongTypeShowsValue) {
+  json j = minimal_case();
+  j["physics"]["nu"] = "0.1";
+  EXPECT_TRUE(fails_with(j, "/physics/nu", {"expected a positive number, got \"0.1\""}));
+  j = minimal_case();
+  j["grid"] = json::array({1, 2});
+  EXPECT_TRUE(fails_with(j, "/grid", {"expected an object, got [1,2]"}));
+}
+
+TEST(CaseFile, LongValuesAreShortened) {
+  json j = minimal_case();
+  j["description"] = json::array();
+  for (int i = 0; i < 100; ++i) j["description"].push_back(i);
+  const auto result = fails_with(j, "/description", {"expected a string, got [0,1,2", "..."});
+  EXPECT_TRUE(result);
+  EXPECT_LT(std::string(result.message()).size(), 150u);
+}
+
+TEST(CaseFile, TopLevelNotAnObject) {
+  EXPECT_TRUE(fails_with(std::string("[1, 2]"), "/", {"expected a JSON object", "got [1,2]"}));
+}
+
+// ---------------------------------------------------------------------------
+// physics errors
+
+TEST(CaseFile, PhysicsMixingForms) {
+  json j = minimal_case();
+  j["physics"]["rayleigh"] = 1e5;
+  EXPECT_TRUE(
+      fails_with(j, "/physics/rayleigh", {"dimensional", "nondimensional", "mixed", "\"nu\""}));
+  j = minimal_case();
+  j["physics"] = {{"units", "diffusive"}, {"rayleigh", 1e5}, {"prandtl", 1}, {"kappa", 1}};
+  EXPECT_TRUE(fails_with(j, "/physics/kappa", {"\"kappa\" mixed with \"units\""}));
+}
+
+TEST(CaseFile, PhysicsWithNeitherForm) {
+  json j = minimal_case();
+  j["physics"] = json::object();
+  EXPECT_TRUE(fails_with(j, "/physics", {"either nu, kappa, buoyancy", "rayleigh", "got {}"}));
+}
+
+TEST(CaseFile, BadUnits) {
+  json j = minimal_case();
+  j["physics"] = {{"rayleigh", 1e5}, {"prandtl", 1}, {"units", "viscous"}};
+  EXPECT_TRUE(fails_with(j, "/physics/units",
+                         {"expected one of \"diffusive\", \"free_fall\", got \"viscous\""}));
+}
+
+TEST(CaseFile, RayleighNeedsFixedDifferingPlates) {
+  json j = minimal_case();
+  j["physics"] = {{"rayleigh", 1e5}, {"prandtl", 1}, {"units", "diffusive"}};
+  j["boundaries"]["z_hi"]["temperature"] = "insulating";
+  EXPECT_TRUE(fails_with(j, "/physics/rayleigh",
+                         {"fixed, differing temperatures", "z_lo", "z_hi insulating"}));
+  j["boundaries"]["z_hi"]["temperature"] = {{"fixed", 3}};
+  EXPECT_TRUE(
+      fails_with(j, "/physics/rayleigh", {"differing", "z_lo fixed at 3, z_hi fixed at 3"}));
+}
+
+TEST(CaseFile, NonPositiveViscosity) {
+  json j = minimal_case();
+  j["physics"]["nu"] = 0;
+  EXPECT_TRUE(fails_with(j, "/physics/nu", {"expected a positive number, got 0"}));
+}
+
+// ---------------------------------------------------------------------------
+// boundary errors
+
+TEST(CaseFile, UnpairedPeriodicFace) {
+  json j = minimal_case();
+  j["boundaries"]["y_hi"] = {{"velocity", "no_slip"}, {"temperature", "insulating"}};
+  EXPECT_TRUE(fails_with(j, "/boundaries/y_hi", {"\"periodic\" like y_lo", "pairs"}));
+  j = minimal_case();
+  j["boundaries"]["x_lo"] = {{"velocity", "no_slip"}, {"temperature", "insulating"}};
+  EXPECT_TRUE(fails_with(j, "/boundaries/x_hi", {"a wall like x_lo", "pairs", "got \"periodic\""}));
+}
+
+TEST(CaseFile, BadVelocityKind) {
+  json j = minimal_case();
+  j["boundaries"]["z_lo"]["velocity"] = "slip";
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/velocity",
+                         {"expected one of \"no_slip\", \"free_slip\", got \"slip\""}));
+}
+
+TEST(CaseFile, BadFaceForms) {
+  json j = minimal_case();
+  j["boundaries"]["x_lo"] = "wall";
+  EXPECT_TRUE(fails_with(j, "/boundaries/x_lo", {"\"periodic\" or an object", "got \"wall\""}));
+  j = minimal_case();
+  j["boundaries"]["z_lo"]["temperature"] = {{"fixd", 1}};
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/temperature/fixd", {"did you mean \"fixed\"?"}));
+  j = minimal_case();
+  j["boundaries"]["z_lo"]["temperature"] = 1;
+  EXPECT_TRUE(
+      fails_with(j, "/boundaries/z_lo/temperature", {"\"insulating\" or {\"fixed\"", "got 1"}));
+}
+
+// ---------------------------------------------------------------------------
+// numbers, JSON syntax, files
+
+TEST(CaseFile, NonFiniteNumber) {
+  std::string text = minimal_case().dump();
+  const std::string nu = "\"nu\":1";
+  text.replace(text.find(nu), nu.size(), "\"nu\":1e999");
+  EXPECT_TRUE(fails_with(text, "/physics/nu", {"expected a finite number, got 1e999"}));
+
+  text = minimal_case().dump();
+  const std::string extent = "[0,2]]";
+  text.replace(text.find(extent), extent.size(), "[0,-1e400]]");
+  EXPECT_TRUE(fails_with(text, "/grid/extent/2/1", {"finite number", "-1e400"}));
+}
+
+TEST(CaseFile, DuplicateKey) {
+  std::string text = minimal_case().dump();
+  const std::string steps = "\"steps\":10";
+  text.replace(text.find(steps), steps.size(), "\"steps\":10,\"steps\":20");
+  EXPECT_TRUE(fails_with(text, "/time/steps", {"duplicate key"}));
+}
+
+TEST(CaseFile, MalformedJsonGivesLineAndColumn) {
+  const std::string text = "{\n  \"name\": \"x\",\n  \"grid\": ,\n}";
+  try {
+    parse_case(text, kSource);
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("cases/test.json: malformed JSON at line 3, column 11: ", 0), 0u)
+        << message;
+    EXPECT_NE(message.find("unexpected ','"), std::string::npos) << message;
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+  }
+}
+
+TEST(CaseFile, TruncatedJson) {
+  try {
+    parse_case("{\"name\": \"x\"", kSource);
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("malformed JSON at line 1, column 13"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CaseFile, MissingFile) {
+  const std::string path = "/nonexistent-dir/case.json";
+  try {
+    load_case(path);
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": cannot read case file: No such file or directory");
+  }
+}
+
+TEST(CaseFile, LoadsFromFileNamingItInErrors) {
+  const std::string path = ::testing::TempDir() + "bouss_test_case.json";
+  {
+    std::ofstream out(path);
+    out << minimal_case().dump(2);
+  }
+  const Case c = load_case(path, {"backend=cpu"});
+  EXPECT_EQ(c.source, path);
+  EXPECT_EQ(c.backend, "cpu");
+  try {
+    load_case(path, {"time.steps=0"});
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": /time/steps: expected a positive integer, got 0");
+  }
+  std::remove(path.c_str());
+}
+
+// ---------------------------------------------------------------------------
+// other sections
+
+TEST(CaseFile, TimeNeedsStepsOrEnd) {
+  json j = minimal_case();
+  j["time"] = {{"cfl", 0.5}};
+  EXPECT_TRUE(fails_with(j, "/time", {"at least one of \"steps\" and \"end\"", "{\"cfl\":0.5}"}));
+  j["time"] = {{"end", 1.0}, {"cfl", 2.5}};
+  EXPECT_TRUE(fails_with(j, "/time/cfl", {"(0, 2]", "got 2.5"}));
+}
+
+TEST(CaseFile, BadPrecision) {
+  json j = minimal_case();
+  j["precision"] = "single";
+  EXPECT_TRUE(
+      fails_with(j, "/precision", {"expected \"double\"", "later release", "got \"single\""}));
+  j["precision"] = "quad";
+  EXPECT_TRUE(fails_with(j, "/precision", {"expected \"double\", got \"quad\""}));
+}
+
+TEST(CaseFile, BadBackend) {
+  json j = minimal_case();
+  j["backend"] = "opencl";
+  EXPECT_TRUE(
+      fails_with(j, "/backend", {"expected one of \"auto\", \"cuda\", \"cpu\", got \"opencl\""}));
+}
+
+TEST(CaseFile, BadOutputFields) {
+  json j = minimal_case();
+  j["output"] = {{"fields", {"T", "q"}}};
+  EXPECT_TRUE(
+      fails_with(j, "/output/fields/1", {"one of \"T\", \"u\", \"v\", \"w\", \"p\"", "got \"q\""}));
+  j["output"] = {{"fields", {"T", "T"}}};
+  EXPECT_TRUE(fails_with(j, "/output/fields/1", {"distinct", "got \"T\""}));
+  j["output"] = {{"fields", json::array()}};
+  EXPECT_TRUE(fails_with(j, "/output/fields", {"at least one field"}));
+}
+
+TEST(CaseFile, EmptyOutputFileMeansNoOutput) {
+  json j = minimal_case();
+  j["output"] = {{"file", ""}};
+  EXPECT_EQ(parse(j).output.file, "");
+}
+
+TEST(CaseFile, BadPressureSettings) {
+  json j = minimal_case();
+  j["pressure"] = {{"solver", "jacobi"}};
+  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"expected \"multigrid\", got \"jacobi\""}));
+  j["pressure"] = {{"tolerance", 1}};
+  EXPECT_TRUE(fails_with(j, "/pressure/tolerance", {"(0, 1)", "got 1"}));
+  j["pressure"] = {{"pre_sweeps", 0}, {"post_sweeps", 0}};
+  EXPECT_TRUE(fails_with(j, "/pressure", {"pre_sweeps + post_sweeps > 0"}));
+  j["pressure"] = {{"max_cycles", 3000000000LL}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_cycles", {"no larger than 2147483647"}));
+}
+
+TEST(CaseFile, BadInitialCondition) {
+  json j = minimal_case();
+  j["initial"] = {{"temperature", {{"profile", "linear"}, {"bottom", 1}}}};
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/top", {"missing required key"}));
+  j["initial"] = {{"temperature", {{"profile", "uniform"}, {"value", 1}, {"top", 1}}}};
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/top", {"unknown key"}));
+  j["initial"] = {{"perturbation", {{"amplitude", -0.1}}}};
+  EXPECT_TRUE(fails_with(j, "/initial/perturbation/amplitude", {"non-negative", "got -0.1"}));
+  j["initial"] = {{"perturbation", {{"seed", -1}}}};
+  EXPECT_TRUE(fails_with(j, "/initial/perturbation/seed", {"non-negative integer", "got -1"}));
+  j = minimal_case();
+  j["boundaries"]["z_lo"]["temperature"] = "insulating";
+  j["initial"] = {{"temperature", {{"profile", "conduction"}}}};
+  EXPECT_TRUE(
+      fails_with(j, "/initial/temperature/profile", {"fixed temperatures", "z_lo insulating"}));
+}
+
+// ---------------------------------------------------------------------------
+// overrides
+
+TEST(CaseFile, OverridesSetValues) {
+  const Case c = parse(minimal_case(), {"time.steps=20", "grid.n=[32,32,16]", "backend=cpu"});
+  EXPECT_EQ(c.time.steps, 20);
+  EXPECT_EQ(c.n, (std::array<int, 3>{32, 32, 16}));
+  EXPECT_EQ(c.backend, "cpu");
+}
+
+TEST(CaseFile, OverrideIndexesArrays) {
+  const Case c = parse(minimal_case(), {"grid.n.2=4", "grid.extent.2.1=3"});
+  EXPECT_EQ(c.n, (std::array<int, 3>{16, 16, 4}));
+  EXPECT_EQ(c.extent[2][1], 3.0);
+}
+
+TEST(CaseFile, OverrideCreatesObjects) {
+  const Case c =
+      parse(minimal_case(), {"output.interval=0.25", "pressure.tolerance=1e-4", "output.file="});
+  EXPECT_EQ(c.output.interval, 0.25);
+  EXPECT_EQ(c.pressure.tolerance, 1e-4);
+  EXPECT_EQ(c.output.file, "");
+}
+
+TEST(CaseFile, OverriddenValuesAreValidated) {
+  EXPECT_TRUE(fails_with(minimal_case(), "/grid/n", {"3 positive integers"}, {"grid.n.2=-8"}));
+  EXPECT_TRUE(fails_with(minimal_case(), "/grid/nn", {"did you mean \"n\"?"}, {"grid.nn=8"}));
+  EXPECT_TRUE(
+      fails_with(minimal_case(), "/physics/nu", {"finite number", "1e999"}, {"physics.nu=1e999"}));
+}
+
+TEST(CaseFile, MalformedOverride) {
+  for (const std::string bad : {"time.steps", "=5", "time..steps=5", ".steps=5"}) {
+    try {
+      parse(minimal_case(), {bad});
+      ADD_FAILURE() << "no error for " << bad;
+    } catch (const CaseError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string(kSource) + ": --set \"" + bad + "\": expected key.path=VALUE");
+    }
+  }
+}
+
+TEST(CaseFile, OverrideIntoWrongContainer) {
+  try {
+    parse(minimal_case(), {"grid.n.3=4"});
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_EQ(std::string(e.what()), std::string(kSource) +
+                                         ": --set \"grid.n.3=4\": expected an index below 3 "
+                                         "into the array at /grid/n, got \"3\"");
+  }
+  try {
+    parse(minimal_case(), {"time.steps.x=4"});
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected an object or array at /time/steps"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace bouss

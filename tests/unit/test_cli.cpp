@@ -1,0 +1,133 @@
+// The command line as a user meets it: bad input gives one error line naming the file
+// and JSON path, exit code 2, and no output file; a good case runs and writes its file.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string err;
+  std::string out;
+};
+
+Result run_bouss(const std::string& args) {
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test";
+  fs::create_directories(dir);
+  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+  const std::string cmd = std::string(BOUSS_EXE) + " " + args + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  auto slurp = [](const std::string& p) {
+    std::ifstream f(p);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+  };
+  return {WEXITSTATUS(status), slurp(err), slurp(out)};
+}
+
+fs::path write_case(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / "bouss_cli_test" / name;
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+  return p;
+}
+
+std::string small_case(const std::string& output, const std::string& grid_n = "[8, 8, 4]") {
+  return R"({
+  "name": "cli_test",
+  "grid": {"n": )" + grid_n + R"(, "extent": [[0, 2], [0, 2], [0, 1]]},
+  "physics": {"rayleigh": 2000, "prandtl": 1, "units": "diffusive"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
+  "initial": {"perturbation": {"amplitude": 0.01, "seed": 3}},
+  "time": {"steps": 3},
+  "output": {"file": ")" + output + R"("}
+})";
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace
+
+TEST(CommandLine, HelpAndVersionExitZero) {
+  const Result help = run_bouss("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("run"), std::string::npos);
+  EXPECT_NE(help.out.find("bench"), std::string::npos);
+  EXPECT_EQ(run_bouss("run --help").code, 0);
+  EXPECT_EQ(run_bouss("bench --help").code, 0);
+  const Result version = run_bouss("--version");
+  EXPECT_EQ(version.code, 0);
+  EXPECT_NE(version.out.find(BOUSS_VERSION), std::string::npos);
+}
+
+TEST(CommandLine, BadCaseGivesOneLineNamingFileAndPathExitTwoAndNoOutput) {
+  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "bad_case.nc";
+  fs::remove(out);
+  const fs::path p = write_case("bad_grid.json", small_case(out.string(), "[8, -1, 4]"));
+  const Result r = run_bouss("run " + p.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(p.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/grid/n"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+}
+
+TEST(CommandLine, BadOverrideAndMissingFileExitTwo) {
+  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "override.nc";
+  fs::remove(out);
+  const fs::path p = write_case("good.json", small_case(out.string()));
+  const Result r = run_bouss("run " + p.string() + " --set time.steps=-4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/time/steps"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  const Result missing = run_bouss("run /nonexistent/case.json");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/case.json"), std::string::npos) << missing.err;
+}
+
+TEST(CommandLine, UnwritableOutputIsRefusedBeforeTheRun) {
+  const fs::path p = write_case("unwritable.json", small_case("/proc/bouss/out.nc"));
+  const Result r = run_bouss("run " + p.string() + " --backend cpu");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("/proc/bouss/out.nc"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+}
+
+TEST(CommandLine, RunWritesTheOutputAndKeepsAnOldFileUntilDone) {
+  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "good.nc";
+  fs::remove(out);
+  const fs::path p = write_case("good_run.json", small_case(out.string()));
+  const Result r = run_bouss("run " + p.string() + " --backend cpu --set time.steps=2");
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+  EXPECT_NE(r.out.find(out.string()), std::string::npos) << "the log says where the file went";
+  // --output overrides the case's file.
+  const fs::path other = fs::temp_directory_path() / "bouss_cli_test" / "other.nc";
+  fs::remove(other);
+  EXPECT_EQ(run_bouss("run " + p.string() + " --backend cpu --output " + other.string()).code, 0);
+  EXPECT_TRUE(fs::exists(other));
+}
+
+TEST(CommandLine, BenchPrintsJsonWithTheFigures) {
+  const fs::path p = write_case("bench.json", small_case(""));
+  const Result r = run_bouss("bench " + p.string() + " --backend cpu --steps 3 --warmup 1 --json");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"ms_per_step", "ns_per_cell_step", "mg_cycles_per_step", "bytes_per_step", "effective_GBps"})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing from " << r.out;
+}

@@ -1,0 +1,95 @@
+// bouss bench: median ms per step after warm-up (CUDA events on the GPU), ns per cell,
+// multigrid cycles per step, and the traffic model's bytes per step against the measured
+// copy bandwidth of the same backend.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <numeric>
+
+#include "grid/field_ops.hpp"
+#include "io/case.hpp"
+#include "solver/simulation.hpp"
+#include "tools/commands.hpp"
+#include "tools/run_support.hpp"
+
+namespace bouss {
+
+int bench_command(const BenchOptions& o) {
+  std::vector<std::string> overrides = o.overrides;
+  overrides.push_back("output.file=\"\"");  // a benchmark writes nothing
+  Case c;
+  Backend backend;
+  try {
+    c = load_case(o.case_file, overrides);
+    backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  configure_logging();
+  if (!o.json) log_case_summary(c, backend);
+  try {
+    c.time.steps.reset();  // the bench decides how many steps run
+    c.time.end.reset();
+    Simulation sim(c, backend);
+    if (!o.json) log_solver_summary(sim);
+    for (int s = 0; s < o.warmup; ++s) sim.step();
+    std::vector<double> ms;
+    std::vector<int> cycles;
+    RegionTimer timer(backend);
+    for (int s = 0; s < o.steps; ++s) {
+      timer.start();
+      sim.step();
+      ms.push_back(timer.stop_ms());
+      cycles.push_back(sim.last_solve().cycles);
+    }
+    std::vector<double> sorted = ms;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                            : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+    const double mean_cycles = std::accumulate(cycles.begin(), cycles.end(), 0.0) / cycles.size();
+    const double cells = double(sim.grid().layout.cells());
+    const double bytes = sim.bytes_per_step(mean_cycles);
+    const double effective = bytes / (median * 1e-3);
+    const double copy_bw = measure_copy_bandwidth(backend, std::size_t(1) << (backend.is_cuda() ? 30 : 28));
+    const double floor_ms = bytes / copy_bw * 1e3;
+    const Diagnostics d = sim.diagnostics();
+    if (o.json) {
+      nlohmann::json j = {{"case", c.name},
+                          {"backend", backend.name()},
+                          {"device", backend.describe()},
+                          {"n", c.n},
+                          {"warmup_steps", o.warmup},
+                          {"steps", o.steps},
+                          {"ms_per_step", median},
+                          {"ms_per_step_min", sorted.front()},
+                          {"ms_per_step_max", sorted.back()},
+                          {"ns_per_cell_step", median * 1e6 / cells},
+                          {"mg_cycles_per_step", mean_cycles},
+                          {"bytes_per_step", bytes},
+                          {"effective_GBps", effective * 1e-9},
+                          {"copy_bandwidth_GBps", copy_bw * 1e-9},
+                          {"bandwidth_floor_ms", floor_ms},
+                          {"fraction_of_floor", floor_ms / median},
+                          {"max_divergence", d.max_divergence},
+                          {"kinetic_energy", d.kinetic_energy}};
+      std::printf("%s\n", j.dump(2).c_str());
+    } else {
+      spdlog::info("{} steps after {} warm-up: median {:.3f} ms/step (min {:.3f}, max {:.3f})", o.steps, o.warmup,
+                   median, sorted.front(), sorted.back());
+      spdlog::info("{:.3f} ns per cell per step, {:.2f} multigrid cycles per step", median * 1e6 / cells,
+                   mean_cycles);
+      spdlog::info("traffic model {:.3f} GB/step -> effective {:.1f} GB/s; copy kernel {:.1f} GB/s -> floor {:.3f} "
+                   "ms/step ({:.0f}% of it reached)",
+                   bytes * 1e-9, effective * 1e-9, copy_bw * 1e-9, floor_ms, 100 * floor_ms / median);
+    }
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace bouss

@@ -1,0 +1,45 @@
+// bouss: the command line (CLI11).
+//   bouss run CASE.json [--backend auto|cuda|cpu] [--set key.path=VALUE]... [--output FILE]
+//   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
+#include <CLI/CLI.hpp>
+
+#include "tools/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock exchange)"};
+  app.set_version_flag("--version", std::string("bouss ") + BOUSS_VERSION);
+  app.require_subcommand(1);
+
+  bouss::RunOptions run;
+  auto* run_cmd = app.add_subcommand("run", "Run a case and write its NetCDF output");
+  run_cmd->add_option("case", run.case_file, "Case file (JSON)")->required();
+  run_cmd->add_option("--backend", run.backend, "Where the fields live: auto (CUDA when a GPU is present), cuda or cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  run_cmd->add_option("--set", run.overrides, "Override a case key, JSON-typed: --set grid.n=[32,32,16] --set time.steps=20")
+      ->allow_extra_args(false);
+  run_cmd->add_option("--output", run.output, "NetCDF output file (overrides output.file)");
+  run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines")->check(CLI::PositiveNumber);
+
+  bouss::BenchOptions bench;
+  auto* bench_cmd = app.add_subcommand("bench", "Time the step of a case: median ms/step after warm-up, and the bandwidth it implies");
+  bench_cmd->add_option("case", bench.case_file, "Case file (JSON)")->required();
+  bench_cmd->add_option("--backend", bench.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  bench_cmd->add_option("--set", bench.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
+  bench_cmd->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (run_cmd->parsed()) return bouss::run_command(run);
+  if (bench_cmd->parsed()) return bouss::bench_command(bench);
+  return 2;
+}
