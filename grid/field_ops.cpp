@@ -64,9 +64,18 @@ double measure_copy_bandwidth(const Backend& backend, std::size_t bytes, int rep
   const long n = long(bytes / sizeof(Real));
   Real* src = static_cast<Real*>(backend.allocate(n * sizeof(Real)));
   Real* dst = static_cast<Real*>(backend.allocate(n * sizeof(Real)));
-  const Box box{{0, 0, 0}, {int(std::min<long>(n, 1L << 30)), 1, 1}};
-  for_each(backend, box, [=] BOUSS_HD(int i, int, int) { src[i] = Real(i); dst[i] = 0; }, "copy bandwidth init");
-  auto copy = [&] { for_each(backend, box, [=] BOUSS_HD(int i, int, int) { dst[i] = src[i]; }, "copy bandwidth"); };
+  // Rows of 4096 values, so that the CPU loop has rows to share among its threads.
+  constexpr int row = 4096;
+  const Box box{{0, 0, 0}, {row, int(n / row), 1}};
+  for_each(backend, box, [=] BOUSS_HD(int i, int j, int) {
+    src[i + std::ptrdiff_t(j) * row] = Real(i);
+    dst[i + std::ptrdiff_t(j) * row] = 0;
+  }, "copy bandwidth init");
+  auto copy = [&] {
+    for_each(backend, box, [=] BOUSS_HD(int i, int j, int) {
+      dst[i + std::ptrdiff_t(j) * row] = src[i + std::ptrdiff_t(j) * row];
+    }, "copy bandwidth");
+  };
   copy();
   backend.synchronize();
   std::vector<double> ms;
@@ -79,7 +88,7 @@ double measure_copy_bandwidth(const Backend& backend, std::size_t bytes, int rep
   backend.deallocate(src);
   backend.deallocate(dst);
   std::sort(ms.begin(), ms.end());
-  return 2.0 * double(box.extent(0)) * sizeof(Real) / (ms[ms.size() / 2] * 1e-3);
+  return 2.0 * double(box.cells()) * sizeof(Real) / (ms[ms.size() / 2] * 1e-3);
 }
 
 }  // namespace bouss
