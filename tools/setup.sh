@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Shared set-up of tools/run.sh and tools/test.sh: installs the Debian packages bouss
+# needs (when root or passwordless sudo is available; otherwise prints the one apt-get
+# line to run and stops), then configures and builds a Release build in build/, reusing
+# it when it is already there. CUDA is used when nvcc is found (PATH or /usr/local/cuda);
+# BOUSS_CUDA_ARCH picks the GPU architecture (default 90: H100/H200).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BOUSS_BUILD_DIR:-$root/build}
+
+packages=(cmake g++ make pkg-config libnetcdf-dev libnetcdf-c++4-dev netcdf-bin nlohmann-json3-dev
+          libspdlog-dev libcli11-dev libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bouss setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then
+    apt_get=(apt-get)
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    apt_get=(sudo apt-get)
+  else
+    echo "bouss setup: missing packages; run this once, then try again:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${apt_get[@]}" update -qq
+  "${apt_get[@]}" install -y -qq "${missing[@]}"
+fi
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cuda_args=()
+  if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+    cuda_args=(-DCMAKE_CUDA_ARCHITECTURES="${BOUSS_CUDA_ARCH:-90}")
+  fi
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}"
+fi
+cmake --build "$build" -j"$(nproc)"
