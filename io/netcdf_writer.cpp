@@ -112,6 +112,8 @@ constexpr ScalarSpec kScalarSpecs[] = {
     {"dt", "time step", "s"},
     {"step", "time step number", "1"},
     {"cfl", "advective Courant number", "1"},
+    {"max_velocity", "maximum absolute face velocity component", "m s-1"},
+    {"pressure_cycles", "multigrid V-cycles of the last pressure solve", "1"},
 };
 
 const char* units_system_name(Units u) {
