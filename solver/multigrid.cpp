@@ -36,20 +36,38 @@ Stencil level_stencil(const Grid& g) {
   return st;
 }
 
+// A periodic axis of one cell is its own neighbour on both sides (self = 1, which drops
+// the axis from the update, as it drops out of the Laplacian).
+GhostSelf ghost_self(const FieldBC& bc, const std::array<int, 3>& n) {
+  GhostSelf g{};
+  for (int a = 0; a < 3; ++a)
+    for (int side = 0; side < 2; ++side) {
+      const BoundaryKind k = bc.face[2 * a + side].kind;
+      const signed char v = k == BoundaryKind::gradient ? 1
+                            : k == BoundaryKind::value  ? -1
+                            : n[a] == 1                 ? 1
+                                                        : 0;
+      (side ? g.hi : g.lo)[a] = v;
+    }
+  return g;
+}
+
 // One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.
-void relax_colour(const Grid& g, const Backend& be, Field<Real>& x, const Field<Real>& b, int colour) {
+void relax_colour(const Grid& g, const Backend& be, Field<Real>& x, const Field<Real>& b, const FieldBC& bc,
+                  int colour, Real omega) {
   const Stencil st = level_stencil(g);
-  const Real inv_diag = 1 / (2 * (st.rd2[0] + st.rd2[1] + st.rd2[2]));
   const View<Real> xv = x.view();
   const CView bv = b.cview();
-  const int nx = g.layout.n[0];
+  const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const Box half{{0, 0, 0}, {(nx + 1) / 2, g.layout.n[1], g.layout.n[2]}};
+  const GhostSelf self = ghost_self(bc, g.layout.n);
+  const Box half{{0, 0, 0}, {(nx + 1) / 2, ny, nz}};
   for_each(be, half, [=] BOUSS_HD(int ih, int j, int k) {
     const int i = 2 * ih + ((j + k + colour) & 1);
     if (i >= nx) return;
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    xv[idx] = gauss_seidel_value(idx, xv, bv, st, inv_diag);
+    const int n[3] = {nx, ny, nz};
+    xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st.s, st.rd2, n, self, omega);
   }, "multigrid relax");
 }
 
@@ -136,9 +154,9 @@ void Multigrid::smooth(Level& L, int sweeps) {
   const FieldBC& bc = &L == levels_[0].get() ? bc_ : hom_;
   for (int s = 0; s < sweeps; ++s) {
     fill_ghosts(*L.x, bc, L.grid.h);
-    relax_colour(L.grid, L.backend, *L.x, *L.b, 0);
+    relax_colour(L.grid, L.backend, *L.x, *L.b, bc, 0, opt_.omega);
     fill_ghosts(*L.x, bc, L.grid.h);
-    relax_colour(L.grid, L.backend, *L.x, *L.b, 1);
+    relax_colour(L.grid, L.backend, *L.x, *L.b, bc, 1, opt_.omega);
   }
   fill_ghosts(*L.x, bc, L.grid.h);
 }

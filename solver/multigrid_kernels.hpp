@@ -7,13 +7,35 @@
 
 namespace bouss {
 
+// How each face's ghost depends on the cell next to it: ghost = self * x_cell + data.
+// self = +1 for a gradient condition, -1 for a value condition, 0 when the ghost is
+// another cell's value (periodic).
+struct GhostSelf {
+  signed char lo[3], hi[3];
+};
+
 // Gauss-Seidel update of one cell: the value that zeroes its residual, neighbours fixed.
-BOUSS_HD inline Real gauss_seidel_value(std::ptrdiff_t idx, View<Real> x, CView b, const Stencil& st,
-                                        Real inv_diag) {
-  Real off = 0;
+// The ghosts were filled from the cell's old value; at a wall the update solves for the
+// new value with the ghost moving with it (exactly as the filled ghost will after the
+// sweep), which keeps the smoother as strong at walls as inside.
+template <class S, class VX, class VB>
+BOUSS_HD inline S gauss_seidel_value(int i, int j, int k, std::ptrdiff_t idx, VX x, VB b, const std::ptrdiff_t s[3],
+                                     const S rd2[3], const int n[3], GhostSelf self, S omega) {
+  const int p[3] = {i, j, k};
+  const S old = x[idx];
+  S off = 0, diag = 0;
   BOUSS_UNROLL
-  for (int a = 0; a < 3; ++a) off += (x[idx + st.s[a]] + x[idx - st.s[a]]) * st.rd2[a];
-  return (off - b[idx]) * inv_diag;
+  for (int a = 0; a < 3; ++a) {
+    off += (x[idx + s[a]] + x[idx - s[a]]) * rd2[a];
+    S d = 2;
+    if (p[a] == 0) d -= self.lo[a];
+    if (p[a] == n[a] - 1) d -= self.hi[a];
+    diag += d * rd2[a];
+    // Remove the lagged old value the ghost carries; d above carries the new one.
+    off -= ((p[a] == 0 ? S(self.lo[a]) : S(0)) + (p[a] == n[a] - 1 ? S(self.hi[a]) : S(0))) * old * rd2[a];
+  }
+  const S gs = (off - b[idx]) / diag;
+  return old + omega * (gs - old);
 }
 
 // Average of the children of coarse cell (I,J,K) in the fine array r (offset fine_idx of
