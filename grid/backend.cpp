@@ -29,16 +29,19 @@ double now_ms() {
 }
 }  // namespace
 
+// State shared by the copies of one backend: its stream, pinned-ness, reduction scratch.
 struct Backend::Scratch {
   BackendKind kind;
+  bool pinned = false;
+  void* stream = nullptr;
   void* ptr = nullptr;
   std::size_t bytes = 0;
   explicit Scratch(BackendKind k) : kind(k) {}
   ~Scratch() {
-    if (!ptr) return;
 #ifdef BOUSS_HAVE_CUDA
     if (kind == BackendKind::cuda) {
-      cudaFree(ptr);
+      if (ptr) cudaFree(ptr);
+      if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
       return;
     }
 #endif
@@ -52,6 +55,14 @@ Backend Backend::cpu() {
   b.scratch_ = std::make_shared<Scratch>(BackendKind::cpu);
   return b;
 }
+
+Backend Backend::cpu_pinned() {
+  Backend b = cpu();
+  b.scratch_->pinned = cuda_available();
+  return b;
+}
+
+void* Backend::stream() const { return scratch_->stream; }
 
 bool Backend::cuda_compiled() {
 #ifdef BOUSS_HAVE_CUDA
@@ -81,6 +92,9 @@ Backend Backend::cuda(int device) {
   Backend b;
   b.kind_ = BackendKind::cuda;
   b.scratch_ = std::make_shared<Scratch>(BackendKind::cuda);
+  cudaStream_t s;
+  check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  b.scratch_->stream = s;
   return b;
 #else
   (void)device;
@@ -123,6 +137,11 @@ void* Backend::allocate(std::size_t bytes) const {
     check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");  // 256-byte aligned
     return p;
   }
+  if (scratch_->pinned) {
+    void* p = nullptr;
+    check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost");  // page-aligned
+    return p;
+  }
 #endif
   void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
   if (!p) throw std::bad_alloc();
@@ -136,13 +155,17 @@ void Backend::deallocate(void* p) const {
     cudaFree(p);
     return;
   }
+  if (scratch_->pinned) {
+    cudaFreeHost(p);
+    return;
+  }
 #endif
   std::free(p);
 }
 
 void Backend::synchronize() const {
 #ifdef BOUSS_HAVE_CUDA
-  if (is_cuda()) check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (is_cuda()) check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream())), "cudaStreamSynchronize");
 #endif
 }
 
@@ -158,12 +181,22 @@ void* Backend::scratch(std::size_t bytes) const {
   return s.ptr;
 }
 
+namespace {
+#ifdef BOUSS_HAVE_CUDA
+cudaStream_t copy_stream(const Backend& a, const Backend& b) {
+  return static_cast<cudaStream_t>(a.is_cuda() ? a.stream() : b.stream());
+}
+#endif
+}  // namespace
+
 void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
                 const Backend& src_backend, std::size_t bytes) {
   if (bytes == 0) return;
 #ifdef BOUSS_HAVE_CUDA
   if (dst_backend.is_cuda() || src_backend.is_cuda()) {
-    check_cuda(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy");
+    const cudaStream_t s = copy_stream(dst_backend, src_backend);
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+    check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy");
     return;
   }
 #else
@@ -173,12 +206,24 @@ void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
   std::memcpy(dst, src, bytes);
 }
 
+void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
+                      const Backend& src_backend, std::size_t bytes) {
+  if (bytes == 0) return;
+#ifdef BOUSS_HAVE_CUDA
+  if (dst_backend.is_cuda() || src_backend.is_cuda()) {
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, copy_stream(dst_backend, src_backend)),
+               "cudaMemcpyAsync");
+    return;
+  }
+#endif
+  copy_bytes(dst, dst_backend, src, src_backend, bytes);
+}
+
 void check_launch(const char* what) {
 #ifdef BOUSS_HAVE_CUDA
+  // Launch errors only: a synchronising check would break graph capture. Errors inside a
+  // kernel surface at the next synchronising call (a reduction or copy) with its context.
   check_cuda(cudaGetLastError(), what);
-#ifndef NDEBUG
-  check_cuda(cudaDeviceSynchronize(), what);
-#endif
 #else
   (void)what;
 #endif
@@ -206,7 +251,8 @@ RegionTimer::~RegionTimer() {
 void RegionTimer::start() {
 #ifdef BOUSS_HAVE_CUDA
   if (backend_.is_cuda()) {
-    check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(begin_)), "cudaEventRecord");
+    check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(begin_), static_cast<cudaStream_t>(backend_.stream())),
+               "cudaEventRecord");
     return;
   }
 #endif
@@ -217,7 +263,7 @@ double RegionTimer::stop_ms() {
 #ifdef BOUSS_HAVE_CUDA
   if (backend_.is_cuda()) {
     auto e = static_cast<cudaEvent_t>(end_);
-    check_cuda(cudaEventRecord(e), "cudaEventRecord");
+    check_cuda(cudaEventRecord(e, static_cast<cudaStream_t>(backend_.stream())), "cudaEventRecord");
     check_cuda(cudaEventSynchronize(e), "cudaEventSynchronize");
     float ms = 0;
     check_cuda(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(begin_), e), "cudaEventElapsedTime");

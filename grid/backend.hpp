@@ -25,9 +25,15 @@ class Backend {
   std::string name() const;     // "cpu" or "cuda"
   std::string describe() const; // device name and memory, or CPU threads
 
-  void* allocate(std::size_t bytes) const;  // 256-byte aligned
+  void* allocate(std::size_t bytes) const;  // 256-byte aligned (host memory pinned when asked)
   void deallocate(void* p) const;
   void synchronize() const;
+  // The CUDA stream every launch and copy of this backend is ordered on (a cudaStream_t;
+  // null on the CPU). One stream keeps the step in order and lets it be graph-captured.
+  void* stream() const;
+  // A CPU backend whose allocations are page-locked, for host levels that CUDA graphs
+  // copy to and from. The same as cpu() in a build without CUDA.
+  static Backend cpu_pinned();
   // Scratch memory for reductions on this backend, grown as needed and kept.
   void* scratch(std::size_t bytes) const;
 
@@ -40,9 +46,14 @@ class Backend {
   std::shared_ptr<Scratch> scratch_;
 };
 
-// Copies bytes between any two backends' memories (host<->device, device<->device).
+// Copies bytes between any two backends' memories (host<->device, device<->device),
+// returning when the copy is done.
 void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
                 const Backend& src_backend, std::size_t bytes);
+// The same, ordered on the CUDA side's stream without waiting (capturable in a graph when
+// host memory is pinned). On the CPU alone it is a plain copy.
+void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
+                      const Backend& src_backend, std::size_t bytes);
 
 // Throws std::runtime_error with `what` and the CUDA error string if the last launch failed.
 void check_launch(const char* what);

@@ -43,7 +43,9 @@ struct FieldBC {
 // boundary faces themselves) from its interior values, axis by axis (x, then y, then z),
 // each sweep covering the other axes' ghosts too, so edges and corners are consistent.
 // h[axis] is the grid spacing, used by gradient conditions.
-void fill_ghosts(Field<Real>& f, const FieldBC& bc, const std::array<Real, 3>& h);
+// Instantiated for double and float fields.
+template <class S>
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h);
 
 // The values a field's update must compute: all points, except boundary faces fixed by
 // a value condition (normal velocity at a wall) and the periodic duplicate face n.

@@ -8,41 +8,58 @@
 
 namespace bouss {
 
-void fill(Field<Real>& f, Real value) {
-  const View<Real> v = f.view();
+template <class S>
+void fill(Field<S>& f, Real value_in) {
+  const S value = S(value_in);
+  const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), f.layout().padded(f.stagger()), [=] BOUSS_HD(int i, int j, int k) {
     v[i + j * sy + k * sz] = value;
   }, "fill");
 }
 
-Real sum(const Field<Real>& f, const Box& box) {
-  const View<const Real> v = f.cview();
+template <class S>
+Real sum(const Field<S>& f, const Box& box) {
+  const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   return reduce(f.backend(), box, Real(0), SumOp{},
-                [=] BOUSS_HD(int i, int j, int k) { return v[i + j * sy + k * sz]; }, "sum");
+                [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, "sum");
 }
 
-Real max_abs(const Field<Real>& f, const Box& box) {
-  const View<const Real> v = f.cview();
+template <class S>
+Real max_abs(const Field<S>& f, const Box& box) {
+  const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   return reduce(f.backend(), box, Real(0), MaxOp{},
-                [=] BOUSS_HD(int i, int j, int k) { return fabs(v[i + j * sy + k * sz]); }, "max_abs");
+                [=] BOUSS_HD(int i, int j, int k) { return fabs(Real(v[i + j * sy + k * sz])); }, "max_abs");
 }
 
-void add_constant(Field<Real>& f, const Box& box, Real value) {
-  const View<Real> v = f.view();
+template <class S>
+void add_constant(Field<S>& f, const Box& box, Real value_in) {
+  const S value = S(value_in);
+  const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) { v[i + j * sy + k * sz] += value; },
            "add_constant");
 }
 
-Real remove_mean(Field<Real>& f) {
+template <class S>
+Real remove_mean(Field<S>& f) {
   const Box box = f.layout().interior(Stagger::centre);
   const Real mean = sum(f, box) / Real(box.cells());
   add_constant(f, box, -mean);
   return mean;
 }
+
+#define BOUSS_FIELD_OPS(S)                                     \
+  template void fill<S>(Field<S>&, Real);                      \
+  template Real sum<S>(const Field<S>&, const Box&);           \
+  template Real max_abs<S>(const Field<S>&, const Box&);       \
+  template void add_constant<S>(Field<S>&, const Box&, Real);  \
+  template Real remove_mean<S>(Field<S>&);
+BOUSS_FIELD_OPS(double)
+BOUSS_FIELD_OPS(float)
+#undef BOUSS_FIELD_OPS
 
 Real max_abs_difference(const Field<Real>& a, const Field<Real>& b, const Box& box) {
   const View<const Real> va = a.cview(), vb = b.cview();

@@ -46,7 +46,7 @@ void for_each(const Backend& backend, const Box& box, F f, const char* what = "f
 #if defined(__CUDACC__)
     const dim3 block = detail::block_shape(ni);
     const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
-    detail::for_each_kernel<<<grid, block>>>(i0, j0, k0, ni, nj, f);
+    detail::for_each_kernel<<<grid, block, 0, static_cast<cudaStream_t>(backend.stream())>>>(i0, j0, k0, ni, nj, f);
     check_launch(what);
     return;
 #else

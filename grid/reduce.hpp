@@ -56,11 +56,12 @@ T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char*
     auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
     const std::int64_t count = box.cells();
     std::size_t temp_bytes = 0;
-    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), count, op, init);
+    const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
+    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), count, op, init, stream);
     const std::size_t offset = (temp_bytes + 255) / 256 * 256;
     char* scratch = static_cast<char*>(backend.scratch(offset + sizeof(T)));
     T* out = reinterpret_cast<T*>(scratch + offset);
-    cub::DeviceReduce::Reduce(scratch, temp_bytes, in, out, count, op, init);
+    cub::DeviceReduce::Reduce(scratch, temp_bytes, in, out, count, op, init, stream);
     check_launch(what);
     T result{};
     copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));

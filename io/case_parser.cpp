@@ -478,6 +478,13 @@ class Validator {
     return member ? std::optional<std::string>(get_string_in(*member, key, allowed)) : std::nullopt;
   }
 
+  std::optional<bool> optional_bool(const json& object, const std::string& key) const {
+    const json* member = find(object, key);
+    if (!member) return std::nullopt;
+    if (!member->is_boolean()) fail_expected(key, "true or false", *member);
+    return member->get<bool>();
+  }
+
   // --- values (`key` names the value for messages)
   const json& get_object(const json& value, const std::string& key) const {
     if (!value.is_object()) fail_expected(key, "an object", value);
@@ -859,8 +866,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   const json* pressure = v.optional_object(root, "pressure");
   if (!pressure) return p;
   const auto scope = v.enter("pressure");
-  v.check_no_unknown_keys(*pressure,
-                          {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps"});
+  v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
+                                      "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells"});
   p.solver = v.optional_string_in(*pressure, "solver", {"multigrid"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
@@ -870,6 +877,12 @@ PressureParams parse_pressure(Validator& v, const json& root) {
       v.optional_int(*pressure, "pre_sweeps", nonnegative_int32).value_or(p.pre_sweeps));
   p.post_sweeps = static_cast<int>(
       v.optional_int(*pressure, "post_sweeps", nonnegative_int32).value_or(p.post_sweeps));
+  const NumberRule omega_range{"a number in (0, 2)", 0.0, 2.0, true, true};
+  p.omega = v.optional_number(*pressure, "omega", omega_range).value_or(p.omega);
+  p.fmg = v.optional_bool(*pressure, "fmg").value_or(p.fmg);
+  p.mixed_precision = v.optional_bool(*pressure, "mixed_precision").value_or(p.mixed_precision);
+  p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
+  if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
   if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
     v.fail("",
            "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "

@@ -1,8 +1,10 @@
-// Direct solve of the coarsest multigrid level on the host (paper 004, "Run small problems
-// on the CPU"): the 7-point Laplacian with the level's homogeneous boundary conditions
-// assembled densely and factored once (Cholesky). Singular problems (periodic/Neumann only)
-// are made definite by adding c 1 1^T, which for a mean-free right-hand side returns the
-// mean-free solution.
+// Direct solve of the coarsest multigrid level (paper 004, "Run small problems on the
+// CPU", taken one step further): the 7-point Laplacian with the level's homogeneous
+// conditions is assembled densely, factored once (Cholesky) and inverted, so that every
+// coarse solve is one matrix-vector product e = M r, on the host or as one GPU kernel
+// (which a CUDA graph can capture). Singular problems (periodic/Neumann only) are made
+// definite with c 1 1^T and M projects out the mean: e is the mean-free solution of
+// lap(e) = r - mean(r).
 #pragma once
 
 #include <vector>
@@ -12,20 +14,17 @@
 
 namespace bouss {
 
-class CoarseSolver {
+class CoarseOperator {
  public:
-  CoarseSolver() = default;
-  CoarseSolver(const Grid& g, const FieldBC& bc);
-  // lap(x) = b on the cell interior of padded host arrays laid out by the grid's layout.
-  // Ghosts of x are left for the caller to fill.
-  void solve(const Real* b, Real* x) const;
+  CoarseOperator() = default;
+  CoarseOperator(const Grid& g, const FieldBC& bc);
   int unknowns() const { return n_; }
+  // Row-major n x n: e_p = sum_q M[p n + q] r_q, cells numbered i + nx (j + ny k).
+  const std::vector<Real>& inverse() const { return m_; }
 
  private:
-  Grid grid_;
-  bool singular_ = false;
   int n_ = 0;
-  std::vector<Real> chol_;  // lower triangle of the factor, row-major n x n
+  std::vector<Real> m_;
 };
 
 }  // namespace bouss

@@ -1,37 +1,30 @@
 // Compiled as CUDA when the build has it (see CMakeLists.txt).
 #include "solver/multigrid.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 
+#include "grid/captured_work.hpp"
 #include "grid/coarsening.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
+#include "physics/operators_kernels.hpp"
+#include "solver/coarse_solver.hpp"
 #include "solver/multigrid_kernels.hpp"
 
 namespace bouss {
 
-struct Multigrid::Level {
-  Grid grid;
-  Backend backend;
-  Field<Real> x_own, b_own, r;  // level 0 uses the caller's x and b
-  Field<Real>* x = nullptr;
-  Field<Real>* b = nullptr;
-  int halved[3] = {0, 0, 0};  // axes halved from the finer level to this one
-  // When this level lives on another backend than its finer neighbour: mirrors of x and b
-  // there, so restriction and prolongation run where the fine data is.
-  Field<Real> x_mirror, b_mirror;
-  bool mirrored = false;
-};
-
 namespace {
 
-Stencil level_stencil(const Grid& g) {
-  Stencil st{};
+template <class S>
+LevelStencil<S> level_stencil(const Grid& g) {
+  LevelStencil<S> st{};
   for (int a = 0; a < 3; ++a) {
     st.s[a] = g.layout.stride(a);
-    st.rd[a] = 1 / g.h[a];
-    st.rd2[a] = 1 / (g.h[a] * g.h[a]);
+    st.rd2[a] = S(1 / (g.h[a] * g.h[a]));
+    st.n[a] = g.layout.n[a];
   }
   return st;
 }
@@ -53,160 +46,401 @@ GhostSelf ghost_self(const FieldBC& bc, const std::array<int, 3>& n) {
 }
 
 // One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.
-void relax_colour(const Grid& g, const Backend& be, Field<Real>& x, const Field<Real>& b, const FieldBC& bc,
-                  int colour, Real omega) {
-  const Stencil st = level_stencil(g);
-  const View<Real> xv = x.view();
-  const CView bv = b.cview();
-  const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2];
+template <class S>
+void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, GhostSelf self, int colour,
+                  S omega) {
+  const LevelStencil<S> st = level_stencil<S>(g);
+  const View<S> xv = x.view();
+  const View<const S> bv = b.cview();
+  const int nx = st.n[0];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const GhostSelf self = ghost_self(bc, g.layout.n);
-  const Box half{{0, 0, 0}, {(nx + 1) / 2, ny, nz}};
+  const Box half{{0, 0, 0}, {(nx + 1) / 2, st.n[1], st.n[2]}};
   for_each(be, half, [=] BOUSS_HD(int ih, int j, int k) {
     const int i = 2 * ih + ((j + k + colour) & 1);
     if (i >= nx) return;
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    const int n[3] = {nx, ny, nz};
-    xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st.s, st.rd2, n, self, omega);
+    xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st, self, omega);
   }, "multigrid relax");
 }
 
-void residual(const Grid& g, const Backend& be, const Field<Real>& x, const Field<Real>& b, Field<Real>& r) {
-  const Stencil st = level_stencil(g);
-  const CView xv = x.cview(), bv = b.cview();
-  const View<Real> rv = r.view();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(be, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    rv[idx] = bv[idx] - laplacian(idx, xv, st);
-  }, "multigrid residual");
+// `sweeps` red-black sweeps; returns with x's ghosts filled.
+template <class S>
+void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const FieldBC& bc, int sweeps,
+            Real omega) {
+  const GhostSelf self = ghost_self(bc, g.layout.n);
+  for (int s = 0; s < sweeps; ++s) {
+    fill_ghosts(x, bc, g.h);
+    relax_colour(g, be, x, b, self, 0, S(omega));
+    fill_ghosts(x, bc, g.h);
+    relax_colour(g, be, x, b, self, 1, S(omega));
+  }
+  fill_ghosts(x, bc, g.h);
 }
 
-void restrict_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
-                 const Field<Real>& r, Field<Real>& bc) {
-  const CView rv = r.cview();
-  const View<Real> out = bc.view();
-  const std::ptrdiff_t sf[3] = {1, fine.layout.sy, fine.layout.sz};
+template <class S>
+void restrict_residual_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
+                          const Field<S>& x, const Field<S>& b, Field<S>& out) {
+  const LevelStencil<S> st = level_stencil<S>(fine);
+  const View<const S> xv = x.cview(), bv = b.cview();
+  const View<S> ov = out.view();
   const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
   const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
   for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     const int c[3] = {c0, c1, c2};
-    const std::ptrdiff_t s[3] = {sf[0], sf[1], sf[2]};
-    const std::ptrdiff_t first = (i << c0) * s[0] + (j << c1) * s[1] + (k << c2) * s[2];
-    out[i + j * sy + k * sz] = restrict_average(rv, first, s, c);
-  }, "multigrid restrict");
+    const std::ptrdiff_t first = (i << c0) * st.s[0] + (j << c1) * st.s[1] + (k << c2) * st.s[2];
+    ov[i + j * sy + k * sz] = restrict_residual(xv, bv, first, st, c);
+  }, "multigrid restrict residual");
 }
 
-void prolong_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
-                 const Field<Real>& e, Field<Real>& x) {
-  const CView ev = e.cview();
-  const View<Real> xv = x.view();
-  const std::ptrdiff_t scs[3] = {1, coarse.layout.sy, coarse.layout.sz};
+template <class S>
+void restrict_rhs_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
+                     const Field<S>& b, Field<S>& out) {
+  const View<const S> bv = b.cview();
+  const View<S> ov = out.view();
+  const std::ptrdiff_t sf0 = 1, sf1 = fine.layout.sy, sf2 = fine.layout.sz;
+  const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
+  const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
+  for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const int c[3] = {c0, c1, c2};
+    const std::ptrdiff_t s[3] = {sf0, sf1, sf2};
+    ov[i + j * sy + k * sz] = restrict_average<S>(bv, (i << c0) * s[0] + (j << c1) * s[1] + (k << c2) * s[2], s, c);
+  }, "multigrid restrict rhs");
+}
+
+template <class S>
+void prolong_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
+                 Field<S>& x) {
+  const View<const S> ev = e.cview();
+  const View<S> xv = x.view();
+  const std::ptrdiff_t sc0 = 1, sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
   const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
   const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
   for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     const int c[3] = {c0, c1, c2};
-    const std::ptrdiff_t sc[3] = {scs[0], scs[1], scs[2]};
-    xv[i + j * sy + k * sz] += prolong_trilinear(ev, i, j, k, sc, c);
+    const std::ptrdiff_t sc[3] = {sc0, sc1, sc2};
+    xv[i + j * sy + k * sz] += prolong_trilinear<S>(ev, i, j, k, sc, c);
   }, "multigrid prolong");
+}
+
+template <class S>
+void residual_into(const Grid& g, const Backend& be, const Field<S>& x, const Field<S>& b, Field<S>& r) {
+  const LevelStencil<S> st = level_stencil<S>(g);
+  const View<const S> xv = x.cview(), bv = b.cview();
+  const View<S> rv = r.view();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  for_each(be, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const std::ptrdiff_t idx = i + j * sy + k * sz;
+    rv[idx] = bv[idx] - laplacian7(idx, xv, st);
+  }, "multigrid residual");
+}
+
+// x += M r on the coarsest level: one thread per cell, a dense row each.
+template <class S>
+void coarse_matvec(const Grid& g, const Backend& be, const S* M, const Field<S>& r, Field<S>& x) {
+  const View<const S> rv = r.cview();
+  const View<S> xv = x.view();
+  const int nx = g.layout.n[0], ny = g.layout.n[1], N = int(g.layout.cells());
+  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+  for_each(be, Box{{0, 0, 0}, {N, 1, 1}}, [=] BOUSS_HD(int p, int, int) {
+    S e = 0;
+    for (int q = 0; q < N; ++q) {
+      const int i = q % nx, t = q / nx;
+      e += M[std::ptrdiff_t(p) * N + q] * rv[i + (t % ny) * sy + (t / ny) * sz];
+    }
+    const int i = p % nx, t = p / nx;
+    xv[i + (t % ny) * sy + (t / ny) * sz] += e;
+  }, "multigrid coarse solve");
+}
+
+// out = b - lap(x) in double, stored in out's precision.
+template <class S>
+void defect_into(const Grid& g, const Field<Real>& x, const Field<Real>& b, Field<S>& out) {
+  Stencil st{};
+  for (int a = 0; a < 3; ++a) {
+    st.s[a] = g.layout.stride(a);
+    st.rd[a] = 1 / g.h[a];
+    st.rd2[a] = 1 / (g.h[a] * g.h[a]);
+  }
+  const CView xv = x.cview(), bv = b.cview();
+  const View<S> ov = out.view();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const std::ptrdiff_t idx = i + j * sy + k * sz;
+    ov[idx] = S(bv[idx] - laplacian(idx, xv, st));
+  }, "multigrid defect");
+}
+
+// x += e over the interior.
+template <class S>
+void add_correction(const Grid& g, Field<Real>& x, const Field<S>& e) {
+  const View<Real> xv = x.view();
+  const View<const S> ev = e.cview();
+  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+  for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const std::ptrdiff_t idx = i + j * sy + k * sz;
+    xv[idx] += Real(ev[idx]);
+  }, "multigrid correction");
 }
 
 }  // namespace
 
-Multigrid::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt)
-    : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt) {
-  const auto shapes = multigrid_levels(fine.layout.n);
-  for (std::size_t l = 0; l < shapes.size(); ++l) {
-    auto L = std::make_unique<Level>();
+// The levels of one precision and the cycles over them.
+template <class S>
+class MultigridHierarchy {
+ public:
+  struct Level {
+    Grid grid;
+    Backend backend;
+    FieldBC bc;  // the problem's on level 0, homogeneous below
+    Field<S> x_own, b_own, r;
+    Field<S>* x = nullptr;
+    Field<S>* b = nullptr;
+    int halved[3] = {0, 0, 0};  // axes halved from the finer level to this one
+    // When this level lives on the host below a device level: mirrors of x and b on the
+    // device, so that restriction and prolongation run where the fine data is.
+    Field<S> x_mirror, b_mirror;
+    bool mirrored = false;
+  };
+
+  MultigridHierarchy(const Backend& backend, const Grid& fine, const FieldBC& bc, const MultigridOptions& opt,
+                     bool own_level0)
+      : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt) {
+    const auto shapes = multigrid_levels(fine.layout.n);
     std::array<Real, 3> length{};
     for (int a = 0; a < 3; ++a) length[a] = fine.h[a] * fine.layout.n[a];
-    L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost);
-    const bool host = l > 0 && backend.is_cuda() && cell_count(shapes[l]) <= opt_.cpu_coarse_cells;
-    L->backend = host ? Backend::cpu() : backend;
-    if (l > 0) {
-      const Level& F = *levels_.back();
-      for (int a = 0; a < 3; ++a) L->halved[a] = shapes[l][a] != shapes[l - 1][a];
-      L->x_own = Field<Real>(L->backend, L->grid.layout, Stagger::centre, "mg x");
-      L->b_own = Field<Real>(L->backend, L->grid.layout, Stagger::centre, "mg b");
-      L->x = &L->x_own;
-      L->b = &L->b_own;
-      fill(*L->x, 0);
-      fill(*L->b, 0);
-      L->mirrored = L->backend != F.backend;
-      if (L->mirrored) {
-        L->x_mirror = Field<Real>(F.backend, L->grid.layout, Stagger::centre, "mg x mirror");
-        L->b_mirror = Field<Real>(F.backend, L->grid.layout, Stagger::centre, "mg b mirror");
+    for (std::size_t l = 0; l < shapes.size(); ++l) {
+      auto L = std::make_unique<Level>();
+      L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost);
+      const bool host = l > 0 && backend.is_cuda() && cell_count(shapes[l]) <= opt.cpu_coarse_cells;
+      L->backend = host ? Backend::cpu_pinned() : backend;
+      L->bc = l == 0 ? bc : hom_;
+      if (l > 0 || own_level0) {
+        L->x_own = Field<S>(L->backend, L->grid.layout, Stagger::centre, "mg x");
+        L->b_own = Field<S>(L->backend, L->grid.layout, Stagger::centre, "mg b");
+        fill(L->x_own, 0);
+        fill(L->b_own, 0);
+        L->x = &L->x_own;
+        L->b = &L->b_own;
+      }
+      if (l > 0) {
+        const Level& F = *levels_.back();
+        for (int a = 0; a < 3; ++a) L->halved[a] = shapes[l][a] != shapes[l - 1][a];
+        L->mirrored = L->backend != F.backend;
+        if (L->mirrored) {
+          L->x_mirror = Field<S>(F.backend, L->grid.layout, Stagger::centre, "mg x mirror");
+          L->b_mirror = Field<S>(F.backend, L->grid.layout, Stagger::centre, "mg b mirror");
+          fill(L->x_mirror, 0);
+          fill(L->b_mirror, 0);
+        }
+      }
+      levels_.push_back(std::move(L));
+    }
+    first_host_ = int(levels_.size());
+    for (int l = 0; l < int(levels_.size()); ++l)
+      if (levels_[l]->backend != backend_) {
+        first_host_ = l;
+        break;
+      }
+    Level& C = *levels_.back();
+    C.r = Field<S>(C.backend, C.grid.layout, Stagger::centre, "mg r");
+    fill(C.r, 0);
+    const CoarseOperator op(C.grid, hom_);
+    std::vector<S> m(op.inverse().begin(), op.inverse().end());
+    coarse_bytes_ = m.size() * sizeof(S);
+    coarse_matrix_ = static_cast<S*>(C.backend.allocate(coarse_bytes_));
+    copy_bytes(coarse_matrix_, C.backend, m.data(), Backend::cpu(), coarse_bytes_);
+  }
+  ~MultigridHierarchy() { levels_.back()->backend.deallocate(coarse_matrix_); }
+
+  // Level 0's x and b: the caller's fields (when not owned); `homogeneous` when they hold
+  // a correction and a defect rather than the problem itself.
+  void attach(Field<S>& x, Field<S>& b, bool homogeneous) {
+    levels_[0]->x = &x;
+    levels_[0]->b = &b;
+    levels_[0]->bc = homogeneous ? hom_ : bc_;
+  }
+  Field<S>& x0() { return *levels_[0]->x; }
+  Field<S>& b0() { return *levels_[0]->b; }
+  int levels() const { return int(levels_.size()); }
+  const Level& level(int l) const { return *levels_[l]; }
+
+  void vcycle() { vcycle_from(0); }
+
+  // Full multigrid: x0 <- an approximation of lap(x0) = b0 to discretization accuracy,
+  // from b0 alone (x0's content is discarded).
+  void fmg() {
+    const int L = levels() - 1;
+    for (int l = 0; l < L; ++l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      if (C.mirrored) {
+        restrict_rhs_to(F.grid, C.grid, F.backend, C.halved, *F.b, C.b_mirror);
+        C.b->copy_from(C.b_mirror);
+      } else {
+        restrict_rhs_to(F.grid, C.grid, F.backend, C.halved, *F.b, *C.b);
       }
     }
-    L->r = Field<Real>(L->backend, L->grid.layout, Stagger::centre, "mg r");
-    fill(L->r, 0);
-    levels_.push_back(std::move(L));
+    fill(*levels_[L]->x, 0);
+    coarse_solve();
+    for (int l = L - 1; l >= 0; --l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      fill(*F.x, 0);
+      if (C.mirrored) {
+        C.x_mirror.copy_from(*C.x);
+        prolong_add(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
+      } else {
+        prolong_add(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
+      }
+      vcycle_from(l);
+    }
   }
-  coarse_ = CoarseSolver(levels_.back()->grid, hom_);
+
+  // Traffic model: arrays of one level counted once per pass that reads or writes them.
+  double vcycle_bytes(int l0) const {
+    double bytes = 0;
+    for (int l = l0; l + 1 < levels(); ++l) {
+      const double F = array_bytes(l), C = array_bytes(l + 1);
+      bytes += (opt_.pre_sweeps + opt_.post_sweeps) * 4 * F  // per sweep: two colour passes, each x whole, b and x half
+               + 2 * F + C                                    // residual-restriction: read x, b; write coarse b
+               + C                                            // zero the coarse x
+               + C + 2 * F;                                   // prolongation: read coarse x, read+write x
+    }
+    const double N = double(levels_.back()->grid.layout.cells());
+    return bytes + 3 * array_bytes(levels() - 1) + N * N * sizeof(S);
+  }
+  double fmg_bytes() const {
+    double bytes = 0;
+    for (int l = 0; l + 1 < levels(); ++l) bytes += array_bytes(l) + array_bytes(l + 1);  // restrict b
+    for (int l = levels() - 2; l >= 0; --l)
+      bytes += array_bytes(l) + array_bytes(l + 1) + 2 * array_bytes(l) + vcycle_bytes(l);
+    return bytes;
+  }
+
+ private:
+  double array_bytes(int l) const { return double(levels_[l]->grid.layout.cells()) * sizeof(S); }
+
+  std::uintptr_t key(int segment, int l0) const {
+    const auto x = reinterpret_cast<std::uintptr_t>(levels_[0]->x->data());
+    const auto b = reinterpret_cast<std::uintptr_t>(levels_[0]->b->data());
+    return (x * 1000003u) ^ (b * 7919u) ^ (std::uintptr_t(segment) << 60) ^ (std::uintptr_t(l0) << 52);
+  }
+
+  void vcycle_from(int l0) {
+    const int L = levels() - 1;
+    if (l0 == L) {
+      coarse_solve();
+      return;
+    }
+    const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
+    if (!backend_.is_cuda() || l0 >= first_host_) {
+      down(l0, L);
+      coarse_solve();
+      up(L, l0);
+    } else if (first_host_ > L) {  // every level on the device: one graph
+      graphs_.run(backend_, graphs, key(0, l0), [&] {
+        down(l0, L);
+        coarse_solve();
+        up(L, l0);
+      });
+    } else {  // device levels down to m - 1, then the host levels, then back up
+      const int m = first_host_;
+      graphs_.run(backend_, graphs, key(1, l0), [&] { down(l0, m); });
+      backend_.synchronize();  // the restricted residual has arrived on the host
+      fill(*levels_[m]->x, 0);
+      down(m, L);
+      coarse_solve();
+      up(L, m);
+      graphs_.run(backend_, graphs, key(2, l0), [&] { up(m, l0); });
+    }
+  }
+
+  // Pre-smoothing and restriction from level `from` down to level `to`. Stream-ordered
+  // device work only, where `from` is on the device (it may be graph-captured).
+  void down(int from, int to) {
+    for (int l = from; l < to; ++l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega);
+      if (C.mirrored) {
+        restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, C.b_mirror);
+        copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.grid.layout.bytes());
+      } else {
+        restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, *C.b);
+        fill(*C.x, 0);
+      }
+    }
+  }
+
+  // Prolongation and post-smoothing from level `from` up to level `to`.
+  void up(int from, int to) {
+    for (int l = from - 1; l >= to; --l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      if (C.mirrored) {
+        copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.grid.layout.bytes());
+        prolong_add(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
+      } else {
+        prolong_add(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
+      }
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.post_sweeps, opt_.omega);
+    }
+  }
+
+  // x += M (b - lap x): exact whatever x holds (zero on coarse levels; the caller's
+  // iterate when the fine grid is itself the coarsest). Returns with ghosts filled.
+  void coarse_solve() {
+    Level& C = *levels_.back();
+    residual_into(C.grid, C.backend, *C.x, *C.b, C.r);
+    coarse_matvec(C.grid, C.backend, coarse_matrix_, C.r, *C.x);
+    fill_ghosts(*C.x, C.bc, C.grid.h);
+  }
+
+  Backend backend_;
+  FieldBC bc_, hom_;
+  MultigridOptions opt_;
+  std::vector<std::unique_ptr<Level>> levels_;
+  int first_host_ = 0;
+  S* coarse_matrix_ = nullptr;
+  std::size_t coarse_bytes_ = 0;
+  CapturedWork graphs_;
+};
+
+Multigrid::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt)
+    : backend_(backend), grid_(fine), bc_(bc), opt_(opt) {
+  if (opt_.mixed_precision)
+    single_ = std::make_unique<MultigridHierarchy<float>>(backend, fine, bc.homogeneous(), opt_, true);
+  else
+    double_ = std::make_unique<MultigridHierarchy<double>>(backend, fine, bc, opt_, false);
 }
 
 Multigrid::~Multigrid() = default;
 
-const Grid& Multigrid::level_grid(int l) const { return levels_[l]->grid; }
-bool Multigrid::level_on_host(int l) const { return !levels_[l]->backend.is_cuda(); }
-
-void Multigrid::smooth(Level& L, int sweeps) {
-  const FieldBC& bc = &L == levels_[0].get() ? bc_ : hom_;
-  for (int s = 0; s < sweeps; ++s) {
-    fill_ghosts(*L.x, bc, L.grid.h);
-    relax_colour(L.grid, L.backend, *L.x, *L.b, bc, 0, opt_.omega);
-    fill_ghosts(*L.x, bc, L.grid.h);
-    relax_colour(L.grid, L.backend, *L.x, *L.b, bc, 1, opt_.omega);
-  }
-  fill_ghosts(*L.x, bc, L.grid.h);
+int Multigrid::levels() const { return double_ ? double_->levels() : single_->levels(); }
+const Grid& Multigrid::level_grid(int l) const { return double_ ? double_->level(l).grid : single_->level(l).grid; }
+bool Multigrid::level_on_host(int l) const {
+  return !(double_ ? double_->level(l).backend : single_->level(l).backend).is_cuda();
 }
 
-// Solves for the correction e with lap(e) = b - lap(x) under homogeneous conditions and
-// adds it: exact whatever x holds on entry (zero on coarse levels; the caller's iterate
-// when the fine grid is itself the coarsest).
-void Multigrid::coarse_solve(Level& L) {
-  residual(L.grid, L.backend, *L.x, *L.b, L.r);
-  const std::vector<Real> r = L.r.to_host();
-  std::vector<Real> x = L.x->to_host();
-  std::vector<Real> e(r.size(), 0);
-  coarse_.solve(r.data(), e.data());
-  for (std::size_t p = 0; p < x.size(); ++p) x[p] += e[p];  // ghosts are refilled below
-  L.x->from_host(x);
-  fill_ghosts(*L.x, &L == levels_[0].get() ? bc_ : hom_, L.grid.h);
+double Multigrid::bytes_per_cycle() const {
+  const double cells = double(grid_.layout.cells());
+  if (double_) return double_->vcycle_bytes(0) + 2 * cells * sizeof(Real);  // + residual norm
+  // defect in double stored as float, its norm, the correction added to x
+  return single_->vcycle_bytes(0) + cells * (2 * 8 + 4) + cells * 4 + cells * (2 * 8 + 4);
 }
 
-void Multigrid::vcycle(int l) {
-  Level& L = *levels_[l];
-  if (l + 1 == int(levels_.size())) {
-    coarse_solve(L);
-    return;
-  }
-  Level& C = *levels_[l + 1];
-  smooth(L, opt_.pre_sweeps);
-  residual(L.grid, L.backend, *L.x, *L.b, L.r);
-  if (C.mirrored) {
-    restrict_to(L.grid, C.grid, L.backend, C.halved, L.r, C.b_mirror);
-    C.b->copy_from(C.b_mirror);
-  } else {
-    restrict_to(L.grid, C.grid, L.backend, C.halved, L.r, *C.b);
-  }
-  fill(*C.x, 0);
-  vcycle(l + 1);  // returns with C.x's ghosts filled
-  if (C.mirrored) {
-    C.x_mirror.copy_from(*C.x);
-    prolong_add(L.grid, C.grid, L.backend, C.halved, C.x_mirror, *L.x);
-  } else {
-    prolong_add(L.grid, C.grid, L.backend, C.halved, *C.x, *L.x);
-  }
-  smooth(L, opt_.post_sweeps);
+double Multigrid::bytes_fmg() const {
+  const double cells = double(grid_.layout.cells());
+  if (double_) return double_->fmg_bytes() + cells * 3 * sizeof(Real) * 2 + 2 * cells * sizeof(Real);
+  return single_->fmg_bytes() - single_->vcycle_bytes(0) + bytes_per_cycle();
 }
 
 Real Multigrid::residual_norm(const Field<Real>& x, const Field<Real>& b) const {
-  const Grid& g = levels_[0]->grid;
-  const Stencil st = level_stencil(g);
+  Stencil st{};
+  for (int a = 0; a < 3; ++a) {
+    st.s[a] = grid_.layout.stride(a);
+    st.rd[a] = 1 / grid_.h[a];
+    st.rd2[a] = 1 / (grid_.h[a] * grid_.h[a]);
+  }
   const CView xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(x.backend(), g.layout.interior(Stagger::centre), Real(0), MaxOp{},
+  return reduce(x.backend(), grid_.layout.interior(Stagger::centre), Real(0), MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
                   return fabs(bv[idx] - laplacian(idx, xv, st));
@@ -214,36 +448,96 @@ Real Multigrid::residual_norm(const Field<Real>& x, const Field<Real>& b) const 
 }
 
 SolveStats Multigrid::solve(Field<Real>& x, Field<Real>& b, Real tolerance) {
-  Level& F = *levels_[0];
-  F.x = &x;
-  F.b = &b;
+  const Box interior = grid_.layout.interior(Stagger::centre);
   const bool singular = bc_.singular();
   if (singular) remove_mean(b);
   SolveStats stats;
-  const Real bnorm = max_abs(b, F.grid.layout.interior(Stagger::centre));
+  const Real bnorm = max_abs(b, interior);
   if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
     fill(x, 0);
     stats.converged = true;
     stats.residual_history.push_back(0);
     return stats;
   }
-  const Real scale = bnorm > 0 ? bnorm : Real(1);
-  fill_ghosts(x, bc_, F.grid.h);
-  Real rn = residual_norm(x, b);
-  stats.residual_history.push_back(rn / scale);
-  while (rn > tolerance * scale && stats.cycles < opt_.max_cycles) {
-    vcycle(0);
-    rn = residual_norm(x, b);
-    stats.residual_history.push_back(rn / scale);
-    ++stats.cycles;
-    if (!std::isfinite(rn)) break;
+  const Real scale = bnorm > 0 ? bnorm : Real(1), target = tolerance * scale;
+  fill_ghosts(x, bc_, grid_.h);
+  Real rn;
+  auto record = [&](Real r) {
+    rn = r;
+    stats.residual_history.push_back(r / scale);
+    return std::isfinite(r);
+  };
+  if (double_) {
+    record(residual_norm(x, b));
+    if (opt_.fmg && rn > target) {  // FMG on the defect: x += FMG(lap e = b - lap x)
+      if (!defect_.allocated()) {
+        defect_ = Field<Real>(backend_, grid_.layout, Stagger::centre, "mg defect");
+        correction_ = Field<Real>(backend_, grid_.layout, Stagger::centre, "mg correction");
+        fill(defect_, 0);
+        fill(correction_, 0);
+      }
+      defect_into(grid_, x, b, defect_);
+      double_->attach(correction_, defect_, true);
+      double_->fmg();
+      add_correction(grid_, x, correction_);
+      fill_ghosts(x, bc_, grid_.h);
+      stats.fmg = true;
+      ++stats.cycles;
+      record(residual_norm(x, b));
+    }
+    double_->attach(x, b, false);
+    while (rn > target && stats.cycles < opt_.max_cycles) {
+      double_->vcycle();
+      ++stats.cycles;
+      if (!record(residual_norm(x, b))) break;
+    }
+  } else {  // fp32 cycles on the defect, fp64 defect and correction
+    MultigridHierarchy<float>& H = *single_;
+    defect_into(grid_, x, b, H.b0());
+    record(max_abs(H.b0(), interior));
+    while (rn > target && stats.cycles < opt_.max_cycles) {
+      if (opt_.fmg && stats.cycles == 0) {
+        H.fmg();
+        stats.fmg = true;
+      } else {
+        fill(H.x0(), 0);
+        H.vcycle();
+      }
+      ++stats.cycles;
+      add_correction(grid_, x, H.x0());
+      fill_ghosts(x, bc_, grid_.h);
+      defect_into(grid_, x, b, H.b0());
+      if (!record(max_abs(H.b0(), interior))) break;
+    }
   }
   if (singular) {
     remove_mean(x);
-    fill_ghosts(x, bc_, F.grid.h);
+    fill_ghosts(x, bc_, grid_.h);
   }
-  stats.converged = rn <= tolerance * scale;
+  stats.converged = rn <= target;
   return stats;
+}
+
+double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_graph, int repeats) {
+  const Grid g = Grid::make({n, n, n}, {0, 0, 0}, {1, 1, 1});
+  FieldBC bc;
+  bc.face[4] = bc.face[5] = {BoundaryKind::gradient, 0};
+  Field<Real> x(backend, g.layout, Stagger::centre, "x"), b(backend, g.layout, Stagger::centre, "b");
+  fill(x, 0.5);
+  fill(b, 1.0);
+  CapturedWork graph;
+  auto work = [&] { smooth(g, backend, x, b, bc, sweeps, 1.25); };
+  graph.run(backend, cuda_graph, 1, work);  // warm-up (and capture)
+  backend.synchronize();
+  std::vector<double> ms;
+  RegionTimer timer(backend);
+  for (int r = 0; r < repeats; ++r) {
+    timer.start();
+    graph.run(backend, cuda_graph, 1, work);
+    ms.push_back(timer.stop_ms());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
 }
 
 }  // namespace bouss

@@ -1,35 +1,52 @@
 // Geometric multigrid for the cell-centred Poisson problem lap(x) = b (paper 004):
-// red-black Gauss-Seidel point smoothing, restriction by averaging the children,
-// trilinear (cell-centred) prolongation, V-cycles to a relative residual tolerance.
-// Each axis whose cell count is even is halved per level (grid/coarsening.hpp); the
-// coarsest level is solved directly on the host. Levels at or below a cell-count
-// threshold run on the CPU even when the fine grid is on the GPU: only the restricted
-// residual goes down and the coarse correction comes back.
+// a full-multigrid (FMG) start on the defect of the initial guess, then V-cycles to a
+// relative residual tolerance; red-black over-relaxed Gauss-Seidel smoothing with the
+// wall conditions folded into the update; restriction of the residual by averaging the
+// children (fused with the residual); trilinear cell-centred prolongation (fused with the
+// correction); the coarsest level solved directly.
+//
+// Any grid shape: each axis whose cell count is even is halved per level, the others stay
+// (grid/coarsening.hpp). Levels at or below a cell-count threshold run on the CPU even
+// when the fine grid is on the GPU (paper 004, "Run small problems on the CPU"): only the
+// restricted residual goes down and the coarse correction comes back. The device part of
+// a V-cycle is replayed as CUDA graphs. Optionally the V-cycles run in single precision
+// inside double-precision defect correction, converging to the same double tolerance.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <vector>
 
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
-#include "solver/coarse_solver.hpp"
 
 namespace bouss {
+
+// Levels with at most this many cells run on the host when the fine grid is on the GPU.
+// Measured on the H200 (tools/h200_check.sh, `bouss bench relax`): see README.md.
+constexpr long default_cpu_coarse_cells = 0;
 
 struct MultigridOptions {
   int pre_sweeps = 2;
   int post_sweeps = 2;
   int max_cycles = 50;
-  Real omega = 1.25;  // over-relaxation of the red-black smoother (measured best in 3D: 0.02-0.03 per V(2,2))
-  long cpu_coarse_cells = 32768;  // levels with at most this many cells run on the host
+  Real omega = 1.25;  // over-relaxation of the red-black smoother (0.02-0.03 per V(2,2) in 3D)
+  bool fmg = true;    // full-multigrid start on the defect of the initial guess
+  bool mixed_precision = false;  // fp32 V-cycles inside fp64 defect correction
+  bool cuda_graphs = true;       // replay the device part of each cycle as CUDA graphs
+  long cpu_coarse_cells = 0;     // levels with at most this many cells run on the host (GPU runs)
 };
 
 struct SolveStats {
-  int cycles = 0;
+  int cycles = 0;     // V-cycles, plus one for the FMG start when it ran
+  bool fmg = false;   // the solve started with FMG
   bool converged = false;
-  std::vector<Real> residual_history;  // max|b - lap x| / max|b|, before each cycle and after the last
+  std::vector<Real> residual_history;  // max|b - lap x| / max|b|: initial, then after each cycle
 };
+
+template <class S>
+class MultigridHierarchy;
 
 class Multigrid {
  public:
@@ -44,22 +61,28 @@ class Multigrid {
   // max |b - lap x| over the interior (x's ghosts must be filled).
   Real residual_norm(const Field<Real>& x, const Field<Real>& b) const;
 
-  int levels() const { return int(levels_.size()); }
+  int levels() const;
   const Grid& level_grid(int l) const;
   bool level_on_host(int l) const;
   const MultigridOptions& options() const { return opt_; }
+  // Device-memory traffic model (each array counted once per pass), in bytes:
+  // one V-cycle with its convergence check, and one FMG start.
+  double bytes_per_cycle() const;
+  double bytes_fmg() const;
 
  private:
-  struct Level;
-  void vcycle(int l);
-  void smooth(Level& L, int sweeps);
-  void coarse_solve(Level& L);
-
   Backend backend_;
-  FieldBC bc_, hom_;
+  Grid grid_;
+  FieldBC bc_;
   MultigridOptions opt_;
-  std::vector<std::unique_ptr<Level>> levels_;
-  CoarseSolver coarse_;
+  std::unique_ptr<MultigridHierarchy<double>> double_;
+  std::unique_ptr<MultigridHierarchy<float>> single_;
+  Field<Real> defect_, correction_;  // FMG on the defect in double precision
 };
+
+// Paper 004's Figure 2 measurement: milliseconds for `sweeps` red-black relaxations
+// (with their ghost fills) of an n^3 grid (periodic sides, Neumann top and bottom), on
+// one backend, optionally replayed as a CUDA graph. Median of `repeats` after a warm-up.
+double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_graph, int repeats = 5);
 
 }  // namespace bouss

@@ -31,7 +31,20 @@ std::array<Real, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1]
 
 }  // namespace
 
-Simulation::Simulation(const Case& c, const Backend& backend, MultigridOptions mg)
+MultigridOptions multigrid_options(const PressureParams& p) {
+  MultigridOptions o;
+  o.pre_sweeps = p.pre_sweeps;
+  o.post_sweeps = p.post_sweeps;
+  o.max_cycles = p.max_cycles;
+  o.omega = p.omega;
+  o.fmg = p.fmg;
+  o.mixed_precision = p.mixed_precision;
+  o.cuda_graphs = p.cuda_graphs;
+  o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
+  return o;
+}
+
+Simulation::Simulation(const Case& c, const Backend& backend)
     : case_(c),
       backend_(backend),
       grid_(Grid::make(c.n, origins(c), lengths(c))),
@@ -55,10 +68,7 @@ Simulation::Simulation(const Case& c, const Backend& backend, MultigridOptions m
   }
   fill(phi_, 0);
   fill(rhs_, 0);
-  mg.pre_sweeps = c.pressure.pre_sweeps;
-  mg.post_sweeps = c.pressure.post_sweeps;
-  mg.max_cycles = c.pressure.max_cycles;
-  mg_ = std::make_unique<Multigrid>(backend_, grid_, bc_.pressure, mg);
+  mg_ = std::make_unique<Multigrid>(backend_, grid_, bc_.pressure, multigrid_options(c.pressure));
   set_initial_condition();
 }
 
@@ -147,22 +157,19 @@ Diagnostics Simulation::diagnostics() const {
 }
 
 // Traffic model, in units of one array F = cells * sizeof(Real), each array counted once
-// per pass (an ideal cache for the stencil neighbours):
-//   advance_ab2      u, v, w: read u v w + G, write G + next: 6F each; w also reads T: +1F;
-//                    T: read u v w T + G, write G + next: 7F                       -> 26F
-//   divergence       read u v w, write rhs                                            4F
-//   mean, norms      sum(b) + b -= mean + max|b| + initial residual + x -= mean      9F
-//   V-cycle, finest  a sweep = two colour passes, each reading x whole and b half and
-//                    writing x half: 4F; residual 3F; restriction 1F + F/8;
-//                    prolongation 2F + F/8; coarser levels add at most 1/7 (all axes
-//                    halved); the residual norm after each cycle reads x, b: 2F
+// per pass (an ideal cache for the stencil neighbours), plus the multigrid's own model
+// (Multigrid::bytes_per_cycle, bytes_fmg):
+//   advance_ab2       u, v, w: read u v w + G, write G + next: 6F each; w also reads T: +1F;
+//                     T: read u v w T + G, write G + next: 7F                     -> 26F
+//   divergence        read u v w, write rhs                                          4F
+//   before the cycles sum(b) + b -= mean + max|b| + x -= mean afterwards             6F
 //   subtract_gradient per component read phi + read/write u: 9F
-//   dt               advective rate reads u v w: 3F
-double Simulation::bytes_per_step(double cycles) const {
+//   dt                advective rate reads u v w: 3F
+double Simulation::bytes_per_step(const SolveStats& s) const {
   const double F = double(grid_.layout.cells()) * sizeof(Real);
-  const int sweeps = case_.pressure.pre_sweeps + case_.pressure.post_sweeps;
-  const double vcycle = (4.0 * sweeps + 3 + 1.125 + 2.125) * 8.0 / 7.0 + 2;
-  return F * (26 + 4 + 9 + 9 + (case_.time.dt ? 0 : 3) + cycles * vcycle);
+  const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
+  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3)) + (s.fmg ? mg_->bytes_fmg() : 0) +
+         (v_cycles + (s.fmg ? 0 : 1)) * mg_->bytes_per_cycle();
 }
 
 std::vector<double> Simulation::host_values(const std::string& name) const {

@@ -29,9 +29,12 @@ struct Diagnostics {
   Real max_velocity = 0;    // max |u_i| over the faces
 };
 
+// The multigrid options a case's "pressure" section asks for.
+MultigridOptions multigrid_options(const PressureParams& p);
+
 class Simulation {
  public:
-  Simulation(const Case& c, const Backend& backend, MultigridOptions mg = {});
+  Simulation(const Case& c, const Backend& backend);
 
   void step();
   // Removes the divergent part of the current velocity: lap(phi) = div(u)/dt, u -= dt grad(phi).
@@ -59,9 +62,9 @@ class Simulation {
   // Refills every ghost layer of the flow (after the caller changed the fields).
   void fill_all_ghosts();
 
-  // Estimated device-memory traffic of one step with `cycles` V-cycles, each array
-  // counted once per pass that reads or writes it (see the model in simulation.cpp).
-  double bytes_per_step(double cycles) const;
+  // Estimated device-memory traffic of a step whose pressure solve went as `s` says, each
+  // array counted once per pass that reads or writes it (see the model in simulation.cpp).
+  double bytes_per_step(const SolveStats& s) const;
 
   // Interior values of a named output field ("T", "u", "v", "w", "p") on the host, C order.
   std::vector<double> host_values(const std::string& name) const;

@@ -38,12 +38,14 @@ int bench_command(const BenchOptions& o) {
     for (int s = 0; s < o.warmup; ++s) sim.step();
     std::vector<double> ms;
     std::vector<int> cycles;
+    double bytes = 0;
     RegionTimer timer(backend);
     for (int s = 0; s < o.steps; ++s) {
       timer.start();
       sim.step();
       ms.push_back(timer.stop_ms());
       cycles.push_back(sim.last_solve().cycles);
+      bytes += sim.bytes_per_step(sim.last_solve()) / o.steps;
     }
     std::vector<double> sorted = ms;
     std::sort(sorted.begin(), sorted.end());
@@ -51,7 +53,6 @@ int bench_command(const BenchOptions& o) {
                                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     const double mean_cycles = std::accumulate(cycles.begin(), cycles.end(), 0.0) / cycles.size();
     const double cells = double(sim.grid().layout.cells());
-    const double bytes = sim.bytes_per_step(mean_cycles);
     const double effective = bytes / (median * 1e-3);
     const double copy_bw = measure_copy_bandwidth(backend, std::size_t(1) << (backend.is_cuda() ? 30 : 28));
     const double floor_ms = bytes / copy_bw * 1e3;

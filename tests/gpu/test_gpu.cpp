@@ -28,31 +28,63 @@ TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact(gp
 TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_plates()); }
 TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_closed()); }
 
-TEST(GpuProjection, CoarseLevelsOnTheHostGiveTheSameSolveAsAllOnTheDevice) {
+// Runs one projection of the same random field under two pressure settings.
+std::pair<std::vector<double>, SolveStats> project_random(const Backend& be, const Case& c) {
+  Simulation s(c, be);
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int comp = 0; comp < 3; ++comp) set_field(s.flow()[comp], s.grid(), [&](double, double, double) { return U(rng); });
+  s.fill_all_ghosts();
+  s.project(0.1);
+  return {s.host_values("p"), s.last_solve()};
+}
+
+double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::fabs(a[i] - b[i]));
+    scale = std::max(scale, std::fabs(a[i]));
+  }
+  return diff / scale;
+}
+
+TEST(GpuMultigrid, CoarseLevelsOnTheHostGiveTheSameIteratesAsAllOnTheDevice) {
   BOUSS_GPU_OR_SKIP();
   Case c = projection_case_plates();
   c.n = {64, 64, 32};
-  MultigridOptions all_device, offload;
-  all_device.cpu_coarse_cells = 0;
-  offload.cpu_coarse_cells = 4096;
-  Simulation a(c, gpu, all_device), b(c, gpu, offload);
-  ASSERT_FALSE(a.multigrid().level_on_host(1));
-  ASSERT_TRUE(b.multigrid().level_on_host(b.multigrid().levels() - 2));
-  for (Simulation* s : {&a, &b}) {
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> U(-1, 1);
-    for (int comp = 0; comp < 3; ++comp) set_field(s->flow()[comp], s->grid(), [&](double, double, double) { return U(rng); });
-    s->fill_all_ghosts();
-    s->project(0.1);
+  for (bool graphs : {false, true}) {
+    c.pressure.cuda_graphs = graphs;
+    c.pressure.cpu_coarse_cells = 0;
+    const auto [pa, sa] = project_random(gpu, c);
+    c.pressure.cpu_coarse_cells = 4096;
+    const auto [pb, sb] = project_random(gpu, c);
+    EXPECT_EQ(sa.cycles, sb.cycles);
+    ASSERT_EQ(sa.residual_history.size(), sb.residual_history.size());
+    for (std::size_t i = 0; i < sa.residual_history.size(); ++i)
+      EXPECT_NEAR(sa.residual_history[i], sb.residual_history[i], 1e-14) << "cycle " << i << " graphs " << graphs;
+    EXPECT_LT(max_relative_difference(pa, pb), 1e-13);
   }
-  EXPECT_EQ(a.last_solve().cycles, b.last_solve().cycles);
-  const std::vector<double> pa = a.host_values("p"), pb = b.host_values("p");
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < pa.size(); ++i) {
-    diff = std::max(diff, std::fabs(pa[i] - pb[i]));
-    scale = std::max(scale, std::fabs(pa[i]));
-  }
-  EXPECT_LT(diff, 1e-12 * scale);
+}
+
+// Every solver option on CUDA gives the CPU backend's answer and iterations.
+TEST(GpuMultigrid, EverySolverOptionMatchesTheCpuBackend) {
+  BOUSS_GPU_OR_SKIP();
+  Case c = projection_case_plates();
+  c.n = {48, 32, 24};
+  for (bool fmg : {false, true})
+    for (bool mixed : {false, true})
+      for (bool graphs : {false, true}) {
+        c.pressure.fmg = fmg;
+        c.pressure.mixed_precision = mixed;
+        c.pressure.cuda_graphs = graphs;
+        c.pressure.cpu_coarse_cells = graphs ? 512 : 0;
+        const auto [pc, sc] = project_random(Backend::cpu(), c);
+        const auto [pg, sg] = project_random(gpu, c);
+        ASSERT_TRUE(sg.converged) << "fmg " << fmg << " mixed " << mixed << " graphs " << graphs;
+        EXPECT_EQ(sc.cycles, sg.cycles) << "fmg " << fmg << " mixed " << mixed << " graphs " << graphs;
+        EXPECT_LT(max_relative_difference(pc, pg), mixed ? 1e-9 : 1e-12)
+            << "fmg " << fmg << " mixed " << mixed << " graphs " << graphs;
+      }
 }
 
 // CPU and CUDA agree after 20 Rayleigh-Benard steps (relative difference below 1e-10).

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -21,7 +23,10 @@ struct Result {
 Result run_bouss(const std::string& args) {
   const fs::path dir = fs::temp_directory_path() / "bouss_cli_test";
   fs::create_directories(dir);
-  const std::string out = (dir / "stdout.txt").string(), err = (dir / "stderr.txt").string();
+  // Tests run side by side (ctest -j): each invocation captures into its own files.
+  static int calls = 0;
+  const std::string tag = std::to_string(getpid()) + "_" + std::to_string(++calls);
+  const std::string out = (dir / ("stdout_" + tag)).string(), err = (dir / ("stderr_" + tag)).string();
   const std::string cmd = std::string(BOUSS_EXE) + " " + args + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   auto slurp = [](const std::string& p) {
@@ -30,7 +35,10 @@ Result run_bouss(const std::string& args) {
     s << f.rdbuf();
     return s.str();
   };
-  return {WEXITSTATUS(status), slurp(err), slurp(out)};
+  Result r{WEXITSTATUS(status), slurp(err), slurp(out)};
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 fs::path write_case(const std::string& name, const std::string& text) {
