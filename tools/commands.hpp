@@ -1,6 +1,7 @@
 // The subcommands of the `bouss` executable (tools/main.cpp parses the command line).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,17 +17,31 @@ struct RunOptions {
 };
 
 struct BenchOptions {
-  std::string case_file;
+  std::string case_file;  // a case, or "poisson" / "relax"
   std::string backend;
   std::vector<std::string> overrides;
   int steps = 20;
   int warmup = 5;
   bool json = false;
+  // bench poisson
+  std::array<int, 3> n{128, 128, 128};
+  std::string bc = "mixed";
+  double tolerance = 1e-8;
+  std::vector<std::string> solvers{"mg", "mg_mixed", "fft", "csr_cg"};
+  int repeats = 5;
+  bool fmg = true;
+  bool cuda_graphs = true;
+  std::optional<long> cpu_coarse_cells;
+  // bench relax
+  std::vector<int> sizes{4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+  int sweeps = 100;
 };
 
 // Each returns the process exit code: 0 done, 1 failed during the run, 2 bad input.
 int run_command(const RunOptions& o);
 int bench_command(const BenchOptions& o);
+int poisson_bench(const BenchOptions& o);
+int relax_bench(const BenchOptions& o);
 
 // One-line error to stderr.
 void print_error(const std::string& message);

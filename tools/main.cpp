@@ -21,13 +21,27 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines")->check(CLI::PositiveNumber);
 
   bouss::BenchOptions bench;
-  auto* bench_cmd = app.add_subcommand("bench", "Time the step of a case: median ms/step after warm-up, and the bandwidth it implies");
-  bench_cmd->add_option("case", bench.case_file, "Case file (JSON)")->required();
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "Time a case's step (median ms/step after warm-up, and the bandwidth it implies), "
+               "the pressure solver alone (bench poisson), or coarse-grid relaxation on CPU and GPU (bench relax)");
+  bench_cmd->add_option("case", bench.case_file, "Case file (JSON), or poisson, or relax")->required();
   bench_cmd->add_option("--backend", bench.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   bench_cmd->add_option("--set", bench.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
   bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(CLI::PositiveNumber);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
-  bench_cmd->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+  bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
+  bench_cmd->add_option("--n", bench.n, "poisson: grid NX,NY,NZ")->delimiter(',');
+  bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
+      ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
+  bench_cmd->add_option("--tolerance", bench.tolerance, "poisson: relative residual tolerance")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--solver", bench.solvers, "poisson: mg, mg_mixed, fft, csr_cg (default all)")
+      ->delimiter(',')->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg"}));
+  bench_cmd->add_option("--repeats", bench.repeats, "poisson: timed solves (median)")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
+  bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
+  bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
+  bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');
+  bench_cmd->add_option("--sweeps", bench.sweeps, "relax: relaxations timed")->check(CLI::PositiveNumber);
 
   try {
     app.parse(argc, argv);
@@ -40,6 +54,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (run_cmd->parsed()) return bouss::run_command(run);
-  if (bench_cmd->parsed()) return bouss::bench_command(bench);
+  if (bench_cmd->parsed()) {
+    if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
+    if (bench.case_file == "relax") return bouss::relax_bench(bench);
+    return bouss::bench_command(bench);
+  }
   return 2;
 }

@@ -1,0 +1,121 @@
+// The multigrid solver's convergence: a grid-independent factor per V-cycle of at most
+// 0.1 on periodic, Neumann and mixed problems; convergence on non-cubic and odd-factor
+// grids; and FMG alone reaching the discretization error (second order).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "grid/field_ops.hpp"
+#include "solver/multigrid.hpp"
+#include "test_support.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+namespace {
+
+FieldBC conditions(const std::string& kind) {
+  FieldBC bc;
+  if (kind == "neumann")
+    for (auto& f : bc.face) f = {BoundaryKind::gradient, 0};
+  if (kind == "mixed") bc.face[4] = bc.face[5] = {BoundaryKind::gradient, 0};
+  return bc;
+}
+
+SolveStats solve_random(const std::array<int, 3>& n, const FieldBC& bc, MultigridOptions opt, Real tol,
+                        Real* residual_ratio = nullptr) {
+  const int nmax = std::max({n[0], n[1], n[2]});
+  const Grid g = Grid::make(n, {0, 0, 0}, {double(n[0]) / nmax, double(n[1]) / nmax, double(n[2]) / nmax});
+  Multigrid mg(Backend::cpu(), g, bc, opt);
+  Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+  fill(x, 0);
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> U(-1, 1);
+  set_field(b, g, [&](double, double, double) { return U(rng); });
+  const SolveStats s = mg.solve(x, b, tol);
+  if (residual_ratio)
+    *residual_ratio = mg.residual_norm(x, b) / max_abs(b, g.layout.interior(Stagger::centre));
+  return s;
+}
+
+}  // namespace
+
+TEST(MultigridConvergence, VCycleFactorAtMostOneTenthIndependentOfGrid) {
+  MultigridOptions opt;
+  opt.fmg = false;  // V-cycles alone, from x = 0
+  for (const char* kind : {"periodic", "neumann", "mixed"})
+    for (int n : {32, 64}) {
+      const SolveStats s = solve_random({n, n, n}, conditions(kind), opt, 1e-10);
+      ASSERT_TRUE(s.converged) << kind << " " << n;
+      double worst = 0;
+      for (std::size_t i = 1; i < s.residual_history.size(); ++i)
+        worst = std::max(worst, s.residual_history[i] / s.residual_history[i - 1]);
+      std::printf("%-8s %3d^3: %d V(2,2) cycles to 1e-10, worst factor %.3f\n", kind, n, s.cycles, worst);
+      EXPECT_LE(worst, 0.1) << kind << " " << n;
+    }
+}
+
+TEST(MultigridConvergence, DiscreteSolutionSatisfiesTheDiscreteEquationToTheTolerance) {
+  for (bool mixed : {false, true}) {
+    MultigridOptions opt;
+    opt.mixed_precision = mixed;
+    Real ratio = 1;
+    const SolveStats s = solve_random({32, 24, 16}, conditions("mixed"), opt, 1e-9, &ratio);
+    ASSERT_TRUE(s.converged);
+    EXPECT_LE(ratio, 1e-9) << "mixed precision " << mixed;
+    EXPECT_GT(ratio, 0.0);
+  }
+}
+
+TEST(MultigridConvergence, NonCubicAndOddFactorGridsConverge) {
+  MultigridOptions opt;
+  opt.fmg = false;
+  // 96x48x24 -> ... -> 3x3x3; 40x24x12 stops at 5x3x3; 64x16x8 coarsens z and y first.
+  for (const std::array<int, 3> n : {std::array<int, 3>{96, 48, 24}, {40, 24, 12}, {64, 16, 8}, {24, 24, 96}})
+    for (const char* kind : {"periodic", "mixed", "neumann"}) {
+      const SolveStats s = solve_random(n, conditions(kind), opt, 1e-10);
+      EXPECT_TRUE(s.converged) << n[0] << "x" << n[1] << "x" << n[2] << " " << kind;
+      EXPECT_LE(s.cycles, 12) << n[0] << "x" << n[1] << "x" << n[2] << " " << kind;
+    }
+}
+
+namespace {
+
+// lap(u) = f with u = cos(2 pi x) cos(2 pi y) cos(pi z) on the unit cube: periodic in x
+// and y, Neumann at z = 0 and 1. Returns max |u_h - u| after FMG alone (one FMG pass)
+// and after full convergence.
+std::pair<double, double> fmg_errors(int n) {
+  const Grid g = Grid::make({n, n, n}, {0, 0, 0}, {1, 1, 1});
+  const FieldBC bc = conditions("mixed");
+  auto u = [](double x, double y, double z) { return std::cos(2 * M_PI * x) * std::cos(2 * M_PI * y) * std::cos(M_PI * z); };
+  const double k2 = 9 * M_PI * M_PI;
+  double errors[2];
+  for (int full = 0; full < 2; ++full) {
+    MultigridOptions opt;
+    opt.max_cycles = full ? 50 : 1;  // the FMG pass counts as the first cycle
+    Multigrid mg(Backend::cpu(), g, bc, opt);
+    Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+    fill(x, 0);
+    set_field(b, g, [&](double X, double Y, double Z) { return -k2 * u(X, Y, Z); });
+    const SolveStats s = mg.solve(x, b, 1e-13);
+    EXPECT_TRUE(s.fmg);
+    errors[full] = max_error(x, g, g.layout.interior(Stagger::centre), u);
+  }
+  return {errors[0], errors[1]};
+}
+
+}  // namespace
+
+TEST(MultigridConvergence, FullMultigridAloneReachesDiscretizationAccuracy) {
+  double fmg[3], exact[3];
+  const int sizes[3] = {16, 32, 64};
+  for (int r = 0; r < 3; ++r) {
+    const auto [e_fmg, e_converged] = fmg_errors(sizes[r]);
+    fmg[r] = e_fmg;
+    exact[r] = e_converged;
+    std::printf("n = %d: error after FMG %.3e, converged %.3e\n", sizes[r], e_fmg, e_converged);
+    EXPECT_LT(e_fmg, 1.2 * e_converged) << "FMG is within 20% of the discretization error at n = " << sizes[r];
+  }
+  for (int r = 0; r < 2; ++r) EXPECT_NEAR(std::log2(fmg[r] / fmg[r + 1]), 2.0, 0.1);
+}

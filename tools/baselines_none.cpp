@@ -1,0 +1,16 @@
+// The baselines need cuFFT and cuSPARSE: a build without CUDA has none.
+#include <stdexcept>
+
+#include "tools/baselines.hpp"
+
+namespace bouss {
+
+bool baselines_available() { return false; }
+BaselineRun fft_poisson(const Grid&, const Field<Real>&, Field<Real>&, int) {
+  throw std::runtime_error("the fft baseline needs a CUDA build");
+}
+BaselineRun csr_cg_poisson(const Grid&, const FieldBC&, const Field<Real>&, Field<Real>&, double, int, int) {
+  throw std::runtime_error("the csr_cg baseline needs a CUDA build");
+}
+
+}  // namespace bouss
