@@ -19,8 +19,10 @@ namespace bouss {
 namespace {
 #ifdef BOUSS_HAVE_CUDA
 void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear a non-sticky error so that it is not reported again later
     throw std::runtime_error(std::string("CUDA error in ") + what + ": " + cudaGetErrorString(e));
+  }
 }
 #endif
 double now_ms() {

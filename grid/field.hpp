@@ -17,7 +17,7 @@ class Field {
   Field() = default;
   Field(const Backend& backend, const Layout& layout, Stagger stagger, std::string name)
       : backend_(backend), layout_(layout), stagger_(stagger), name_(std::move(name)) {
-    data_ = static_cast<T*>(backend_.allocate(layout_.size * sizeof(T)));
+    data_ = static_cast<T*>(backend_.allocate(bytes()));
   }
   ~Field() { release(); }
   Field(const Field&) = delete;
@@ -50,19 +50,20 @@ class Field {
   T* data() { return data_; }
   const T* data() const { return data_; }
   bool allocated() const { return data_ != nullptr; }
+  std::size_t bytes() const { return std::size_t(layout_.size) * sizeof(T); }
 
   // Whole padded array, ghosts included, to and from the host.
   std::vector<T> to_host() const {
     std::vector<T> h(layout_.size);
-    copy_bytes(h.data(), Backend::cpu(), data_, backend_, layout_.size * sizeof(T));
+    copy_bytes(h.data(), Backend::cpu(), data_, backend_, bytes());
     return h;
   }
   void from_host(const std::vector<T>& h) {
-    copy_bytes(data_, backend_, h.data(), Backend::cpu(), layout_.size * sizeof(T));
+    copy_bytes(data_, backend_, h.data(), Backend::cpu(), bytes());
   }
   // Same layout, any backends.
   void copy_from(const Field& src) {
-    copy_bytes(data_, backend_, src.data_, src.backend_, layout_.size * sizeof(T));
+    copy_bytes(data_, backend_, src.data_, src.backend_, bytes());
   }
 
   void swap(Field& o) noexcept {

@@ -67,7 +67,7 @@ struct PressureParams {
   int pre_sweeps = 2;
   int post_sweeps = 2;
   double omega = 1.25;           // over-relaxation of the red-black smoother
-  bool fmg = true;               // full-multigrid start on each solve's defect
+  bool fmg = false;              // full-multigrid start on each solve's defect
   bool mixed_precision = false;  // fp32 V-cycles inside fp64 defect correction
   bool cuda_graphs = true;       // replay the V-cycle's device launches as CUDA graphs
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured

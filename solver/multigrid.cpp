@@ -299,7 +299,9 @@ class MultigridHierarchy {
     double bytes = 0;
     for (int l = l0; l + 1 < levels(); ++l) {
       const double F = array_bytes(l), C = array_bytes(l + 1);
-      bytes += (opt_.pre_sweeps + opt_.post_sweeps) * 4 * F  // per sweep: two colour passes, each x whole, b and x half
+      // A sweep is two colour passes; colours alternate along x, so each pass moves whole
+      // sectors of x (read and written) and of b although it updates half the cells: 6F.
+      bytes += (opt_.pre_sweeps + opt_.post_sweeps) * 6 * F
                + 2 * F + C                                    // residual-restriction: read x, b; write coarse b
                + C                                            // zero the coarse x
                + C + 2 * F;                                   // prolongation: read coarse x, read+write x
@@ -361,7 +363,7 @@ class MultigridHierarchy {
       smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega);
       if (C.mirrored) {
         restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, C.b_mirror);
-        copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.grid.layout.bytes());
+        copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.b->bytes());
       } else {
         restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, *C.b);
         fill(*C.x, 0);
@@ -374,7 +376,7 @@ class MultigridHierarchy {
     for (int l = from - 1; l >= to; --l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       if (C.mirrored) {
-        copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.grid.layout.bytes());
+        copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.x->bytes());
         prolong_add(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
       } else {
         prolong_add(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);

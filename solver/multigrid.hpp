@@ -32,7 +32,7 @@ struct MultigridOptions {
   int post_sweeps = 2;
   int max_cycles = 50;
   Real omega = 1.25;  // over-relaxation of the red-black smoother (0.02-0.03 per V(2,2) in 3D)
-  bool fmg = true;    // full-multigrid start on the defect of the initial guess
+  bool fmg = false;   // full-multigrid start on the defect of the initial guess (see README: measured)
   bool mixed_precision = false;  // fp32 V-cycles inside fp64 defect correction
   bool cuda_graphs = true;       // replay the device part of each cycle as CUDA graphs
   long cpu_coarse_cells = 0;     // levels with at most this many cells run on the host (GPU runs)

@@ -29,7 +29,8 @@ struct BenchOptions {
   double tolerance = 1e-8;
   std::vector<std::string> solvers{"mg", "mg_mixed", "fft", "csr_cg"};
   int repeats = 5;
-  bool fmg = true;
+  bool fmg = false;
+  int pre_sweeps = 2, post_sweeps = 2;
   bool cuda_graphs = true;
   std::optional<long> cpu_coarse_cells;
   // bench relax

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg"}));
   bench_cmd->add_option("--repeats", bench.repeats, "poisson: timed solves (median)")->check(CLI::PositiveNumber);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
+  bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson: smoothing sweeps before restriction");
+  bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson: smoothing sweeps after prolongation");
   bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
   bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
   bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');

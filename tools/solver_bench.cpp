@@ -101,6 +101,8 @@ int poisson_bench(const BenchOptions& o) {
         opt.cpu_coarse_cells = o.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
         opt.cuda_graphs = o.cuda_graphs;
         opt.fmg = o.fmg;
+        opt.pre_sweeps = o.pre_sweeps;
+        opt.post_sweeps = o.post_sweeps;
         opt.max_cycles = 100;
         Multigrid mg(backend, g, bc, opt);
         SolveStats stats;
