@@ -68,7 +68,7 @@ struct PressureParams {
   int post_sweeps = 2;
   double omega = 1.25;           // over-relaxation of the red-black smoother
   bool fmg = false;              // full-multigrid start on each solve's defect
-  bool mixed_precision = false;  // fp32 V-cycles inside fp64 defect correction
+  std::optional<bool> mixed_precision;  // fp32 V-cycles in fp64 defect correction; default: on CUDA
   bool cuda_graphs = true;       // replay the V-cycle's device launches as CUDA graphs
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
 };

@@ -880,7 +880,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   const NumberRule omega_range{"a number in (0, 2)", 0.0, 2.0, true, true};
   p.omega = v.optional_number(*pressure, "omega", omega_range).value_or(p.omega);
   p.fmg = v.optional_bool(*pressure, "fmg").value_or(p.fmg);
-  p.mixed_precision = v.optional_bool(*pressure, "mixed_precision").value_or(p.mixed_precision);
+  p.mixed_precision = v.optional_bool(*pressure, "mixed_precision");
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
   if (p.pre_sweeps == 0 && p.post_sweeps == 0) {

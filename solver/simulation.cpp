@@ -31,14 +31,16 @@ std::array<Real, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1]
 
 }  // namespace
 
-MultigridOptions multigrid_options(const PressureParams& p) {
+MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend) {
   MultigridOptions o;
   o.pre_sweeps = p.pre_sweeps;
   o.post_sweeps = p.post_sweeps;
   o.max_cycles = p.max_cycles;
   o.omega = p.omega;
   o.fmg = p.fmg;
-  o.mixed_precision = p.mixed_precision;
+  // Measured (README, "Performance"): fp32 cycles are 8-14% faster on the H200 and slower
+  // on the CPU, and reach the same fp64 tolerance on both.
+  o.mixed_precision = p.mixed_precision.value_or(backend.is_cuda());
   o.cuda_graphs = p.cuda_graphs;
   o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
   return o;
@@ -68,7 +70,7 @@ Simulation::Simulation(const Case& c, const Backend& backend)
   }
   fill(phi_, 0);
   fill(rhs_, 0);
-  mg_ = std::make_unique<Multigrid>(backend_, grid_, bc_.pressure, multigrid_options(c.pressure));
+  mg_ = std::make_unique<Multigrid>(backend_, grid_, bc_.pressure, multigrid_options(c.pressure, backend_));
   set_initial_condition();
 }
 

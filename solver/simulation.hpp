@@ -30,7 +30,7 @@ struct Diagnostics {
 };
 
 // The multigrid options a case's "pressure" section asks for.
-MultigridOptions multigrid_options(const PressureParams& p);
+MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend);
 
 class Simulation {
  public:

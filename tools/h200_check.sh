@@ -22,32 +22,37 @@ if has sanitizer; then
 fi
 if has solver; then
   step "bench relax: paper 004 Figure 2 crossover"
-  $bin/bouss bench relax --json > "$out/relax.json"; $bin/bouss bench relax 2>&1 | tail -12
-  for n in 128,128,128 256,256,128 384,384,192; do
-    step "bench poisson $n"
-    $bin/bouss bench poisson --n $n --bc mixed --solver mg,mg_mixed,csr_cg --repeats 3 --json > "$out/poisson_mixed_${n//,/x}.json"
-    $bin/bouss bench poisson --n $n --bc periodic --solver mg,fft --repeats 3 --json > "$out/poisson_periodic_${n//,/x}.json"
-    python3 - "$out/poisson_mixed_${n//,/x}.json" "$out/poisson_periodic_${n//,/x}.json" <<'PY'
+  $bin/bouss bench relax --sizes 2,3,4,5,6,8,10,12,16,24,32,64,128 2>&1 | tail -15
+  summary() {
+    python3 -c '
 import json, sys
 for f in sys.argv[1:]:
     for r in json.load(open(f)):
-        print(f"{r['bc']:9} {r['solver']:9} cycles {r['cycles']:5} factor {r['convergence_factor']:.3f} "
-              f"{r['ms']:9.3f} ms  {r['bytes_per_cell']:7.0f} B/cell  {r['effective_GBps']:7.1f} GB/s  "
-              f"floor {r['floor_ms']:.3f} ms  final {r['final_max_residual']:.1e}")
-PY
+        print(f"{r[\"bc\"]:9} {r[\"solver\"]:9} cycles {r[\"cycles\"]:5} factor {r[\"convergence_factor\"]:.3f} "
+              f"{r[\"ms\"]:9.3f} ms  {r[\"bytes_per_cell\"]:6.0f} B/cell  {r[\"effective_GBps\"]:7.1f} GB/s  "
+              f"floor {r[\"floor_ms\"]:.3f} ms  final {r[\"final_max_residual\"]:.1e}")' "$@"
+  }
+  for n in 128,128,128 256,256,128 384,384,192; do
+    step "bench poisson $n to 1e-8 (cold start)"
+    $bin/bouss bench poisson --n $n --bc mixed --solver mg,mg_mixed,csr_cg --repeats 3 --json > "$out/poisson_mixed_${n//,/x}.json"
+    $bin/bouss bench poisson --n $n --bc periodic --solver mg,mg_mixed,fft --repeats 3 --json > "$out/poisson_periodic_${n//,/x}.json"
+    summary "$out/poisson_mixed_${n//,/x}.json" "$out/poisson_periodic_${n//,/x}.json"
   done
-  step "multigrid options at 256x256x128 (mixed bc): graphs, host coarse levels, FMG"
-  for opts in "--cuda-graphs false" "--cuda-graphs true" "--cpu-coarse-cells 512" "--cpu-coarse-cells 4096" \
-              "--cpu-coarse-cells 32768" "--fmg false"; do
+  step "multigrid options at 256x256x128 (mixed bc, cold start to 1e-8)"
+  for opts in "--cuda-graphs false" "--fmg true" "--cpu-coarse-cells 64" "--cpu-coarse-cells 512" "--cpu-coarse-cells 4096" \
+              "--pre-sweeps 1 --post-sweeps 1" "--pre-sweeps 2 --post-sweeps 1" "--pre-sweeps 1 --post-sweeps 2" \
+              "--pre-sweeps 3 --post-sweeps 3"; do
     echo "-- $opts"
-    $bin/bouss bench poisson --n 256,256,128 --bc mixed --solver mg,mg_mixed --repeats 5 $opts 2>&1 | grep -E " mg" 
+    $bin/bouss bench poisson --n 256,256,128 --bc mixed --solver mg,mg_mixed --repeats 5 $opts 2>&1 | grep -E " mg" | cut -c12-
   done
 fi
 if has case; then
   step "bench: paper 004 Ra = 1e7, 256x256x128, cuda (default, then variants)"
   $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 20 --warmup 20 --json | tee "$out/bench_ra1e7_cuda.json" \
     | grep -E "ms_per_step\"|cycles|effective|floor_ms"
-  for v in pressure.cuda_graphs=false pressure.cpu_coarse_cells=4096 pressure.mixed_precision=true pressure.fmg=false; do
+  for v in pressure.cuda_graphs=false pressure.fmg=true pressure.mixed_precision=true pressure.cpu_coarse_cells=64 \
+           pressure.cpu_coarse_cells=4096 "pressure.pre_sweeps=1 --set pressure.post_sweeps=1" \
+           "pressure.mixed_precision=true --set pressure.pre_sweeps=1 --set pressure.post_sweeps=1"; do
     echo "-- $v"
     $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 20 --warmup 20 --set $v 2>&1 | grep -E "median|cycles"
   done

@@ -105,6 +105,7 @@ TEST(GpuAgreement, CpuAndCudaAgreeAfterTwentyRayleighBenardSteps) {
   c.initial.perturbation_amplitude = 0.05;
   c.time.steps = 20;
   c.time.cfl = 0.5;
+  c.pressure.mixed_precision = false;  // the same fp64 solver on both
   Simulation cpu(c, Backend::cpu()), cuda(c, gpu);
   while (!cpu.finished()) cpu.step();
   while (!cuda.finished()) cuda.step();

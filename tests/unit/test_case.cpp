@@ -669,3 +669,37 @@ TEST(CaseFile, OverrideIntoWrongContainer) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, MultigridOptionsParseAndDefault) {
+  const Case defaults = parse(minimal_case());
+  EXPECT_FALSE(defaults.pressure.fmg);
+  EXPECT_FALSE(defaults.pressure.mixed_precision.has_value()) << "unset: the backend decides";
+  EXPECT_TRUE(defaults.pressure.cuda_graphs);
+  EXPECT_DOUBLE_EQ(defaults.pressure.omega, 1.25);
+  EXPECT_FALSE(defaults.pressure.cpu_coarse_cells.has_value());
+  json j = minimal_case();
+  j["pressure"] = json::parse(
+      R"({"fmg": true, "mixed_precision": false, "cuda_graphs": false, "omega": 1.1, "cpu_coarse_cells": 4096})");
+  const Case c = parse(j);
+  EXPECT_TRUE(c.pressure.fmg);
+  EXPECT_EQ(c.pressure.mixed_precision, std::optional<bool>(false));
+  EXPECT_FALSE(c.pressure.cuda_graphs);
+  EXPECT_DOUBLE_EQ(c.pressure.omega, 1.1);
+  EXPECT_EQ(c.pressure.cpu_coarse_cells, std::optional<long>(4096));
+}
+
+TEST(CaseFile, MultigridOptionsRejectBadValues) {
+  json j = minimal_case();
+  j["pressure"] = json::parse(R"({"fmg": "yes"})");
+  EXPECT_TRUE(fails_with(j.dump(), "/pressure/fmg", {"expected true or false", "\"yes\""}));
+  j["pressure"] = json::parse(R"({"omega": 2.5})");
+  EXPECT_TRUE(fails_with(j.dump(), "/pressure/omega", {"(0, 2)"}));
+  j["pressure"] = json::parse(R"({"cpu_coarse_cells": -1})");
+  EXPECT_TRUE(fails_with(j.dump(), "/pressure/cpu_coarse_cells", {"expected"}));
+}
+
+}  // namespace
+}  // namespace bouss
