@@ -61,16 +61,23 @@ void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h) {
     const int n = L.points(f.stagger(), a) - (staggered_along(f.stagger(), a) ? 1 : 0);
     const BoundaryKind klo = bc.face[2 * a].kind, khi = bc.face[2 * a + 1].kind;
     const S vlo = S(bc.face[2 * a].value), vhi = S(bc.face[2 * a + 1].value), ha = S(h[a]);
+    // Height above the bottom of point index iz along z, for z-varying wall values.
+    const S slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z * h[2]);
+    const S shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z * h[2]);
+    const S zoff = staggered_along(f.stagger(), 2) ? S(0) : S(0.5);
+    const bool z_is_b = b == 2;
     // Points: x -> ghost layer m, y -> axis b, z -> axis c (each over its padded range).
     Box box{{1, padded.lo[b], padded.lo[c]}, {L.ghost + 1, padded.hi[b], padded.hi[c]}};
     S* origin = v.origin;
     if (staggered_along(f.stagger(), a)) {
       for_each(f.backend(), box, [=] BOUSS_HD(int m, int jb, int kc) {
-        FaceFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo, khi, vhi, ha);
+        const S z = S(z_is_b ? jb : kc) + zoff;
+        FaceFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo + slo * z, khi, vhi + shi * z, ha);
       }, "fill_ghosts (faces)");
     } else {
       for_each(f.backend(), box, [=] BOUSS_HD(int m, int jb, int kc) {
-        CentreFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo, khi, vhi, ha);
+        const S z = S(z_is_b ? jb : kc) + zoff;
+        CentreFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo + slo * z, khi, vhi + shi * z, ha);
       }, "fill_ghosts (centres)");
     }
   }

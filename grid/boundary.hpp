@@ -18,6 +18,9 @@ struct FaceBC {
   // value: the field's value on the boundary face. gradient: d(field)/d(x_axis), the
   // derivative along the +axis direction (not the outward normal) at the boundary face.
   Real value = 0;
+  // Value conditions on x and y faces may vary linearly with height: the boundary value at
+  // height z is value + slope_z * (z - z0), z0 the bottom of the domain (conducting walls).
+  Real slope_z = 0;
 };
 
 // Faces numbered 2*axis + side: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
@@ -34,7 +37,7 @@ struct FieldBC {
   // The same kinds with zero data: the condition a correction or an error satisfies.
   FieldBC homogeneous() const {
     FieldBC h = *this;
-    for (auto& f : h.face) f.value = 0;
+    for (auto& f : h.face) f.value = f.slope_z = 0;
     return h;
   }
 };

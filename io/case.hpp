@@ -19,7 +19,8 @@ class CaseError : public std::runtime_error {
 };
 
 enum class VelocityBC { periodic, no_slip, free_slip };
-enum class TemperatureBC { periodic, fixed, insulating };
+// conducting: fixed at the conduction profile, linear in z between the two plates' values.
+enum class TemperatureBC { periodic, fixed, insulating, conducting };
 
 // Physical condition on one face of the box. Faces are numbered 2*axis + side
 // (side 0 = low, 1 = high): x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
@@ -77,6 +78,7 @@ struct OutputParams {
   std::string file;                  // "" = no output
   std::optional<double> interval;    // simulation time between snapshots
   std::optional<std::int64_t> interval_steps;  // steps between snapshots
+  std::int64_t diagnostics_interval_steps = 10;  // steps between records of the diagnostics series
   std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
 };
 

@@ -616,6 +616,8 @@ std::string describe_temperature(const FaceCondition& f) {
       return "insulating";
     case TemperatureBC::fixed:
       return "fixed at " + format_number(f.temperature_value);
+    case TemperatureBC::conducting:
+      return "conducting";
   }
   return "";
 }
@@ -631,10 +633,14 @@ bool plates_fixed(const Faces& faces) {
 }
 
 void parse_face_temperature(Validator& v, const json& face, FaceCondition& f) {
-  const std::string expected = "\"insulating\" or {\"fixed\": NUMBER}";
+  const std::string expected = "\"insulating\", \"conducting\" or {\"fixed\": NUMBER}";
   const json& given = v.require(face, "temperature", expected);
   if (given.is_string() && given == "insulating") {
     f.temperature = TemperatureBC::insulating;
+    return;
+  }
+  if (given.is_string() && given == "conducting") {
+    f.temperature = TemperatureBC::conducting;
     return;
   }
   if (!given.is_object()) v.fail_expected("temperature", expected, given);
@@ -674,6 +680,22 @@ void check_periodic_pairs(const Validator& v, const json& boundaries, const Face
   }
 }
 
+// A conducting wall carries the conduction profile between the plates: it needs fixed
+// plate temperatures, and is a side wall (x or y).
+void check_conducting_walls(Validator& v, const json& boundaries, const Faces& faces) {
+  for (int f = 0; f < 6; ++f) {
+    if (faces[f].temperature != TemperatureBC::conducting) continue;
+    const bool fixed_plates = faces[4].temperature == TemperatureBC::fixed && faces[5].temperature == TemperatureBC::fixed;
+    if (f >= 4 || !fixed_plates) {
+      const auto scope = v.enter(face_names[f]);
+      v.fail_expected("temperature",
+                      f >= 4 ? "\"insulating\" or {\"fixed\": NUMBER} (\"conducting\" is for side walls)"
+                             : "fixed temperatures on z_lo and z_hi for a \"conducting\" side wall",
+                      boundaries.at(face_names[f]).at("temperature"));
+    }
+  }
+}
+
 Faces parse_boundaries(Validator& v, const json& root) {
   const json& boundaries = v.require_object(root, "boundaries");
   const auto scope = v.enter("boundaries");
@@ -681,6 +703,7 @@ Faces parse_boundaries(Validator& v, const json& root) {
   Faces faces;
   for (int f = 0; f < 6; ++f) faces[f] = parse_face(v, boundaries, face_names[f]);
   check_periodic_pairs(v, boundaries, faces);
+  check_conducting_walls(v, boundaries, faces);
   return faces;
 }
 
@@ -929,10 +952,12 @@ OutputParams parse_output(Validator& v, const json& root, const std::string& cas
   const json* output = v.optional_object(root, "output");
   if (!output) return o;
   const auto scope = v.enter("output");
-  v.check_no_unknown_keys(*output, {"file", "interval", "interval_steps", "fields"});
+  v.check_no_unknown_keys(*output, {"file", "interval", "interval_steps", "fields", "diagnostics_interval_steps"});
   o.file = v.optional_string(*output, "file").value_or(o.file);
   o.interval = v.optional_number(*output, "interval", positive);
   o.interval_steps = v.optional_int(*output, "interval_steps", positive_int);
+  o.diagnostics_interval_steps =
+      v.optional_int(*output, "diagnostics_interval_steps", positive_int).value_or(o.diagnostics_interval_steps);
   o.fields = parse_fields(v, *output);
   return o;
 }

@@ -114,6 +114,10 @@ constexpr ScalarSpec kScalarSpecs[] = {
     {"cfl", "advective Courant number", "1"},
     {"max_velocity", "maximum absolute face velocity component", "m s-1"},
     {"pressure_cycles", "multigrid V-cycles of the last pressure solve", "1"},
+    {"nusselt_bottom", "Nusselt number through the bottom plate", "1"},
+    {"nusselt_top", "Nusselt number through the top plate", "1"},
+    {"nusselt_volume", "Nusselt number from the volume average, 1 + <w T> / (kappa dT / H)", "1"},
+    {"growth_rate", "growth rate of the kinetic energy, d ln(KE) / dt / 2", "s-1"},
 };
 
 const char* units_system_name(Units u) {
@@ -154,6 +158,10 @@ struct NetcdfWriter::Impl {
   std::map<std::string, Field> fields;
   std::vector<std::string> required_fields;  // output.fields, in case order
   std::map<std::string, NcVar> scalars;
+  // The diagnostics series: its own unlimited dimension, written more often than snapshots.
+  NcDim series_dim;
+  NcVar series_time;
+  std::map<std::string, NcVar> series;
   std::set<std::string> reserved;  // dimension, coordinate and field names
 
   ~Impl() {
@@ -185,9 +193,32 @@ struct NetcdfWriter::Impl {
   NcVar scalar_var(const std::string& key) {
     auto it = scalars.find(key);
     if (it != scalars.end()) return it->second;
-    if (reserved.count(key))
-      fail("scalar '" + key + "' has the name of a dimension, coordinate or field variable");
-    NcVar v = file.addVar(key, netCDF::ncDouble, time_dim);
+    if (reserved.count(key) || series.count(key))
+      fail("scalar '" + key + "' has the name of a dimension, coordinate, field or series variable");
+    NcVar v = described_var(key, time_dim);
+    scalars.emplace(key, v);
+    return v;
+  }
+
+  NcVar series_var(const std::string& key) {
+    auto it = series.find(key);
+    if (it != series.end()) return it->second;
+    if (reserved.count(key) || scalars.count(key))
+      fail("series '" + key + "' has the name of a dimension, coordinate, field or snapshot variable");
+    if (series.empty()) {
+      series_dim = file.addDim("diagnostic_time");  // unlimited
+      series_time = file.addVar("diagnostic_time", netCDF::ncDouble, series_dim);
+      series_time.putAtt("long_name", "time of the diagnostics series");
+      put_units(series_time, "s");
+      reserved.insert("diagnostic_time");
+    }
+    NcVar v = described_var(key, series_dim);
+    series.emplace(key, v);
+    return v;
+  }
+
+  NcVar described_var(const std::string& key, const NcDim& dim) {
+    NcVar v = file.addVar(key, netCDF::ncDouble, dim);
     const ScalarSpec* spec = nullptr;
     for (const auto& s : kScalarSpecs)
       if (key == s.name) spec = &s;
@@ -201,7 +232,6 @@ struct NetcdfWriter::Impl {
     v.setFill(true, NC_FILL_DOUBLE);
     v.putAtt("long_name", long_name);
     put_units(v, spec ? spec->si_units : "1");
-    scalars.emplace(key, v);
     return v;
   }
 };
@@ -389,6 +419,23 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
            nc_reason(e));
   }
   ++records_;
+}
+
+void NetcdfWriter::write_series(double time, const std::map<std::string, double>& values) {
+  Impl& m = *impl_;
+  if (!m.open) m.fail("write after close()");
+  try {
+    std::vector<std::pair<NcVar, double>> vars;
+    for (const auto& kv : values) vars.emplace_back(m.series_var(kv.first), kv.second);
+    if (vars.empty()) return;
+    const std::vector<size_t> at{static_cast<size_t>(series_records_)}, one{1};
+    m.series_time.putVar(at, one, &time);
+    for (const auto& v : vars) v.first.putVar(at, one, &v.second);
+  } catch (const NcException& e) {
+    m.fail("cannot write diagnostics record " + std::to_string(series_records_) + " to " + m.partial + ": " +
+           nc_reason(e));
+  }
+  ++series_records_;
 }
 
 void NetcdfWriter::close() {

@@ -34,17 +34,23 @@ class NetcdfWriter {
   // scalars (e.g. "kinetic_energy", "max_divergence") become variables on (time).
   void write(double time, const std::vector<SnapshotField>& fields,
              const std::map<std::string, double>& scalars);
+  // Appends one record to the diagnostics series, a second unlimited dimension
+  // `diagnostic_time` (written every few steps, more often than snapshots). Each key
+  // becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
+  void write_series(double time, const std::map<std::string, double>& values);
   // Flushes, closes and renames FILE.partial to FILE.
   void close();
 
   const std::string& path() const { return path_; }
   int records() const { return records_; }
+  int series_records() const { return series_records_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;
   int records_ = 0;
+  int series_records_ = 0;
 };
 
 // Checks before a run that FILE can be written: creates missing parent folders, and

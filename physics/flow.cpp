@@ -158,4 +158,29 @@ Real max_abs_velocity(const Grid& g, const FlowFields& f) {
                 }, "max_abs_velocity");
 }
 
+Nusselt nusselt_numbers(const Grid& g, const FlowFields& f, Real kappa, Real T_bottom, Real T_top) {
+  const CView w = f.w.cview(), T = f.T.cview();
+  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+  const auto& n = g.layout.n;
+  const Real H = g.h[2] * n[2], dT = T_bottom - T_top, conductive = kappa * dT / H;
+  const Real plate_cells = Real(n[0]) * n[1], half = g.h[2] / 2;
+  const int top = n[2] - 1;
+  Nusselt nu;
+  const Real grad_bottom = reduce(f.T.backend(), Box{{0, 0, 0}, {n[0], n[1], 1}}, Real(0), SumOp{},
+                                  [=] BOUSS_HD(int i, int j, int) { return (T[i + j * sy] - T_bottom) / half; },
+                                  "nusselt bottom") / plate_cells;
+  const Real grad_top = reduce(f.T.backend(), Box{{0, 0, top}, {n[0], n[1], top + 1}}, Real(0), SumOp{},
+                               [=] BOUSS_HD(int i, int j, int k) { return (T_top - T[i + j * sy + k * sz]) / half; },
+                               "nusselt top") / plate_cells;
+  const Real wT = reduce(f.w.backend(), Box{{0, 0, 1}, {n[0], n[1], n[2]}}, Real(0), SumOp{},
+                         [=] BOUSS_HD(int i, int j, int k) {
+                           const std::ptrdiff_t idx = i + j * sy + k * sz;
+                           return w[idx] * Real(0.5) * (T[idx] + T[idx - sz]);
+                         }, "nusselt volume") / Real(g.layout.cells());
+  nu.bottom = -kappa * grad_bottom / conductive;
+  nu.top = -kappa * grad_top / conductive;
+  nu.volume = 1 + wT / conductive;
+  return nu;
+}
+
 }  // namespace bouss

@@ -69,4 +69,17 @@ Real kinetic_energy(const Grid& g, const FlowFields& f);
 Real advective_rate(const Grid& g, const FlowFields& f);
 Real max_abs_velocity(const Grid& g, const FlowFields& f);
 
+// Nusselt numbers of convection between plates held at T_bottom (z0) and T_top (z1), each
+// the heat flux over the conductive flux kappa dT / H (dT = T_bottom - T_top):
+//   bottom, top: -kappa dT/dz through each plate (w = 0 there), averaged over the plate,
+//                from the half-cell difference that the fixed-value ghost fill implies;
+//   volume:      1 + <w T> / (kappa dT / H), <w T> averaged over the volume with T
+//                interpolated to the z-faces as in the advective flux.
+// In a discrete steady state with insulating or periodic sides, the horizontally averaged
+// flux is the same through every z-face, so the three agree; pure conduction gives 1.
+struct Nusselt {
+  Real bottom = 0, top = 0, volume = 0;
+};
+Nusselt nusselt_numbers(const Grid& g, const FlowFields& f, Real kappa, Real T_bottom, Real T_top);
+
 }  // namespace bouss

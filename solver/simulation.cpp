@@ -155,7 +155,16 @@ Diagnostics Simulation::diagnostics() const {
   d.kinetic_energy = kinetic_energy(grid_, now_);
   d.max_divergence = max_abs_divergence(grid_, now_);
   d.max_velocity = max_abs_velocity(grid_, now_);
+  if (has_plates())
+    d.nusselt = nusselt_numbers(grid_, now_, coeffs_.kappa, case_.faces[4].temperature_value,
+                                case_.faces[5].temperature_value);
   return d;
+}
+
+bool Simulation::has_plates() const {
+  const FaceCondition &bottom = case_.faces[4], &top = case_.faces[5];
+  return bottom.temperature == TemperatureBC::fixed && top.temperature == TemperatureBC::fixed &&
+         bottom.temperature_value != top.temperature_value && coeffs_.kappa > 0;
 }
 
 // Traffic model, in units of one array F = cells * sizeof(Real), each array counted once

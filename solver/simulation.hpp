@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct Diagnostics {
   Real kinetic_energy = 0;  // volume average of |u|^2 / 2
   Real max_divergence = 0;  // max |div u| over the cells
   Real max_velocity = 0;    // max |u_i| over the faces
+  // Nusselt numbers (physics/flow.hpp); NaN unless both plates have fixed, differing temperatures.
+  Nusselt nusselt{NAN, NAN, NAN};
 };
 
 // The multigrid options a case's "pressure" section asks for.
@@ -50,6 +53,8 @@ class Simulation {
   Real last_dt() const { return dt_old_; }
   const SolveStats& last_solve() const { return solve_; }
   Diagnostics diagnostics() const;
+  // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).
+  bool has_plates() const;
 
   const Case& config() const { return case_; }
   const Grid& grid() const { return grid_; }

@@ -21,11 +21,34 @@ std::vector<SnapshotField> snapshot(const Simulation& sim) {
   return out;
 }
 
-std::map<std::string, double> snapshot_scalars(const Simulation& sim, const Diagnostics& d) {
-  return {{"kinetic_energy", d.kinetic_energy}, {"max_divergence", d.max_divergence},
-          {"max_velocity", d.max_velocity},     {"dt", sim.last_dt()},
-          {"step", double(sim.steps_done())},   {"pressure_cycles", double(sim.last_solve().cycles)}};
-}
+std::map<std::string, double> snapshot_scalars(const Simulation& sim) { return {{"step", double(sim.steps_done())}}; }
+
+// The diagnostics of one series record, and the growth rate of the kinetic energy since
+// the previous record: sigma = d ln(KE) / dt / 2 (KE grows as exp(2 sigma t)).
+class DiagnosticsSeries {
+ public:
+  std::map<std::string, double> record(const Simulation& sim, const Diagnostics& d) {
+    std::map<std::string, double> r = {{"kinetic_energy", d.kinetic_energy}, {"max_divergence", d.max_divergence},
+                                       {"max_velocity", d.max_velocity},     {"dt", sim.last_dt()},
+                                       {"pressure_cycles", double(sim.last_solve().cycles)}};
+    if (sim.has_plates()) {
+      r["nusselt_bottom"] = d.nusselt.bottom;
+      r["nusselt_top"] = d.nusselt.top;
+      r["nusselt_volume"] = d.nusselt.volume;
+    }
+    growth_ = NAN;
+    if (d.kinetic_energy > 0 && last_energy_ > 0 && sim.time() > last_time_)
+      growth_ = 0.5 * std::log(d.kinetic_energy / last_energy_) / (sim.time() - last_time_);
+    r["growth_rate"] = growth_;
+    last_energy_ = d.kinetic_energy;
+    last_time_ = sim.time();
+    return r;
+  }
+  double growth_rate() const { return growth_; }
+
+ private:
+  double last_energy_ = 0, last_time_ = 0, growth_ = NAN;
+};
 
 // When the next snapshot is due, by simulation time and/or step count.
 class OutputSchedule {
@@ -79,8 +102,11 @@ int run_command(const RunOptions& o) {
     std::unique_ptr<NetcdfWriter> writer;
     if (!c.output.file.empty()) {
       writer = std::make_unique<NetcdfWriter>(c.output.file, c);
-      writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim, sim.diagnostics()));
+      writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
     }
+    DiagnosticsSeries series;
+    Diagnostics latest = sim.diagnostics();
+    if (writer) writer->write_series(sim.time(), series.record(sim, latest));
     OutputSchedule schedule(c.output);
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
@@ -89,29 +115,40 @@ int run_command(const RunOptions& o) {
     while (!sim.finished()) {
       sim.step();
       written_last = false;
+      const bool series_due = sim.steps_done() % c.output.diagnostics_interval_steps == 0;
+      if (series_due) {
+        latest = sim.diagnostics();
+        const auto values = series.record(sim, latest);
+        if (writer) writer->write_series(sim.time(), values);
+      }
       if (writer && schedule.due(sim)) {
-        writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim, sim.diagnostics()));
+        writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
         written_last = true;
       }
       const auto now = clock::now();
       if (std::chrono::duration<double>(now - last_report).count() >= o.progress_seconds || sim.finished()) {
         last_report = now;
-        const Diagnostics d = sim.diagnostics();
-        if (!std::isfinite(d.kinetic_energy))
+        if (!series_due) latest = sim.diagnostics();
+        if (!std::isfinite(latest.kinetic_energy))
           throw std::runtime_error("step " + std::to_string(sim.steps_done()) + ": the kinetic energy is not finite; "
                                    "the run blew up: lower time.cfl or time.dt");
         const double elapsed = std::chrono::duration<double>(now - start).count();
         const double done = progress_fraction(sim);
-        spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {} cycles  max|div u| {:.2e}  KE {:.4e}",
+        std::string nusselt;
+        if (sim.has_plates())
+          nusselt = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", latest.nusselt.bottom, latest.nusselt.top,
+                                latest.nusselt.volume);
+        spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
                      sim.steps_done(), sim.time(), sim.last_dt(),
                      clock_text(done > 0 ? elapsed * (1 - done) / done : NAN), sim.last_solve().cycles,
-                     d.max_divergence, d.kinetic_energy);
+                     latest.max_divergence, latest.kinetic_energy, series.growth_rate(), nusselt);
       }
     }
     if (writer) {
-      if (!written_last) writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim, sim.diagnostics()));
+      if (!written_last) writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
       writer->close();
-      spdlog::info("wrote {} ({} snapshots, t = 0 .. {:.5g})", c.output.file, writer->records(), sim.time());
+      spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", c.output.file,
+                   writer->records(), writer->series_records(), sim.time());
     }
     const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
     spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step)", sim.steps_done(), elapsed,
