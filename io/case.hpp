@@ -45,13 +45,18 @@ struct PhysicsParams {
 };
 
 enum class TemperatureProfile { uniform, linear, conduction };
+enum class PerturbationShape { random, mode };
 
 struct InitialCondition {
   TemperatureProfile profile = TemperatureProfile::conduction;
   double value = 0.0;                 // uniform
   double bottom = 0.0, top = 0.0;     // linear: T at z0 and z1 (conduction: from the plates)
-  double perturbation_amplitude = 0.0;  // uniform noise in [-A, A] added to interior T
+  double perturbation_amplitude = 0.0;
+  // random: uniform noise in [-A, A] added to the interior T (seeded);
+  // mode: A sin(pi (z - z0)/H) cos(2 pi mode[0] (x - x0)/Lx) cos(2 pi mode[1] (y - y0)/Ly).
+  PerturbationShape perturbation_shape = PerturbationShape::random;
   std::uint64_t seed = 1;
+  std::array<double, 2> mode{1.0, 0.0};  // wavelengths across the box in x and y
 };
 
 struct TimeParams {

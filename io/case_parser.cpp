@@ -847,11 +847,23 @@ void parse_initial_temperature(Validator& v, const json& temperature, const Face
 
 void parse_perturbation(Validator& v, const json& perturbation, InitialCondition& ic) {
   const auto scope = v.enter("perturbation");
-  v.check_no_unknown_keys(perturbation, {"amplitude", "seed"});
+  v.check_no_unknown_keys(perturbation, {"amplitude", "seed", "shape", "mode"});
   ic.perturbation_amplitude =
       v.optional_number(perturbation, "amplitude", nonnegative).value_or(0.0);
   ic.seed =
       static_cast<std::uint64_t>(v.optional_int(perturbation, "seed", nonnegative_int).value_or(1));
+  const std::string shape = v.optional_string_in(perturbation, "shape", {"random", "mode"}).value_or("random");
+  ic.perturbation_shape = shape == "mode" ? PerturbationShape::mode : PerturbationShape::random;
+  if (const json* mode = Validator::find(perturbation, "mode")) {
+    const std::string expected = "2 non-negative numbers [wavelengths along x, along y]";
+    if (!mode->is_array() || mode->size() != 2 || !(*mode)[0].is_number() || !(*mode)[1].is_number() ||
+        (*mode)[0].get<double>() < 0 || (*mode)[1].get<double>() < 0 || !std::isfinite((*mode)[0].get<double>()) ||
+        !std::isfinite((*mode)[1].get<double>()))
+      v.fail_expected("mode", expected, *mode);
+    if (ic.perturbation_shape != PerturbationShape::mode)
+      v.fail_expected("shape", "\"mode\" when \"mode\" is given", perturbation.at("shape"));
+    ic.mode = {(*mode)[0].get<double>(), (*mode)[1].get<double>()};
+  }
 }
 
 InitialCondition parse_initial(Validator& v, const json& root, const Faces& faces) {

@@ -87,8 +87,16 @@ void Simulation::set_initial_condition() {
         Real value = ic.value;
         if (ic.profile != TemperatureProfile::uniform)
           value = ic.bottom + (ic.top - ic.bottom) * (z - z0) / H;
-        const std::uint64_t cell = std::uint64_t(i) + std::uint64_t(L.n[0]) * (j + std::uint64_t(L.n[1]) * k);
-        value += ic.perturbation_amplitude * noise(ic.seed, cell);
+        if (ic.perturbation_shape == PerturbationShape::random) {
+          const std::uint64_t cell = std::uint64_t(i) + std::uint64_t(L.n[0]) * (j + std::uint64_t(L.n[1]) * k);
+          value += ic.perturbation_amplitude * noise(ic.seed, cell);
+        } else {
+          const Real x = grid_.coordinate(Stagger::centre, 0, i) - case_.extent[0][0];
+          const Real y = grid_.coordinate(Stagger::centre, 1, j) - case_.extent[1][0];
+          value += ic.perturbation_amplitude * std::sin(M_PI * (z - z0) / H) *
+                   std::cos(2 * M_PI * ic.mode[0] * x / case_.length(0)) *
+                   std::cos(2 * M_PI * ic.mode[1] * y / case_.length(1));
+        }
         T[L.origin + L.index(i, j, k)] = value;
       }
   now_.T.from_host(T);

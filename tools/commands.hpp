@@ -38,11 +38,24 @@ struct BenchOptions {
   int sweeps = 100;
 };
 
+struct ValidationOptions {
+  std::string case_file;
+  std::string backend;
+  std::vector<std::string> overrides;
+  std::vector<int> resolutions;  // nz of each run; empty: the case's own grid
+  std::vector<double> ra;        // onset: the bracket (two values)
+  std::string diagnostic = "nusselt_bottom";  // converge
+  std::string output_dir;                     // converge: each run's diagnostics series as NetCDF
+  bool json = false;
+};
+
 // Each returns the process exit code: 0 done, 1 failed during the run, 2 bad input.
 int run_command(const RunOptions& o);
 int bench_command(const BenchOptions& o);
 int poisson_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
+int onset_command(const ValidationOptions& o);
+int converge_command(const ValidationOptions& o);
 
 // One-line error to stderr.
 void print_error(const std::string& message);

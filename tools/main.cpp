@@ -45,6 +45,32 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');
   bench_cmd->add_option("--sweeps", bench.sweeps, "relax: relaxations timed")->check(CLI::PositiveNumber);
 
+  bouss::ValidationOptions onset;
+  auto* onset_cmd = app.add_subcommand(
+      "onset", "Critical Rayleigh number by growth rates around onset (secant iteration), per resolution, "
+               "with Richardson extrapolation");
+  onset_cmd->add_option("case", onset.case_file, "Case file (JSON) in the rayleigh/prandtl form")->required();
+  onset_cmd->add_option("--resolutions", onset.resolutions, "nz of each resolution; the case's nx:ny:nz is kept")
+      ->delimiter(',');
+  onset_cmd->add_option("--ra", onset.ra, "Two Rayleigh numbers to start the secant from (default: the case's +-3%)")
+      ->delimiter(',')->expected(2);
+  onset_cmd->add_option("--backend", onset.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  onset_cmd->add_option("--set", onset.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  onset_cmd->add_flag("--json", onset.json, "Print one JSON object");
+
+  bouss::ValidationOptions converge;
+  auto* converge_cmd = app.add_subcommand(
+      "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end");
+  converge_cmd->add_option("case", converge.case_file, "Case file (JSON)")->required();
+  converge_cmd->add_option("--resolutions", converge.resolutions, "nz of each resolution")->delimiter(',');
+  converge_cmd->add_option("--diagnostic", converge.diagnostic,
+                           "nusselt_bottom, nusselt_top, nusselt_volume, kinetic_energy or max_velocity");
+  converge_cmd->add_option("--output-dir", converge.output_dir,
+                           "Write each run's diagnostics series (and first and last T) to DIR/NAME_NXxNYxNZ.nc");
+  converge_cmd->add_option("--backend", converge.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  converge_cmd->add_option("--set", converge.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  converge_cmd->add_flag("--json", converge.json, "Print one JSON object");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -56,6 +82,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (run_cmd->parsed()) return bouss::run_command(run);
+  if (onset_cmd->parsed()) return bouss::onset_command(onset);
+  if (converge_cmd->parsed()) return bouss::converge_command(converge);
   if (bench_cmd->parsed()) {
     if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
     if (bench.case_file == "relax") return bouss::relax_bench(bench);

@@ -1,0 +1,142 @@
+// Validation against published numbers and linear theory, small enough for CI:
+// paper 004's Table II onset values at 16x8x16, the growth rate of a linear mode between
+// free-slip plates against Chandrasekhar's formula, and the Nusselt diagnostics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "solver/simulation.hpp"
+#include "test_support.hpp"
+#include "validation/onset.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+namespace {
+
+std::string case_text(const std::string& name) {
+  const std::string path = std::string(BOUSS_SOURCE_DIR) + "/cases/" + name;
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  EXPECT_FALSE(s.str().empty()) << path;
+  return s.str();
+}
+
+double onset_at_16(const std::string& name, double ra1, double ra2) {
+  const std::string text = case_text(name);
+  const OnsetResult r = critical_rayleigh(text, name, {16, 8, 16}, ra1, ra2, Backend::cpu(), {}, 1e-6, 6);
+  for (const auto& m : r.runs)  // the fit window is past the transient: its halves agree
+    EXPECT_NEAR(m.rate_first_half, m.rate_second_half, 1e-3 * std::fabs(m.rate) + 1e-4) << "Ra " << m.rayleigh;
+  return r.rac;
+}
+
+}  // namespace
+
+TEST(Onset, FreeSlipAt16x8x16MatchesPaper004TableII) {
+  const double rac = onset_at_16("onset_free_slip.json", 655, 660);
+  std::printf("free-slip Ra_c at 16x8x16: %.4f (paper 004: 659.69)\n", rac);
+  EXPECT_NEAR(rac, 659.69, 0.1);
+}
+
+TEST(Onset, NoSlipAt16x8x16MatchesPaper004TableII) {
+  const double rac = onset_at_16("onset_no_slip.json", 1670, 1680);
+  std::printf("no-slip Ra_c at 16x8x16: %.4f (paper 004: 1674.29)\n", rac);
+  EXPECT_NEAR(rac, 1674.29, 1.0);
+}
+
+namespace {
+
+// Between free-slip plates at fixed temperature, in a box periodic in x of one wavelength
+// 2 pi / k, the mode sin(pi z) cos(k x) grows at (Chandrasekhar, diffusive units)
+//   sigma = 1/2 [ -(1 + Pr) a^2 + sqrt((1 - Pr)^2 a^4 + 4 Ra Pr k^2 / a^2) ],  a^2 = k^2 + pi^2.
+double theory_rate(double ra, double pr, double k) {
+  const double a2 = k * k + M_PI * M_PI;
+  return 0.5 * (-(1 + pr) * a2 + std::sqrt((1 - pr) * (1 - pr) * a2 * a2 + 4 * ra * pr * k * k / a2));
+}
+
+double measured_rate(double ra, double pr, double k, int nz) {
+  const double L = 2 * M_PI / k;
+  Case c = box_case({2 * nz, 1, nz}, {L, 0.5, 1.0});
+  c.faces[4] = wall(VelocityBC::free_slip, TemperatureBC::fixed, 1.0);
+  c.faces[5] = wall(VelocityBC::free_slip, TemperatureBC::fixed, 0.0);
+  c.physics.units = Units::diffusive;
+  c.physics.rayleigh = ra;
+  c.physics.prandtl = pr;
+  c.physics.kappa = 1;
+  c.physics.nu = pr;
+  c.physics.buoyancy = ra * pr;
+  c.physics.reference_temperature = 0.5;
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = 1;
+  c.initial.top = 0;
+  c.initial.perturbation_amplitude = 1e-6;
+  c.initial.perturbation_shape = PerturbationShape::mode;
+  c.initial.mode = {1, 0};
+  c.time.steps.reset();
+  c.time.end = 1.0;
+  c.pressure.tolerance = 1e-11;
+  return measure_growth_rate(c, Backend::cpu()).rate;
+}
+
+}  // namespace
+
+TEST(Onset, GrowthRateMeasurementConvergesToLinearTheoryAtSecondOrder) {
+  const double pr = 0.71, k = M_PI / std::sqrt(2.0);  // the critical wavenumber of free-slip plates
+  for (double ra : {1000.0, 400.0}) {
+    const double exact = theory_rate(ra, pr, k);
+    double err[3];
+    const int sizes[3] = {8, 16, 32};
+    for (int r = 0; r < 3; ++r) {
+      const double sigma = measured_rate(ra, pr, k, sizes[r]);
+      err[r] = std::fabs(sigma - exact);
+      std::printf("Ra %.0f, nz %d: sigma %.6f, theory %.6f, error %.3e\n", ra, sizes[r], sigma, exact, err[r]);
+      EXPECT_EQ(sigma > 0, exact > 0) << "the sign of the growth rate at Ra " << ra;
+    }
+    EXPECT_NEAR(std::log2(err[0] / err[1]), 2.0, 0.2) << "Ra " << ra;
+    EXPECT_NEAR(std::log2(err[1] / err[2]), 2.0, 0.2) << "Ra " << ra;
+  }
+}
+
+TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
+  Case c = box_case({8, 6, 10}, {2.0, 1.5, 1.0}, 1.0, 1.0, 1000.0);
+  set_plates(c, VelocityBC::no_slip, 2.0, -1.0);  // dT = 3
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = 2.0;
+  c.initial.top = -1.0;
+  Simulation sim(c, Backend::cpu());
+  const Nusselt nu = sim.diagnostics().nusselt;
+  EXPECT_NEAR(nu.bottom, 1.0, 1e-12);
+  EXPECT_NEAR(nu.top, 1.0, 1e-12);
+  EXPECT_NEAR(nu.volume, 1.0, 1e-12);
+}
+
+TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
+  // A 2D roll between no-slip plates at Ra = 5000, Pr = 1, run to its steady state.
+  Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
+  set_plates(c, VelocityBC::no_slip, 1.0, 0.0);
+  c.physics.units = Units::diffusive;
+  c.physics.rayleigh = 5000;
+  c.physics.prandtl = 1;
+  c.physics.nu = c.physics.kappa = 1;
+  c.physics.buoyancy = 5000;
+  c.physics.reference_temperature = 0.5;
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = 1;
+  c.initial.top = 0;
+  c.initial.perturbation_amplitude = 0.05;
+  c.initial.perturbation_shape = PerturbationShape::mode;
+  c.initial.mode = {1, 0};
+  c.time.steps.reset();
+  c.time.end = 4.0;
+  c.pressure.tolerance = 1e-11;
+  Simulation sim(c, Backend::cpu());
+  while (!sim.finished()) sim.step();
+  const Nusselt nu = sim.diagnostics().nusselt;
+  std::printf("Ra 5000 steady roll: Nu bottom %.8f top %.8f volume %.8f\n", nu.bottom, nu.top, nu.volume);
+  EXPECT_GT(nu.bottom, 1.5) << "the roll carries heat";
+  EXPECT_NEAR(nu.top, nu.bottom, 1e-6 * nu.bottom);
+  EXPECT_NEAR(nu.volume, nu.bottom, 1e-6 * nu.bottom);
+}

@@ -1,0 +1,205 @@
+// bouss onset:    critical Rayleigh numbers by growth rates and secant iteration, per resolution,
+//                 with Richardson extrapolation (validation/onset.hpp).
+// bouss converge: a diagnostic at the end of a run at several resolutions, its observed order.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/netcdf_writer.hpp"
+#include "solver/simulation.hpp"
+#include "tools/commands.hpp"
+#include "tools/run_support.hpp"
+#include "validation/onset.hpp"
+
+namespace bouss {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw CaseError(path + ": cannot read case file");
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string grid_name(const std::array<int, 3>& n) {
+  return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
+}
+
+void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t) {
+  std::printf("%-14s %14s %12s %8s\n", "resolution", value_name, "difference", "order");
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    std::printf("%-14s %14.6f", grid_name(grids[i]).c_str(), t.values[i]);
+    if (i >= 1) std::printf(" %12.6f", t.differences[i]); else std::printf(" %12s", "-");
+    if (i >= 2) std::printf(" %8.3f\n", t.orders[i]); else std::printf(" %8s\n", "-");
+  }
+  if (grids.size() >= 2) std::printf("%-14s %14.6f   (Richardson, order 2, from the two finest)\n", "h -> 0", t.extrapolated);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int onset_command(const ValidationOptions& o) {
+  std::string text;
+  Case base;
+  Backend backend;
+  std::vector<std::array<int, 3>> grids;
+  try {
+    text = read_text(o.case_file);
+    base = parse_case(text, o.case_file, o.overrides);
+    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
+    if (!base.physics.rayleigh)
+      throw CaseError(o.case_file + ": /physics/rayleigh: expected the rayleigh/prandtl form for an onset search");
+    if (!base.time.end) throw CaseError(o.case_file + ": /time/end: expected the duration of each growth-rate run");
+    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  configure_logging();
+  const double ra1 = o.ra.size() == 2 ? o.ra[0] : 0.97 * *base.physics.rayleigh;
+  const double ra2 = o.ra.size() == 2 ? o.ra[1] : 1.03 * *base.physics.rayleigh;
+  if (!o.json)
+    spdlog::info("onset of \"{}\" ({}): growth rates over t in [{:g}/2, {:g}], secant from Ra {:g}, {:g}; {}", base.name,
+                 o.case_file, *base.time.end, *base.time.end, ra1, ra2, backend.describe());
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<double> racs;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    for (const auto& n : grids) {
+      const auto t_row = std::chrono::steady_clock::now();
+      // Finer rows start from a tight bracket around the value the coarser rows predict
+      // (second-order convergence: the next difference is a quarter of the last).
+      double lo = ra1, hi = ra2;
+      if (!racs.empty()) {
+        const double predicted = racs.size() >= 2 ? racs.back() + (racs.back() - racs[racs.size() - 2]) / 4 : racs.back();
+        lo = predicted * (1 - 2e-3);
+        hi = predicted * (1 + 2e-3);
+      }
+      const OnsetResult r = critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
+                                              [&](const GrowthMeasurement& m) {
+                                                if (!o.json)
+                                                  spdlog::info("  {:>12}  Ra {:12.6f}  sigma {:+.6e}  (fit t in [{:.4g}, "
+                                                               "{:.4g}]; halves {:+.5e} {:+.5e}; {} steps{})",
+                                                               grid_name(n), m.rayleigh, m.rate, m.fit_begin, m.fit_end,
+                                                               m.rate_first_half, m.rate_second_half, m.steps,
+                                                               m.stopped_nonlinear ? ", stopped: nonlinear" : "");
+                                              });
+      racs.push_back(r.rac);
+      nlohmann::json rates = nlohmann::json::array();
+      for (const auto& m : r.runs) rates.push_back({m.rayleigh, m.rate});
+      rows.push_back({{"n", n},
+                      {"rac", r.rac},
+                      {"growth_rates", rates},
+                      {"fit_window", {r.runs.back().fit_begin, r.runs.back().fit_end}},
+                      {"seconds", seconds_since(t_row)}});
+      if (!o.json) spdlog::info("{}: Ra_c = {:.6f} ({} runs, {:.1f} s)", grid_name(n), r.rac, r.runs.size(), seconds_since(t_row));
+    }
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  const ConvergenceTable t = convergence_table(racs);
+  if (o.json) {
+    nlohmann::json out = {{"case", base.name}, {"rows", rows}, {"order", t.observed_order},
+                          {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    print_table("Ra_c", grids, t);
+    spdlog::info("done in {:.1f} s", seconds_since(t0));
+  }
+  return 0;
+}
+
+int converge_command(const ValidationOptions& o) {
+  std::string text;
+  Case base;
+  Backend backend;
+  std::vector<std::array<int, 3>> grids;
+  const std::vector<std::string> known = {"nusselt_bottom", "nusselt_top", "nusselt_volume", "kinetic_energy",
+                                          "max_velocity"};
+  try {
+    if (std::find(known.begin(), known.end(), o.diagnostic) == known.end())
+      throw CaseError("--diagnostic " + o.diagnostic + ": expected one of nusselt_bottom, nusselt_top, nusselt_volume, "
+                      "kinetic_energy, max_velocity");
+    text = read_text(o.case_file);
+    base = parse_case(text, o.case_file, o.overrides);
+    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
+    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  configure_logging();
+  std::vector<double> values;
+  nlohmann::json rows = nlohmann::json::array();
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    for (const auto& n : grids) {
+      const auto t_row = std::chrono::steady_clock::now();
+      const Case c = case_at(text, o.case_file, n, std::nullopt, o.overrides);
+      Simulation sim(c, backend);
+      // With --output-dir: each run's diagnostics series (and its first and last temperature).
+      std::unique_ptr<NetcdfWriter> writer;
+      if (!o.output_dir.empty()) {
+        Case out = c;
+        out.output.fields = {"T"};
+        const std::string path = o.output_dir + "/" + c.name + "_" + grid_name(n) + ".nc";
+        check_output_writable(path);
+        writer = std::make_unique<NetcdfWriter>(path, out);
+        writer->write(sim.time(), {{"T", sim.host_values("T")}}, {});
+      }
+      auto record = [&] {
+        const Diagnostics d = sim.diagnostics();
+        writer->write_series(sim.time(), {{"kinetic_energy", d.kinetic_energy}, {"nusselt_bottom", d.nusselt.bottom},
+                                          {"nusselt_top", d.nusselt.top}, {"nusselt_volume", d.nusselt.volume}});
+      };
+      if (writer) record();
+      while (!sim.finished()) {
+        sim.step();
+        if (writer && sim.steps_done() % c.output.diagnostics_interval_steps == 0) record();
+      }
+      if (writer) {
+        writer->write(sim.time(), {{"T", sim.host_values("T")}}, {});
+        writer->close();
+      }
+      const Diagnostics d = sim.diagnostics();
+      const double v = o.diagnostic == "nusselt_bottom" ? d.nusselt.bottom
+                       : o.diagnostic == "nusselt_top"  ? d.nusselt.top
+                       : o.diagnostic == "nusselt_volume" ? d.nusselt.volume
+                       : o.diagnostic == "kinetic_energy" ? d.kinetic_energy
+                                                          : d.max_velocity;
+      values.push_back(v);
+      rows.push_back({{"n", n}, {"value", v}, {"time", sim.time()}, {"steps", sim.steps_done()},
+                      {"nusselt", {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume}}, {"seconds", seconds_since(t_row)}});
+      if (!o.json)
+        spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f})",
+                     grid_name(n), o.diagnostic, v, sim.time(), sim.steps_done(), seconds_since(t_row),
+                     d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+    }
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  const ConvergenceTable t = convergence_table(values);
+  if (o.json) {
+    nlohmann::json out = {{"case", base.name}, {"diagnostic", o.diagnostic}, {"rows", rows},
+                          {"order", t.observed_order}, {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    print_table(o.diagnostic.c_str(), grids, t);
+  }
+  return 0;
+}
+
+}  // namespace bouss

@@ -1,0 +1,131 @@
+#include "validation/onset.hpp"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "solver/simulation.hpp"
+
+namespace bouss {
+
+namespace {
+
+// Least-squares slope of y against t over samples [a, b).
+double slope(const std::vector<double>& t, const std::vector<double>& y, std::size_t a, std::size_t b) {
+  double st = 0, sy = 0, stt = 0, sty = 0;
+  const double n = double(b - a);
+  for (std::size_t i = a; i < b; ++i) {
+    st += t[i];
+    sy += y[i];
+    stt += t[i] * t[i];
+    sty += t[i] * y[i];
+  }
+  const double d = n * stt - st * st;
+  return d > 0 ? (n * sty - st * sy) / d : 0;
+}
+
+std::string number_json(double x) { return nlohmann::json(x).dump(); }
+
+}  // namespace
+
+GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend) {
+  if (!c.time.end) throw CaseError(c.source + ": /time/end: expected the duration of each growth-rate run");
+  Simulation sim(c, backend);
+  std::vector<double> t, log_energy;
+  double minimum = INFINITY;
+  GrowthMeasurement m;
+  m.rayleigh = c.physics.rayleigh.value_or(0);
+  while (!sim.finished()) {
+    sim.step();
+    const double ke = kinetic_energy(sim.grid(), sim.flow());
+    if (!(ke > 0) || !std::isfinite(ke)) continue;
+    t.push_back(sim.time());
+    log_energy.push_back(0.5 * std::log(ke));
+    minimum = std::fmin(minimum, ke);
+    if (ke > 1e12 * minimum) {
+      m.stopped_nonlinear = true;
+      break;
+    }
+  }
+  m.steps = sim.steps_done();
+  if (t.size() < 8) throw std::runtime_error(c.source + ": too few steps with motion to measure a growth rate");
+  // The second half of the run, by time.
+  const double t_mid = 0.5 * (t.front() + t.back());
+  std::size_t a = 0;
+  while (a < t.size() && t[a] < t_mid) ++a;
+  const std::size_t b = t.size(), mid = (a + b) / 2;
+  m.fit_begin = t[a];
+  m.fit_end = t.back();
+  m.rate = slope(t, log_energy, a, b);
+  m.rate_first_half = slope(t, log_energy, a, mid);
+  m.rate_second_half = slope(t, log_energy, mid, b);
+  return m;
+}
+
+Case case_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+             std::optional<double> rayleigh, const std::vector<std::string>& overrides) {
+  std::vector<std::string> o = overrides;
+  o.push_back("grid.n=[" + std::to_string(n[0]) + "," + std::to_string(n[1]) + "," + std::to_string(n[2]) + "]");
+  if (rayleigh) o.push_back("physics.rayleigh=" + number_json(*rayleigh));
+  o.push_back("output.file=\"\"");
+  return parse_case(text, source, o);
+}
+
+std::array<int, 3> scaled_grid(const Case& c, int R) {
+  std::array<int, 3> n{};
+  for (int a = 0; a < 3; ++a) {
+    const long num = long(c.n[a]) * R;
+    if (num % c.n[2] != 0)
+      throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) + " (nz = " + std::to_string(R) +
+                      ") does not scale axis " + "xyz"[a] + " of " + std::to_string(c.n[a]) + " cells to a whole number");
+    n[a] = int(num / c.n[2]);
+  }
+  return n;
+}
+
+OnsetResult critical_rayleigh(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+                              double ra1, double ra2, const Backend& backend, const std::vector<std::string>& overrides,
+                              double rel_tol, int max_runs, const std::function<void(const GrowthMeasurement&)>& on_run) {
+  OnsetResult r;
+  r.n = n;
+  auto run = [&](double ra) {
+    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, ra, overrides), backend);
+    r.runs.push_back(m);
+    if (on_run) on_run(m);
+    return m.rate;
+  };
+  double s1 = run(ra1), s2 = run(ra2);
+  double estimate = ra2;
+  while (int(r.runs.size()) < max_runs) {
+    if (s2 == s1) break;
+    estimate = ra2 - s2 * (ra2 - ra1) / (s2 - s1);
+    if (!std::isfinite(estimate) || estimate <= 0)
+      throw std::runtime_error(source + ": the growth rates (" + std::to_string(s1) + " at Ra " + std::to_string(ra1) +
+                               ", " + std::to_string(s2) + " at Ra " + std::to_string(ra2) +
+                               ") do not bracket an onset; choose other --ra values");
+    if (std::fabs(estimate - ra2) <= rel_tol * std::fabs(ra2)) break;
+    const double s3 = run(estimate);
+    // Keep the two latest points (the secant method).
+    ra1 = ra2;
+    s1 = s2;
+    ra2 = estimate;
+    s2 = s3;
+  }
+  r.rac = estimate;
+  return r;
+}
+
+ConvergenceTable convergence_table(const std::vector<double>& values) {
+  ConvergenceTable t;
+  t.values = values;
+  const std::size_t n = values.size();
+  t.differences.assign(n, NAN);
+  t.orders.assign(n, NAN);
+  for (std::size_t i = 1; i < n; ++i) t.differences[i] = values[i] - values[i - 1];
+  for (std::size_t i = 2; i < n; ++i) t.orders[i] = std::log2(t.differences[i - 1] / t.differences[i]);
+  t.extrapolated = n >= 2 ? values[n - 1] + (values[n - 1] - values[n - 2]) / 3.0 : (n ? values[0] : NAN);
+  t.observed_order = n >= 3 ? t.orders[n - 1] : 0;
+  return t;
+}
+
+}  // namespace bouss

@@ -1,0 +1,64 @@
+// Onset of convection, measured as paper 004 did (Validation section, Table II): run the
+// case from a small perturbation at Rayleigh numbers around onset, measure the exponential
+// growth or decay rate of the perturbation once the transient has passed, and find the
+// Rayleigh number where the rate crosses zero by secant iteration; repeat at several
+// resolutions and extrapolate to h -> 0 (Richardson). Nothing about a particular case is
+// built in: the domain, the boundaries and the time of each run come from the case file.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grid/backend.hpp"
+#include "io/case.hpp"
+
+namespace bouss {
+
+struct GrowthMeasurement {
+  double rayleigh = 0;
+  double rate = 0;          // sigma: KE ~ exp(2 sigma t), fitted over [fit_begin, fit_end]
+  double fit_begin = 0, fit_end = 0;
+  double rate_first_half = 0, rate_second_half = 0;  // the same fit on each half of the window
+  long steps = 0;
+  bool stopped_nonlinear = false;  // the perturbation grew out of the linear regime first
+};
+
+// Runs `c` (at the Rayleigh number it holds) to time.end, the kinetic energy recorded
+// every step, and fits ln(KE)/2 against t over the second half of the run (the first half
+// is the transient). A run whose energy grows by 1e12 stops there and fits its own second half.
+GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend);
+
+// The case text at another resolution and Rayleigh number, validated again.
+Case case_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+             std::optional<double> rayleigh, const std::vector<std::string>& overrides = {});
+
+// The case's grid scaled so that nz = R, keeping nx : ny : nz (paper 004's 16x8x16 ... 128x64x128).
+// Throws CaseError when a ratio does not give whole cell counts.
+std::array<int, 3> scaled_grid(const Case& c, int R);
+
+struct OnsetResult {
+  std::array<int, 3> n{};
+  double rac = 0;
+  std::vector<GrowthMeasurement> runs;  // every growth-rate run, in order
+};
+
+// Secant iteration for sigma(Ra) = 0 from the bracket (Ra1, Ra2), until the Rayleigh
+// number moves by less than rel_tol of itself.
+OnsetResult critical_rayleigh(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+                              double ra1, double ra2, const Backend& backend, const std::vector<std::string>& overrides,
+                              double rel_tol = 1e-7, int max_runs = 8,
+                              const std::function<void(const GrowthMeasurement&)>& on_run = {});
+
+// Differences between successive resolutions, observed orders and the Richardson
+// extrapolation of the two finest values (order 2, the scheme's).
+struct ConvergenceTable {
+  std::vector<double> values, differences, orders;  // differences[i] = values[i] - values[i-1]; orders from i = 2
+  double extrapolated = 0;
+  double observed_order = 0;  // from the three finest values (0 with fewer than three)
+};
+ConvergenceTable convergence_table(const std::vector<double>& values);
+
+}  // namespace bouss
