@@ -27,7 +27,7 @@ onset() {  # name, coarse resolutions, bracket, finest resolution (optional)
 }
 nvidia-smi -L
 has free_slip && onset onset_free_slip 16,32,64 655,662 128
-has no_slip && onset onset_no_slip 16,32,64 1670,1680
+has no_slip && onset onset_no_slip ${NO_SLIP_RES:-16,32,64} 1670,1680
 has cube && onset onset_cube 16,32,64 6600,6700
 if has nusselt; then
   echo "=== Nusselt, cube at Ra = 4.4e4"
