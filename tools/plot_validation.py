@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""Plots and tables of validation/README.md from the JSON and CSV files in validation/data/.
+
+    /usr/bin/python3 tools/plot_validation.py      (python3-matplotlib, installed by tools/setup.sh)
+
+Writes validation/onset_growth_rates.png, validation/onset_rac_vs_h2.png and
+validation/nusselt_cube.png, and prints the tables in Markdown.
+"""
+import csv
+import json
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "validation")
+DATA = os.path.join(ROOT, "data")
+
+# Paper 004 (Cohen & Molemaker 2009), Table II and the text.
+PAPER = {
+    "onset_free_slip": {16: 659.69, 32: 658.05, 64: 657.65, 128: 657.54, "inf": 657.51, "theory": 27 * math.pi**4 / 4},
+    "onset_no_slip": {16: 1674.29, 32: 1699.25, 64: 1705.59, 128: 1707.22, "inf": 1707.76, "theory": 1707.762},
+    "onset_cube": {"reported": 6755},
+}
+
+
+def rows(*files):
+    out = []
+    for f in files:
+        path = os.path.join(DATA, f)
+        if os.path.exists(path):
+            out += json.load(open(path))["rows"]
+    return sorted(out, key=lambda r: r["n"][2])
+
+
+def table(name, rs):
+    paper = PAPER.get(name, {})
+    print(f"\n{name}\n")
+    print("| resolution | Ra_c (bouss) | difference | order | paper 004 | bouss - paper | seconds (H200) |")
+    print("|---|---|---|---|---|---|---|")
+    racs = [r["rac"] for r in rs]
+    for i, r in enumerate(rs):
+        n = "x".join(map(str, r["n"]))
+        diff = f"{racs[i] - racs[i - 1]:+.3f}" if i else "-"
+        order = f"{math.log2((racs[i - 1] - racs[i - 2]) / (racs[i] - racs[i - 1])):.2f}" if i >= 2 else "-"
+        p = paper.get(r["n"][2])
+        ps = f"{p:.2f}" if p else "-"
+        ds = f"{r['rac'] - p:+.3f}" if p else "-"
+        print(f"| {n} | {r['rac']:.3f} | {diff} | {order} | {ps} | {ds} | {r['seconds']:.0f} |")
+    if len(racs) >= 2:
+        ext = racs[-1] + (racs[-1] - racs[-2]) / 3
+        print(f"| h -> 0 (Richardson, order 2) | {ext:.3f} | | | {paper.get('inf', paper.get('reported', '-'))} | | |")
+    return racs
+
+
+def main():
+    onset = {
+        "onset_free_slip": rows("onset_free_slip_16_32_64.json", "onset_free_slip_128.json"),
+        "onset_no_slip": rows("onset_no_slip_16_32.json", "onset_no_slip_64.json"),
+        "onset_cube": rows("onset_cube_16_32_64.json"),
+    }
+    for name, rs in onset.items():
+        table(name, rs)
+
+    # Growth rate against Ra around onset, each resolution.
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for ax, (name, rs) in zip(axes, onset.items()):
+        for r in rs:
+            pts = sorted(r["growth_rates"])
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="x".join(map(str, r["n"])))
+            ax.axvline(r["rac"], color="gray", lw=0.5)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_title(name)
+        ax.set_xlabel("Ra")
+        ax.set_ylabel("growth rate sigma (diffusive units)")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, "onset_growth_rates.png"), dpi=110)
+
+    # Ra_c against h^2 (h = 1/nz), with the Richardson line through the two finest points.
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for ax, (name, rs) in zip(axes, onset.items()):
+        h2 = [(1.0 / r["n"][2]) ** 2 for r in rs]
+        racs = [r["rac"] for r in rs]
+        ax.plot(h2, racs, "o", label="bouss")
+        if len(rs) >= 2:
+            slope = (racs[-1] - racs[-2]) / (h2[-1] - h2[-2])
+            ext = racs[-1] - slope * h2[-1]
+            ax.plot([0, h2[0]], [ext, ext + slope * h2[0]], "--", label=f"extrapolation {ext:.2f}")
+        paper = PAPER.get(name, {})
+        ph = [(1.0 / n) ** 2 for n in (16, 32, 64, 128) if n in paper]
+        pv = [paper[n] for n in (16, 32, 64, 128) if n in paper]
+        if pv:
+            ax.plot(ph, pv, "x", label="paper 004")
+        if "theory" in paper:
+            ax.axhline(paper["theory"], color="k", lw=0.5, label=f"theory {paper['theory']:.3f}")
+        if "reported" in paper:
+            ax.axhline(paper["reported"], color="k", lw=0.5, label=f"paper 004: {paper['reported']}")
+        ax.set_title(name)
+        ax.set_xlabel("h^2 (h = 1/nz)")
+        ax.set_ylabel("Ra_c")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, "onset_rac_vs_h2.png"), dpi=110)
+
+    # Nusselt number of the cube at Ra = 4.4e4: against time, and against resolution.
+    nu = json.load(open(os.path.join(DATA, "nusselt_cube_16_32_64.json")))
+    print("\nnusselt_cube (Ra = 4.4e4, Pr = 0.71, t = 3)\n")
+    print("| resolution | Nu bottom | Nu top | Nu volume | difference (bottom) | seconds (H200) |")
+    print("|---|---|---|---|---|---|")
+    prev = None
+    for r in nu["rows"]:
+        b, t, v = r["nusselt"]
+        d = f"{b - prev:+.5f}" if prev is not None else "-"
+        prev = b
+        print(f"| {'x'.join(map(str, r['n']))} | {b:.5f} | {t:.5f} | {v:.5f} | {d} | {r['seconds']:.0f} |")
+    print(f"| h -> 0 (Richardson, order 2) | {nu['extrapolated']:.5f} | | | observed order {nu['order']:.2f} | |")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for n in (16, 32, 64):
+        path = os.path.join(DATA, f"nusselt_cube_{n}x{n}x{n}_series.csv")
+        if not os.path.exists(path):
+            continue
+        data = list(csv.DictReader(open(path)))
+        t = [float(x["time"]) for x in data]
+        axes[0].plot(t, [float(x["nusselt_bottom"]) for x in data], label=f"{n}^3 bottom")
+        axes[0].plot(t, [float(x["nusselt_top"]) for x in data], "--", label=f"{n}^3 top")
+    axes[0].axhline(2.05, color="k", lw=0.5, label="paper 004: 2.05")
+    axes[0].set_xlabel("t (diffusive units)")
+    axes[0].set_ylabel("Nu")
+    axes[0].set_ylim(0.9, 3.5)
+    axes[0].legend(fontsize=8)
+    h2 = [(1.0 / r["n"][2]) ** 2 for r in nu["rows"]]
+    axes[1].plot(h2, [r["nusselt"][0] for r in nu["rows"]], "o", label="Nu at the plates")
+    axes[1].plot([0], [nu["extrapolated"]], "s", label=f"extrapolated {nu['extrapolated']:.4f}")
+    axes[1].axhline(2.05, color="k", lw=0.5, label="paper 004: 2.05")
+    axes[1].set_xlabel("h^2")
+    axes[1].set_ylabel("Nu at t = 3")
+    axes[1].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(ROOT, "nusselt_cube.png"), dpi=110)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
