@@ -860,8 +860,11 @@ void parse_perturbation(Validator& v, const json& perturbation, InitialCondition
         (*mode)[0].get<double>() < 0 || (*mode)[1].get<double>() < 0 || !std::isfinite((*mode)[0].get<double>()) ||
         !std::isfinite((*mode)[1].get<double>()))
       v.fail_expected("mode", expected, *mode);
-    if (ic.perturbation_shape != PerturbationShape::mode)
-      v.fail_expected("shape", "\"mode\" when \"mode\" is given", perturbation.at("shape"));
+    if (ic.perturbation_shape != PerturbationShape::mode) {
+      if (const json* given = Validator::find(perturbation, "shape"))
+        v.fail_expected("shape", "\"mode\" when \"mode\" is given", *given);
+      v.fail("shape", "missing key; expected \"mode\" when \"mode\" is given");
+    }
     ic.mode = {(*mode)[0].get<double>(), (*mode)[1].get<double>()};
   }
 }

@@ -79,3 +79,23 @@ inline void check_value_condition_sets_boundary_faces(const Backend& be) {
 }
 
 }  // namespace bouss::test
+
+namespace bouss::test {
+
+// A conducting side wall holds the conduction profile: value conditions on x and y faces
+// that vary linearly with height reproduce a field linear in z through the walls.
+inline void check_conducting_walls(const Backend& be) {
+  const double z0 = -0.5, H = 2.0, bottom = 3.0, top = -1.0;
+  const Grid g = Grid::make({6, 5, 8}, {0.0, 0.0, z0}, {1.0, 1.0, H});
+  FieldBC bc;
+  for (int face = 0; face < 4; ++face) bc.face[face] = {BoundaryKind::value, bottom, (top - bottom) / H};
+  bc.face[4] = {BoundaryKind::value, bottom, 0};
+  bc.face[5] = {BoundaryKind::value, top, 0};
+  auto profile = [&](double, double, double z) { return bottom + (top - bottom) * (z - z0) / H; };
+  Field<Real> T(be, g.layout, Stagger::centre, "T");
+  set_interior_poison_ghosts(T, g, profile);
+  fill_ghosts(T, bc, g.h);
+  EXPECT_LT(max_error(T, g, g.layout.padded(Stagger::centre), profile), 1e-12);
+}
+
+}  // namespace bouss::test

@@ -16,6 +16,7 @@ TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
     check_ghost_fill(gpu, k, 2);
   }
   check_value_condition_sets_boundary_faces(gpu);
+  check_conducting_walls(gpu);
 }
 
 TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact(gpu); }

@@ -455,7 +455,7 @@ TEST(CaseFile, BadFaceForms) {
   j = minimal_case();
   j["boundaries"]["z_lo"]["temperature"] = 1;
   EXPECT_TRUE(
-      fails_with(j, "/boundaries/z_lo/temperature", {"\"insulating\" or {\"fixed\"", "got 1"}));
+      fails_with(j, "/boundaries/z_lo/temperature", {"\"conducting\" or {\"fixed\"", "got 1"}));
 }
 
 // ---------------------------------------------------------------------------
@@ -699,6 +699,39 @@ TEST(CaseFile, MultigridOptionsRejectBadValues) {
   EXPECT_TRUE(fails_with(j.dump(), "/pressure/omega", {"(0, 2)"}));
   j["pressure"] = json::parse(R"({"cpu_coarse_cells": -1})");
   EXPECT_TRUE(fails_with(j.dump(), "/pressure/cpu_coarse_cells", {"expected"}));
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, ConductingWallsNeedFixedPlatesAndASideFace) {
+  json j = minimal_case();
+  j["boundaries"]["x_lo"] = json::parse(R"({"velocity": "no_slip", "temperature": "conducting"})");
+  j["boundaries"]["x_hi"] = j["boundaries"]["x_lo"];
+  EXPECT_EQ(parse(j).faces[0].temperature, TemperatureBC::conducting);
+  j["boundaries"]["z_hi"] = json::parse(R"({"velocity": "no_slip", "temperature": "insulating"})");
+  EXPECT_TRUE(fails_with(j, "/boundaries/x_lo/temperature", {"fixed temperatures on z_lo and z_hi"}));
+  j = minimal_case();
+  j["boundaries"]["z_lo"] = json::parse(R"({"velocity": "no_slip", "temperature": "conducting"})");
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/temperature", {"side walls"}));
+}
+
+TEST(CaseFile, ModePerturbationParsesAndRejectsBadModes) {
+  json j = minimal_case();
+  j["initial"] = json::parse(R"({"perturbation": {"amplitude": 1e-5, "shape": "mode", "mode": [0.5, 2]}})");
+  const Case c = parse(j);
+  EXPECT_EQ(c.initial.perturbation_shape, PerturbationShape::mode);
+  EXPECT_DOUBLE_EQ(c.initial.mode[0], 0.5);
+  EXPECT_DOUBLE_EQ(c.initial.mode[1], 2.0);
+  j["initial"]["perturbation"]["mode"] = json::parse("[1]");
+  EXPECT_TRUE(fails_with(j, "/initial/perturbation/mode", {"2 non-negative numbers"}));
+  j["initial"] = json::parse(R"({"perturbation": {"mode": [1, 0]}})");
+  EXPECT_TRUE(fails_with(j, "/initial/perturbation/shape", {"\"mode\""}));
+  j["initial"] = json::parse(R"({"perturbation": {"shape": "spiral"}})");
+  EXPECT_TRUE(fails_with(j, "/initial/perturbation/shape", {"random", "mode"}));
 }
 
 }  // namespace

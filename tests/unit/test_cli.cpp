@@ -139,3 +139,23 @@ TEST(CommandLine, BenchPrintsJsonWithTheFigures) {
   for (const char* key : {"ms_per_step", "ns_per_cell_step", "mg_cycles_per_step", "bytes_per_step", "effective_GBps"})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing from " << r.out;
 }
+
+TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
+  // A coarse free-slip onset search: the tool runs, brackets, and reports the keys.
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case +
+                             " --backend cpu --resolutions 8 --ra 640,680 --set time.end=0.6 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* key : {"\"rows\"", "\"rac\"", "\"growth_rates\"", "\"extrapolated\"", "\"order\""})
+    EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+  // A resolution that does not scale the grid to whole cells is bad input.
+  const Result bad = run_bouss("onset " + onset_case + " --backend cpu --resolutions 3");  // ny = 8 * 3 / 16 is no whole number
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("/grid/n"), std::string::npos) << bad.err;
+  const std::string nu_case = std::string(BOUSS_SOURCE_DIR) + "/cases/nusselt_cube.json";
+  const Result c = run_bouss("converge " + nu_case +
+                             " --backend cpu --resolutions 4,8 --set time.end=0.05 --diagnostic nusselt_top --json");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("\"nusselt_top\""), std::string::npos) << c.out;
+  EXPECT_EQ(run_bouss("converge " + nu_case + " --diagnostic entropy").code, 2);
+}

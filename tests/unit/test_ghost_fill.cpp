@@ -18,3 +18,4 @@ TEST(GhostFill, GradientConditionReproducesLinearFieldThroughTheWall) {
 TEST(GhostFill, ValueConditionFixesBoundaryFacesAndUnknownBoxSkipsThem) {
   check_value_condition_sets_boundary_faces(Backend::cpu());
 }
+TEST(GhostFill, ConductingSideWallsHoldTheConductionProfile) { check_conducting_walls(Backend::cpu()); }
