@@ -1016,7 +1016,14 @@ Case parse_case(const std::string& text, const std::string& source,
   for (const auto& text_of_override : overrides) {
     apply_override(root, parse_override(text_of_override, source), text_of_override, source);
   }
-  Case c = validate_case(v, root);
+  Case c;
+  try {
+    c = validate_case(v, root);
+  } catch (const json::exception& e) {
+    // Every check above reports through CaseError; this keeps a slip in a check from
+    // reaching the user as a library exception.
+    throw CaseError(source + ": invalid case: " + e.what());
+  }
   c.source = source;
   c.json_text = root.dump(2, ' ', false, json::error_handler_t::replace);
   return c;
