@@ -1,6 +1,8 @@
 #include "grid/backend.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -273,6 +275,20 @@ double RegionTimer::stop_ms() {
   }
 #endif
   return now_ms() - host_start_;
+}
+
+double median_ms(const Backend& backend, int repeats, const std::function<void()>& work) {
+  work();
+  backend.synchronize();
+  std::vector<double> ms;
+  RegionTimer timer(backend);
+  for (int r = 0; r < std::max(repeats, 1); ++r) {
+    timer.start();
+    work();
+    ms.push_back(timer.stop_ms());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
 }
 
 }  // namespace bouss

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -74,5 +75,8 @@ class RegionTimer {
   void* end_ = nullptr;
   double host_start_ = 0.0;
 };
+
+// Median milliseconds of `repeats` runs of `work`, after one untimed warm-up run.
+double median_ms(const Backend& backend, int repeats, const std::function<void()>& work);
 
 }  // namespace bouss

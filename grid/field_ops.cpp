@@ -93,19 +93,10 @@ double measure_copy_bandwidth(const Backend& backend, std::size_t bytes, int rep
       dst[i + std::ptrdiff_t(j) * row] = src[i + std::ptrdiff_t(j) * row];
     }, "copy bandwidth");
   };
-  copy();
-  backend.synchronize();
-  std::vector<double> ms;
-  RegionTimer timer(backend);
-  for (int r = 0; r < repeats; ++r) {
-    timer.start();
-    copy();
-    ms.push_back(timer.stop_ms());
-  }
+  const double ms = median_ms(backend, repeats, copy);
   backend.deallocate(src);
   backend.deallocate(dst);
-  std::sort(ms.begin(), ms.end());
-  return 2.0 * double(box.cells()) * sizeof(Real) / (ms[ms.size() / 2] * 1e-3);
+  return 2.0 * double(box.cells()) * sizeof(Real) / (ms * 1e-3);
 }
 
 }  // namespace bouss

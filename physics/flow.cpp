@@ -7,20 +7,11 @@
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
+#include "physics/stencil.hpp"
 
 namespace bouss {
 
 namespace {
-
-Stencil make_stencil(const Grid& g) {
-  Stencil st{};
-  for (int a = 0; a < 3; ++a) {
-    st.s[a] = g.layout.stride(a);
-    st.rd[a] = 1 / g.h[a];
-    st.rd2[a] = 1 / (g.h[a] * g.h[a]);
-  }
-  return st;
-}
 
 template <int A>
 void advance_velocity_component(const Grid& g, const Coefficients& c, Real dt, AB2Coefficients ab,

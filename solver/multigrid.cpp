@@ -11,6 +11,7 @@
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
+#include "physics/stencil.hpp"
 #include "solver/coarse_solver.hpp"
 #include "solver/multigrid_kernels.hpp"
 
@@ -155,12 +156,7 @@ void coarse_matvec(const Grid& g, const Backend& be, const S* M, const Field<S>&
 // out = b - lap(x) in double, stored in out's precision.
 template <class S>
 void defect_into(const Grid& g, const Field<Real>& x, const Field<Real>& b, Field<S>& out) {
-  Stencil st{};
-  for (int a = 0; a < 3; ++a) {
-    st.s[a] = g.layout.stride(a);
-    st.rd[a] = 1 / g.h[a];
-    st.rd2[a] = 1 / (g.h[a] * g.h[a]);
-  }
+  const Stencil st = make_stencil(g);
   const CView xv = x.cview(), bv = b.cview();
   const View<S> ov = out.view();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
@@ -434,12 +430,7 @@ double Multigrid::bytes_fmg() const {
 }
 
 Real Multigrid::residual_norm(const Field<Real>& x, const Field<Real>& b) const {
-  Stencil st{};
-  for (int a = 0; a < 3; ++a) {
-    st.s[a] = grid_.layout.stride(a);
-    st.rd[a] = 1 / grid_.h[a];
-    st.rd2[a] = 1 / (grid_.h[a] * grid_.h[a]);
-  }
+  const Stencil st = make_stencil(grid_);
   const CView xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(x.backend(), grid_.layout.interior(Stagger::centre), Real(0), MaxOp{},
@@ -529,17 +520,7 @@ double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_gra
   fill(b, 1.0);
   CapturedWork graph;
   auto work = [&] { smooth(g, backend, x, b, bc, sweeps, 1.25); };
-  graph.run(backend, cuda_graph, 1, work);  // warm-up (and capture)
-  backend.synchronize();
-  std::vector<double> ms;
-  RegionTimer timer(backend);
-  for (int r = 0; r < repeats; ++r) {
-    timer.start();
-    graph.run(backend, cuda_graph, 1, work);
-    ms.push_back(timer.stop_ms());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return median_ms(backend, repeats, [&] { graph.run(backend, cuda_graph, 1, work); });  // warm-up captures
 }
 
 }  // namespace bouss

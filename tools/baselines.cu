@@ -55,21 +55,6 @@ void scatter(const Grid& g, const Real* in, Real scale, Field<Real>& f) {
   }, "baseline scatter");
 }
 
-template <class F>
-double median_ms(const Backend& be, int repeats, F&& solve) {
-  solve();  // warm-up
-  be.synchronize();
-  std::vector<double> ms;
-  RegionTimer t(be);
-  for (int r = 0; r < repeats; ++r) {
-    t.start();
-    solve();
-    ms.push_back(t.stop_ms());
-  }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
-}
-
 }  // namespace
 
 bool baselines_available() { return true; }

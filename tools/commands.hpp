@@ -44,6 +44,7 @@ struct ValidationOptions {
   std::vector<std::string> overrides;
   std::vector<int> resolutions;  // nz of each run; empty: the case's own grid
   std::vector<double> ra;        // onset: the bracket (two values)
+  std::vector<double> rates;     // onset: only measure the growth rates at these Ra (one run each)
   std::string diagnostic = "nusselt_bottom";  // converge
   std::string output_dir;                     // converge: each run's diagnostics series as NetCDF
   bool json = false;

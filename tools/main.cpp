@@ -54,6 +54,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   onset_cmd->add_option("--ra", onset.ra, "Two Rayleigh numbers to start the secant from (default: the case's +-3%)")
       ->delimiter(',')->expected(2);
+  onset_cmd->add_option("--rates", onset.rates,
+                        "Only measure the growth rate at each of these Ra (one run each, no secant); Ra_c is where "
+                        "their least-squares line crosses zero. Splits a long search into separate runs.")
+      ->delimiter(',');
   onset_cmd->add_option("--backend", onset.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   onset_cmd->add_option("--set", onset.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
   onset_cmd->add_flag("--json", onset.json, "Print one JSON object");

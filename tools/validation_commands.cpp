@@ -75,6 +75,14 @@ int onset_command(const ValidationOptions& o) {
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> racs;
   const auto t0 = std::chrono::steady_clock::now();
+  auto report_run = [&](const std::array<int, 3>& n) {
+    return [&o, n](const GrowthMeasurement& m) {
+      if (!o.json)
+        spdlog::info("  {:>12}  Ra {:12.6f}  sigma {:+.6e}  (fit t in [{:.4g}, {:.4g}]; halves {:+.5e} {:+.5e}; {} steps{})",
+                     grid_name(n), m.rayleigh, m.rate, m.fit_begin, m.fit_end, m.rate_first_half, m.rate_second_half,
+                     m.steps, m.stopped_nonlinear ? ", stopped: nonlinear" : "");
+    };
+  };
   try {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
@@ -86,15 +94,10 @@ int onset_command(const ValidationOptions& o) {
         lo = predicted * (1 - 2e-3);
         hi = predicted * (1 + 2e-3);
       }
-      const OnsetResult r = critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
-                                              [&](const GrowthMeasurement& m) {
-                                                if (!o.json)
-                                                  spdlog::info("  {:>12}  Ra {:12.6f}  sigma {:+.6e}  (fit t in [{:.4g}, "
-                                                               "{:.4g}]; halves {:+.5e} {:+.5e}; {} steps{})",
-                                                               grid_name(n), m.rayleigh, m.rate, m.fit_begin, m.fit_end,
-                                                               m.rate_first_half, m.rate_second_half, m.steps,
-                                                               m.stopped_nonlinear ? ", stopped: nonlinear" : "");
-                                              });
+      const OnsetResult r = !o.rates.empty()
+                                ? growth_rates_at(text, o.case_file, n, o.rates, backend, o.overrides, report_run(n))
+                                : critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
+                                                    report_run(n));
       racs.push_back(r.rac);
       nlohmann::json rates = nlohmann::json::array();
       for (const auto& m : r.runs) rates.push_back({m.rayleigh, m.rate});

@@ -115,6 +115,33 @@ OnsetResult critical_rayleigh(const std::string& text, const std::string& source
   return r;
 }
 
+OnsetResult growth_rates_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+                            const std::vector<double>& rayleigh, const Backend& backend,
+                            const std::vector<std::string>& overrides,
+                            const std::function<void(const GrowthMeasurement&)>& on_run) {
+  OnsetResult r;
+  r.n = n;
+  std::vector<double> ra, rate;
+  for (double value : rayleigh) {
+    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, value, overrides), backend);
+    r.runs.push_back(m);
+    if (on_run) on_run(m);
+    ra.push_back(value);
+    rate.push_back(m.rate);
+  }
+  r.rac = NAN;
+  if (ra.size() >= 2) {
+    const double k = slope(ra, rate, 0, ra.size());
+    double mean_ra = 0, mean_rate = 0;
+    for (std::size_t i = 0; i < ra.size(); ++i) {
+      mean_ra += ra[i] / ra.size();
+      mean_rate += rate[i] / ra.size();
+    }
+    if (k != 0) r.rac = mean_ra - mean_rate / k;
+  }
+  return r;
+}
+
 ConvergenceTable convergence_table(const std::vector<double>& values) {
   ConvergenceTable t;
   t.values = values;

@@ -52,6 +52,13 @@ OnsetResult critical_rayleigh(const std::string& text, const std::string& source
                               double rel_tol = 1e-7, int max_runs = 8,
                               const std::function<void(const GrowthMeasurement&)>& on_run = {});
 
+// Growth rates at the given Rayleigh numbers only (one run each); rac is where their
+// least-squares line sigma(Ra) crosses zero (sigma is linear in Ra near onset).
+OnsetResult growth_rates_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
+                            const std::vector<double>& rayleigh, const Backend& backend,
+                            const std::vector<std::string>& overrides,
+                            const std::function<void(const GrowthMeasurement&)>& on_run = {});
+
 // Differences between successive resolutions, observed orders and the Richardson
 // extrapolation of the two finest values (order 2, the scheme's).
 struct ConvergenceTable {

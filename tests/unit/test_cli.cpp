@@ -148,6 +148,11 @@ TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* key : {"\"rows\"", "\"rac\"", "\"growth_rates\"", "\"extrapolated\"", "\"order\""})
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " in " << r.out;
+  // --rates: one run per Rayleigh number, Ra_c from their line.
+  const Result rates = run_bouss("onset " + onset_case +
+                                 " --backend cpu --resolutions 8 --rates 640,680 --set time.end=0.6 --json");
+  ASSERT_EQ(rates.code, 0) << rates.err;
+  EXPECT_NE(rates.out.find("\"rac\""), std::string::npos) << rates.out;
   // A resolution that does not scale the grid to whole cells is bad input.
   const Result bad = run_bouss("onset " + onset_case + " --backend cpu --resolutions 3");  // ny = 8 * 3 / 16 is no whole number
   EXPECT_EQ(bad.code, 2) << bad.err;
