@@ -34,14 +34,14 @@ double now_ms() {
 }  // namespace
 
 // State shared by the copies of one backend: its stream, pinned-ness, reduction scratch.
-struct Backend::Scratch {
+struct Backend::State {
   BackendKind kind;
   bool pinned = false;
   void* stream = nullptr;
   void* ptr = nullptr;
   std::size_t bytes = 0;
-  explicit Scratch(BackendKind k) : kind(k) {}
-  ~Scratch() {
+  explicit State(BackendKind k) : kind(k) {}
+  ~State() {
 #ifdef BOUSS_HAVE_CUDA
     if (kind == BackendKind::cuda) {
       if (ptr) cudaFree(ptr);
@@ -56,17 +56,17 @@ struct Backend::Scratch {
 Backend Backend::cpu() {
   Backend b;
   b.kind_ = BackendKind::cpu;
-  b.scratch_ = std::make_shared<Scratch>(BackendKind::cpu);
+  b.state_ = std::make_shared<State>(BackendKind::cpu);
   return b;
 }
 
 Backend Backend::cpu_pinned() {
   Backend b = cpu();
-  b.scratch_->pinned = cuda_available();
+  b.state_->pinned = cuda_available();
   return b;
 }
 
-void* Backend::stream() const { return scratch_->stream; }
+void* Backend::stream() const { return state_->stream; }
 
 bool Backend::cuda_compiled() {
 #ifdef BOUSS_HAVE_CUDA
@@ -95,10 +95,10 @@ Backend Backend::cuda(int device) {
   check_cuda(cudaSetDevice(device), "cudaSetDevice");
   Backend b;
   b.kind_ = BackendKind::cuda;
-  b.scratch_ = std::make_shared<Scratch>(BackendKind::cuda);
+  b.state_ = std::make_shared<State>(BackendKind::cuda);
   cudaStream_t s;
   check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  b.scratch_->stream = s;
+  b.state_->stream = s;
   return b;
 #else
   (void)device;
@@ -141,7 +141,7 @@ void* Backend::allocate(std::size_t bytes) const {
     check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");  // 256-byte aligned
     return p;
   }
-  if (scratch_->pinned) {
+  if (state_->pinned) {
     void* p = nullptr;
     check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost");  // page-aligned
     return p;
@@ -159,7 +159,7 @@ void Backend::deallocate(void* p) const {
     cudaFree(p);
     return;
   }
-  if (scratch_->pinned) {
+  if (state_->pinned) {
     cudaFreeHost(p);
     return;
   }
@@ -174,7 +174,7 @@ void Backend::synchronize() const {
 }
 
 void* Backend::scratch(std::size_t bytes) const {
-  Scratch& s = *scratch_;
+  State& s = *state_;
   if (bytes > s.bytes) {
     deallocate(s.ptr);
     s.ptr = nullptr;

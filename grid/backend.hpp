@@ -35,16 +35,16 @@ class Backend {
   // A CPU backend whose allocations are page-locked, for host levels that CUDA graphs
   // copy to and from. The same as cpu() in a build without CUDA.
   static Backend cpu_pinned();
-  // Scratch memory for reductions on this backend, grown as needed and kept.
+  // State memory for reductions on this backend, grown as needed and kept.
   void* scratch(std::size_t bytes) const;
 
   bool operator==(const Backend& o) const { return kind_ == o.kind_; }
   bool operator!=(const Backend& o) const { return !(*this == o); }
 
  private:
-  struct Scratch;
+  struct State;
   BackendKind kind_ = BackendKind::cpu;
-  std::shared_ptr<Scratch> scratch_;
+  std::shared_ptr<State> state_;
 };
 
 // Copies bytes between any two backends' memories (host<->device, device<->device),

@@ -61,14 +61,6 @@ BOUSS_FIELD_OPS(double)
 BOUSS_FIELD_OPS(float)
 #undef BOUSS_FIELD_OPS
 
-Real max_abs_difference(const Field<Real>& a, const Field<Real>& b, const Box& box) {
-  const View<const Real> va = a.cview(), vb = b.cview();
-  const std::ptrdiff_t sy = va.sy, sz = va.sz;
-  return reduce(a.backend(), box, Real(0), MaxOp{}, [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    return fabs(va[idx] - vb[idx]);
-  }, "max_abs_difference");
-}
 
 }  // namespace bouss
 

@@ -15,8 +15,6 @@ template <class S> Real max_abs(const Field<S>& f, const Box& box);
 template <class S> void add_constant(Field<S>& f, const Box& box, Real value);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
 template <class S> Real remove_mean(Field<S>& f);
-// max |a - b| over a box (same layout, same backend).
-Real max_abs_difference(const Field<Real>& a, const Field<Real>& b, const Box& box);
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

@@ -108,6 +108,12 @@ struct Case {
   double spacing(int axis) const { return length(axis) / n[axis]; }
 };
 
+// nu, kappa and buoyancy from a Rayleigh and Prandtl number, for a layer of `height`
+// between plates `delta_t` apart, in diffusive (time height^2/kappa) or free-fall
+// (time height/U, U = sqrt(alpha g dT height)) units. The parser uses it for the
+// rayleigh/prandtl form of "physics".
+PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t);
+
 // Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.
 // Throws CaseError with one line naming the file, the JSON path and what was expected.
 Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -753,7 +753,6 @@ PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
 // the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
 PhysicsParams parse_nondimensional(const Validator& v, const json& physics, const Faces& faces,
                                    double height) {
-  PhysicsParams p;
   const double ra = v.require_number(physics, "rayleigh", positive);
   const double pr = v.require_number(physics, "prandtl", positive);
   const std::string units = v.require_string_in(physics, "units", {"diffusive", "free_fall"});
@@ -763,22 +762,8 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& physics, cons
            "Rayleigh number is defined by their difference), got " +
                describe_plates(faces));
   }
-  const double dt = std::abs(faces[z_lo].temperature_value - faces[z_hi].temperature_value);
-  const double h = height;
-  p.rayleigh = ra;
-  p.prandtl = pr;
-  if (units == "diffusive") {
-    p.units = Units::diffusive;
-    p.kappa = h * h;
-    p.nu = pr * p.kappa;
-    p.buoyancy = ra * p.nu * p.kappa / (dt * h * h * h);
-  } else {
-    p.units = Units::free_fall;
-    p.buoyancy = h / dt;
-    p.kappa = h * h / std::sqrt(ra * pr);
-    p.nu = h * h * std::sqrt(pr / ra);
-  }
-  return p;
+  return physics_from_rayleigh(ra, pr, units == "diffusive" ? Units::diffusive : Units::free_fall, height,
+                               faces[z_lo].temperature_value - faces[z_hi].temperature_value);
 }
 
 double default_reference_temperature(const Faces& faces) {
@@ -1040,6 +1025,24 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
   std::fclose(file);
   if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
   return parse_case(text, path, overrides);
+}
+
+PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t) {
+  PhysicsParams p;
+  const double dt = std::abs(delta_t), h = height;
+  p.rayleigh = rayleigh;
+  p.prandtl = prandtl;
+  p.units = units;
+  if (units == Units::diffusive) {
+    p.kappa = h * h;
+    p.nu = prandtl * p.kappa;
+    p.buoyancy = rayleigh * p.nu * p.kappa / (dt * h * h * h);
+  } else {
+    p.buoyancy = h / dt;
+    p.kappa = h * h / std::sqrt(rayleigh * prandtl);
+    p.nu = h * h * std::sqrt(prandtl / rayleigh);
+  }
+  return p;
 }
 
 }  // namespace bouss

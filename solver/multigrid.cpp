@@ -12,7 +12,7 @@
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
 #include "physics/stencil.hpp"
-#include "solver/coarse_solver.hpp"
+#include "solver/coarse_operator.hpp"
 #include "solver/multigrid_kernels.hpp"
 
 namespace bouss {

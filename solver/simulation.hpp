@@ -7,7 +7,8 @@
 //   4. ghost fills; the caller takes diagnostics and snapshots between steps.
 //
 // Every field stays on the backend for the whole run: no host loop over cells and no
-// host-device copy in step() except scalar reductions (dt, solver residuals).
+// host-device copy in step() except scalar reductions (dt, solver residuals) and the
+// multigrid's small host levels (the restricted residual down, the correction back).
 #pragma once
 
 #include <array>

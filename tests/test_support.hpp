@@ -48,6 +48,19 @@ inline void set_plates(Case& c, VelocityBC v, double T_bottom, double T_top) {
   c.faces[5] = wall(v, TemperatureBC::fixed, T_top);
 }
 
+// Rayleigh-Benard between plates at T_bottom and T_top (velocity condition v): the physics
+// from Ra and Pr through the parser's own conversion, the reference temperature midway,
+// and the conduction profile as the initial state.
+inline void make_rayleigh_benard(Case& c, double rayleigh, double prandtl, Units units, VelocityBC v,
+                                 double T_bottom = 1.0, double T_top = 0.0) {
+  set_plates(c, v, T_bottom, T_top);
+  c.physics = physics_from_rayleigh(rayleigh, prandtl, units, c.length(2), T_bottom - T_top);
+  c.physics.reference_temperature = 0.5 * (T_bottom + T_top);
+  c.initial.profile = TemperatureProfile::conduction;
+  c.initial.bottom = T_bottom;
+  c.initial.top = T_top;
+}
+
 // Sets every point of a field, ghosts included, to f(x, y, z) at the point's position.
 inline void set_field(Field<Real>& field, const Grid& g, const std::function<double(double, double, double)>& f) {
   const Layout& L = g.layout;

@@ -38,17 +38,7 @@ namespace {
 // in diffusive units (kappa = 1, time H^2/kappa), from the conduction state plus noise.
 Case rayleigh_benard_cell(double rayleigh) {
   Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
-  set_plates(c, VelocityBC::no_slip, 1.0, 0.0);
-  c.physics.units = Units::diffusive;
-  c.physics.rayleigh = rayleigh;
-  c.physics.prandtl = 1.0;
-  c.physics.kappa = 1.0;
-  c.physics.nu = 1.0;
-  c.physics.buoyancy = rayleigh;  // Ra nu kappa / (dT H^3)
-  c.physics.reference_temperature = 0.5;
-  c.initial.profile = TemperatureProfile::conduction;
-  c.initial.bottom = 1.0;
-  c.initial.top = 0.0;
+  make_rayleigh_benard(c, rayleigh, 1.0, Units::diffusive, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 1e-3;
   c.time.steps.reset();
   return c;

@@ -60,18 +60,7 @@ double theory_rate(double ra, double pr, double k) {
 double measured_rate(double ra, double pr, double k, int nz) {
   const double L = 2 * M_PI / k;
   Case c = box_case({2 * nz, 1, nz}, {L, 0.5, 1.0});
-  c.faces[4] = wall(VelocityBC::free_slip, TemperatureBC::fixed, 1.0);
-  c.faces[5] = wall(VelocityBC::free_slip, TemperatureBC::fixed, 0.0);
-  c.physics.units = Units::diffusive;
-  c.physics.rayleigh = ra;
-  c.physics.prandtl = pr;
-  c.physics.kappa = 1;
-  c.physics.nu = pr;
-  c.physics.buoyancy = ra * pr;
-  c.physics.reference_temperature = 0.5;
-  c.initial.profile = TemperatureProfile::conduction;
-  c.initial.bottom = 1;
-  c.initial.top = 0;
+  make_rayleigh_benard(c, ra, pr, Units::diffusive, VelocityBC::free_slip);
   c.initial.perturbation_amplitude = 1e-6;
   c.initial.perturbation_shape = PerturbationShape::mode;
   c.initial.mode = {1, 0};
@@ -116,16 +105,7 @@ TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
 TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
   // A 2D roll between no-slip plates at Ra = 5000, Pr = 1, run to its steady state.
   Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
-  set_plates(c, VelocityBC::no_slip, 1.0, 0.0);
-  c.physics.units = Units::diffusive;
-  c.physics.rayleigh = 5000;
-  c.physics.prandtl = 1;
-  c.physics.nu = c.physics.kappa = 1;
-  c.physics.buoyancy = 5000;
-  c.physics.reference_temperature = 0.5;
-  c.initial.profile = TemperatureProfile::conduction;
-  c.initial.bottom = 1;
-  c.initial.top = 0;
+  make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 0.05;
   c.initial.perturbation_shape = PerturbationShape::mode;
   c.initial.mode = {1, 0};

@@ -1,4 +1,4 @@
-#include "solver/coarse_solver.hpp"
+#include "solver/coarse_operator.hpp"
 
 #include <cmath>
 #include <stdexcept>
