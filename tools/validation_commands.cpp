@@ -83,6 +83,12 @@ int onset_command(const ValidationOptions& o) {
                      m.steps, m.stopped_nonlinear ? ", stopped: nonlinear" : "");
     };
   };
+  // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
+  auto progress = [&o](const GrowthMeasurement& m, double t) {
+    const std::string line = fmt::format("    Ra {:.6f}: t = {:.4g} ({} steps)", m.rayleigh, t, m.steps);
+    if (o.json) std::fprintf(stderr, "%s\n", line.c_str());
+    else spdlog::info("{}", line);
+  };
   try {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
@@ -95,9 +101,9 @@ int onset_command(const ValidationOptions& o) {
         hi = predicted * (1 + 2e-3);
       }
       const OnsetResult r = !o.rates.empty()
-                                ? growth_rates_at(text, o.case_file, n, o.rates, backend, o.overrides, report_run(n))
+                                ? growth_rates_at(text, o.case_file, n, o.rates, backend, o.overrides, report_run(n), progress)
                                 : critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
-                                                    report_run(n));
+                                                    report_run(n), progress);
       racs.push_back(r.rac);
       nlohmann::json rates = nlohmann::json::array();
       for (const auto& m : r.runs) rates.push_back({m.rayleigh, m.rate});
@@ -147,6 +153,12 @@ int converge_command(const ValidationOptions& o) {
   std::vector<double> values;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
+  // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
+  auto progress = [&o](const GrowthMeasurement& m, double t) {
+    const std::string line = fmt::format("    Ra {:.6f}: t = {:.4g} ({} steps)", m.rayleigh, t, m.steps);
+    if (o.json) std::fprintf(stderr, "%s\n", line.c_str());
+    else spdlog::info("{}", line);
+  };
   try {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
 #include "validation/onset.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -28,15 +29,23 @@ std::string number_json(double x) { return nlohmann::json(x).dump(); }
 
 }  // namespace
 
-GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend) {
+GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, const GrowthProgress& on_progress,
+                                      double progress_seconds) {
   if (!c.time.end) throw CaseError(c.source + ": /time/end: expected the duration of each growth-rate run");
   Simulation sim(c, backend);
   std::vector<double> t, log_energy;
   double minimum = INFINITY;
   GrowthMeasurement m;
   m.rayleigh = c.physics.rayleigh.value_or(0);
+  auto last_report = std::chrono::steady_clock::now();
   while (!sim.finished()) {
     sim.step();
+    if (on_progress && sim.steps_done() % 256 == 0 &&
+        std::chrono::steady_clock::now() - last_report > std::chrono::duration<double>(progress_seconds)) {
+      last_report = std::chrono::steady_clock::now();
+      m.steps = sim.steps_done();
+      on_progress(m, sim.time());
+    }
     const double ke = kinetic_energy(sim.grid(), sim.flow());
     if (!(ke > 0) || !std::isfinite(ke)) continue;
     t.push_back(sim.time());
@@ -85,11 +94,12 @@ std::array<int, 3> scaled_grid(const Case& c, int R) {
 
 OnsetResult critical_rayleigh(const std::string& text, const std::string& source, const std::array<int, 3>& n,
                               double ra1, double ra2, const Backend& backend, const std::vector<std::string>& overrides,
-                              double rel_tol, int max_runs, const std::function<void(const GrowthMeasurement&)>& on_run) {
+                              double rel_tol, int max_runs, const std::function<void(const GrowthMeasurement&)>& on_run,
+                              const GrowthProgress& on_progress) {
   OnsetResult r;
   r.n = n;
   auto run = [&](double ra) {
-    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, ra, overrides), backend);
+    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, ra, overrides), backend, on_progress);
     r.runs.push_back(m);
     if (on_run) on_run(m);
     return m.rate;
@@ -118,12 +128,13 @@ OnsetResult critical_rayleigh(const std::string& text, const std::string& source
 OnsetResult growth_rates_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
                             const std::vector<double>& rayleigh, const Backend& backend,
                             const std::vector<std::string>& overrides,
-                            const std::function<void(const GrowthMeasurement&)>& on_run) {
+                            const std::function<void(const GrowthMeasurement&)>& on_run,
+                            const GrowthProgress& on_progress) {
   OnsetResult r;
   r.n = n;
   std::vector<double> ra, rate;
   for (double value : rayleigh) {
-    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, value, overrides), backend);
+    const GrowthMeasurement m = measure_growth_rate(case_at(text, source, n, value, overrides), backend, on_progress);
     r.runs.push_back(m);
     if (on_run) on_run(m);
     ra.push_back(value);

@@ -29,7 +29,11 @@ struct GrowthMeasurement {
 // Runs `c` (at the Rayleigh number it holds) to time.end, the kinetic energy recorded
 // every step, and fits ln(KE)/2 against t over the second half of the run (the first half
 // is the transient). A run whose energy grows by 1e12 stops there and fits its own second half.
-GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend);
+// on_progress(measurement so far, t, steps) is called about every progress_seconds of wall
+// time, for a progress line in long runs (rayleigh and steps of the measurement are set).
+using GrowthProgress = std::function<void(const GrowthMeasurement&, double t)>;
+GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, const GrowthProgress& on_progress = {},
+                                      double progress_seconds = 30);
 
 // The case text at another resolution and Rayleigh number, validated again.
 Case case_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
@@ -50,14 +54,16 @@ struct OnsetResult {
 OnsetResult critical_rayleigh(const std::string& text, const std::string& source, const std::array<int, 3>& n,
                               double ra1, double ra2, const Backend& backend, const std::vector<std::string>& overrides,
                               double rel_tol = 1e-7, int max_runs = 8,
-                              const std::function<void(const GrowthMeasurement&)>& on_run = {});
+                              const std::function<void(const GrowthMeasurement&)>& on_run = {},
+                              const GrowthProgress& on_progress = {});
 
 // Growth rates at the given Rayleigh numbers only (one run each); rac is where their
 // least-squares line sigma(Ra) crosses zero (sigma is linear in Ra near onset).
 OnsetResult growth_rates_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
                             const std::vector<double>& rayleigh, const Backend& backend,
                             const std::vector<std::string>& overrides,
-                            const std::function<void(const GrowthMeasurement&)>& on_run = {});
+                            const std::function<void(const GrowthMeasurement&)>& on_run = {},
+                            const GrowthProgress& on_progress = {});
 
 // Differences between successive resolutions, observed orders and the Richardson
 // extrapolation of the two finest values (order 2, the scheme's).

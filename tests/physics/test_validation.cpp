@@ -57,7 +57,7 @@ double theory_rate(double ra, double pr, double k) {
   return 0.5 * (-(1 + pr) * a2 + std::sqrt((1 - pr) * (1 - pr) * a2 * a2 + 4 * ra * pr * k * k / a2));
 }
 
-double measured_rate(double ra, double pr, double k, int nz) {
+Case linear_mode_case(double ra, double pr, double k, int nz) {
   const double L = 2 * M_PI / k;
   Case c = box_case({2 * nz, 1, nz}, {L, 0.5, 1.0});
   make_rayleigh_benard(c, ra, pr, Units::diffusive, VelocityBC::free_slip);
@@ -67,7 +67,11 @@ double measured_rate(double ra, double pr, double k, int nz) {
   c.time.steps.reset();
   c.time.end = 1.0;
   c.pressure.tolerance = 1e-11;
-  return measure_growth_rate(c, Backend::cpu()).rate;
+  return c;
+}
+
+double measured_rate(double ra, double pr, double k, int nz) {
+  return measure_growth_rate(linear_mode_case(ra, pr, k, nz), Backend::cpu()).rate;
 }
 
 }  // namespace
@@ -87,6 +91,22 @@ TEST(Onset, GrowthRateMeasurementConvergesToLinearTheoryAtSecondOrder) {
     EXPECT_NEAR(std::log2(err[0] / err[1]), 2.0, 0.2) << "Ra " << ra;
     EXPECT_NEAR(std::log2(err[1] / err[2]), 2.0, 0.2) << "Ra " << ra;
   }
+}
+
+TEST(Onset, ProgressReportsComeInOrderAndLeaveTheMeasurementUnchanged) {
+  const Case c = linear_mode_case(1000, 0.71, M_PI / std::sqrt(2.0), 8);
+  const GrowthMeasurement quiet = measure_growth_rate(c, Backend::cpu());
+  std::vector<std::pair<double, long>> reports;
+  const GrowthMeasurement reported = measure_growth_rate(
+      c, Backend::cpu(), [&](const GrowthMeasurement& m, double t) { reports.emplace_back(t, m.steps); }, 0.0);
+  ASSERT_EQ(long(reports.size()), quiet.steps / 256);  // every 256 steps when the interval is 0 s
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    EXPECT_EQ(reports[i].second, long(256 * (i + 1)));
+    EXPECT_LE(reports[i].first, *c.time.end);
+    if (i) EXPECT_GT(reports[i].first, reports[i - 1].first);
+  }
+  EXPECT_EQ(reported.steps, quiet.steps);
+  EXPECT_EQ(reported.rate, quiet.rate);
 }
 
 TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
