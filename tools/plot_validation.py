@@ -60,7 +60,7 @@ def table(name, rs):
 def main():
     onset = {
         "onset_free_slip": rows("onset_free_slip_16_32_64.json", "onset_free_slip_128.json"),
-        "onset_no_slip": rows("onset_no_slip_16_32.json", "onset_no_slip_64.json"),
+        "onset_no_slip": rows("onset_no_slip_16_32.json", "onset_no_slip_64.json", "onset_no_slip_128.json"),
         "onset_cube": rows("onset_cube_16_32_64.json"),
     }
     for name, rs in onset.items():
