@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "grid/captured_work.hpp"
 #include "grid/coarsening.hpp"
@@ -30,26 +31,46 @@ LevelStencil<S> level_stencil(const Grid& g) {
   return st;
 }
 
-// A periodic axis of one cell is its own neighbour on both sides (self = 1, which drops
-// the axis from the update, as it drops out of the Laplacian).
-GhostSelf ghost_self(const FieldBC& bc, const std::array<int, 3>& n) {
-  GhostSelf g{};
-  for (int a = 0; a < 3; ++a)
+// The faces of one level as the red-black sweep sees them (see GhostSelf). The data of a
+// wall is that of fill_ghosts for cell-centred values with one ghost layer.
+template <class S>
+GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
+  GhostSelf<S> gs{};
+  for (int a = 0; a < 3; ++a) {
+    const int n = g.layout.n[a];
     for (int side = 0; side < 2; ++side) {
-      const BoundaryKind k = bc.face[2 * a + side].kind;
-      const signed char v = k == BoundaryKind::gradient ? 1
-                            : k == BoundaryKind::value  ? -1
-                            : n[a] == 1                 ? 1
-                                                        : 0;
-      (side ? g.hi : g.lo)[a] = v;
+      const FaceBC& f = bc.face[2 * a + side];
+      if (f.slope_z != 0) throw std::logic_error("multigrid: a wall value varying with z is not supported");
+      signed char self = 0;
+      S data = 0;
+      if (f.kind == BoundaryKind::gradient) {
+        self = 1;
+        data = S((side ? 1 : -1) * g.h[a] * f.value);
+      } else if (f.kind == BoundaryKind::value) {
+        self = -1;
+        data = S(2 * f.value);
+      } else if (n == 1) {
+        self = 1;
+      }
+      (side ? gs.hi : gs.lo)[a] = self;
+      (side ? gs.data_hi : gs.data_lo)[a] = data;
     }
-  return g;
+    gs.wrap[a] = bc.face[2 * a].kind == BoundaryKind::periodic && n > 1 && n % 2 == 0;
+  }
+  return gs;
+}
+
+// A periodic axis of odd length > 1 is read through its ghosts, filled before each colour.
+bool sweeps_read_ghosts(const FieldBC& bc, const Grid& g) {
+  for (int a = 0; a < 3; ++a)
+    if (bc.face[2 * a].kind == BoundaryKind::periodic && g.layout.n[a] > 1 && g.layout.n[a] % 2 == 1) return true;
+  return false;
 }
 
 // One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.
 template <class S>
-void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, GhostSelf self, int colour,
-                  S omega) {
+void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const GhostSelf<S>& self,
+                  int colour, S omega) {
   const LevelStencil<S> st = level_stencil<S>(g);
   const View<S> xv = x.view();
   const View<const S> bv = b.cview();
@@ -64,15 +85,17 @@ void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>&
   }, "multigrid relax");
 }
 
-// `sweeps` red-black sweeps; returns with x's ghosts filled.
+// `sweeps` red-black sweeps; returns with x's ghosts filled. The sweeps read no ghosts
+// (walls folded in, even periodic axes wrapped) except along a periodic axis of odd length.
 template <class S>
 void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const FieldBC& bc, int sweeps,
             Real omega) {
-  const GhostSelf self = ghost_self(bc, g.layout.n);
+  const GhostSelf<S> self = ghost_self<S>(bc, g);
+  const bool fills = sweeps_read_ghosts(bc, g);
   for (int s = 0; s < sweeps; ++s) {
-    fill_ghosts(x, bc, g.h);
+    if (fills) fill_ghosts(x, bc, g.h);
     relax_colour(g, be, x, b, self, 0, S(omega));
-    fill_ghosts(x, bc, g.h);
+    if (fills) fill_ghosts(x, bc, g.h);
     relax_colour(g, be, x, b, self, 1, S(omega));
   }
   fill_ghosts(x, bc, g.h);

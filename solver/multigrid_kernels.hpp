@@ -25,30 +25,50 @@ BOUSS_HD inline S laplacian7(std::ptrdiff_t idx, VX x, const LevelStencil<S>& st
          (x[idx + st.s[2]] - 2 * c + x[idx - st.s[2]]) * st.rd2[2];
 }
 
-// How each face's ghost depends on the cell next to it: ghost = self * x_cell + data.
-// self = +1 for a gradient condition, -1 for a value condition, 0 when the ghost is
-// another cell's value (periodic).
+// How the update of a cell next to each face sees its neighbour across that face, so
+// that a red-black sweep reads no ghost cells (and needs no ghost fill between colours):
+//   wall (self = +1 gradient, -1 value): the ghost is self * x_cell + data, with data the
+//     same for every cell of the face; a periodic axis of one cell is a wall with self = +1
+//     and data 0 (the axis drops out, as it drops out of the Laplacian);
+//   wrap: a periodic axis of even length > 1, read across the wrap inside the array (the
+//     cell there has the other colour, so the read is race-free);
+//   otherwise (a periodic axis of odd length > 1): the ghost, filled before each colour.
+template <class S>
 struct GhostSelf {
   signed char lo[3], hi[3];
+  bool wrap[3];
+  S data_lo[3], data_hi[3];
 };
 
 // Over-relaxed Gauss-Seidel update of one cell: towards the value that zeroes its
-// residual, neighbours fixed. The ghosts were filled from the cell's old value; at a wall
-// the update solves for the new value with the ghost moving with it (as the filled ghost
-// will after the sweep), which keeps the smoother as strong at walls as inside.
+// residual, neighbours fixed. At a wall the update solves for the new value with the ghost
+// moving with it (as the ghost filled after the sweep will), which keeps the smoother as
+// strong at walls as inside.
 template <class S, class VX, class VB>
 BOUSS_HD inline S gauss_seidel_value(int i, int j, int k, std::ptrdiff_t idx, VX x, VB b, const LevelStencil<S>& st,
-                                     GhostSelf self, S omega) {
+                                     const GhostSelf<S>& g, S omega) {
   const int p[3] = {i, j, k};
   const S old = x[idx];
   S off = 0, diag = 0;
   BOUSS_UNROLL
   for (int a = 0; a < 3; ++a) {
-    const S at_lo = p[a] == 0 ? S(self.lo[a]) : S(0);
-    const S at_hi = p[a] == st.n[a] - 1 ? S(self.hi[a]) : S(0);
-    // Remove the lagged old value the ghosts carry; the diagonal carries the new one.
-    off += (x[idx + st.s[a]] + x[idx - st.s[a]] - (at_lo + at_hi) * old) * st.rd2[a];
-    diag += (2 - at_lo - at_hi) * st.rd2[a];
+    const std::ptrdiff_t s = st.s[a];
+    const int last = st.n[a] - 1;
+    S lo, hi, d = 2;
+    if (p[a] == 0 && g.lo[a]) {
+      lo = g.data_lo[a];
+      d -= g.lo[a];
+    } else {
+      lo = x[idx - (p[a] == 0 && g.wrap[a] ? -last * s : s)];
+    }
+    if (p[a] == last && g.hi[a]) {
+      hi = g.data_hi[a];
+      d -= g.hi[a];
+    } else {
+      hi = x[idx + (p[a] == last && g.wrap[a] ? -last * s : s)];
+    }
+    off += (lo + hi) * st.rd2[a];
+    diag += d * st.rd2[a];
   }
   const S gs = (off - b[idx]) / diag;
   return old + omega * (gs - old);
