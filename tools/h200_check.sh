@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The GPU round on the H200 test machine (see ../shared/device/README.md): run from the
 # repository root there, with .devpack (made by tools/h200_pack.sh) carried along.
-# Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, case.
+# Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case.
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
 bin=.devpack/bin
-sections=${*:-tests sanitizer solver case}
+sections=${*:-tests sanitizer solver small case}
 nvidia-smi -L
 step() { echo; echo "=== $*"; }
 has() { [[ " $sections " == *" $1 "* ]]; }
@@ -28,9 +28,9 @@ if has solver; then
 import json, sys
 for f in sys.argv[1:]:
     for r in json.load(open(f)):
-        print(f"{r[\"bc\"]:9} {r[\"solver\"]:9} cycles {r[\"cycles\"]:5} factor {r[\"convergence_factor\"]:.3f} "
-              f"{r[\"ms\"]:9.3f} ms  {r[\"bytes_per_cell\"]:6.0f} B/cell  {r[\"effective_GBps\"]:7.1f} GB/s  "
-              f"floor {r[\"floor_ms\"]:.3f} ms  final {r[\"final_max_residual\"]:.1e}")' "$@"
+        print("{bc:9} {solver:9} cycles {cycles:5} factor {convergence_factor:.3f} {ms:9.3f} ms  "
+              "{bytes_per_cell:6.0f} B/cell  {effective_GBps:7.1f} GB/s  floor {floor_ms:.3f} ms  "
+              "final {final_max_residual:.1e}".format(**r))' "$@"
   }
   for n in 128,128,128 256,256,128 384,384,192; do
     step "bench poisson $n to 1e-8 (cold start)"
@@ -46,13 +46,22 @@ for f in sys.argv[1:]:
     $bin/bouss bench poisson --n 256,256,128 --bc mixed --solver mg,mg_mixed --repeats 5 $opts 2>&1 | grep -E " mg" | cut -c12-
   done
 fi
+if has small; then
+  step "bench: onset-size grids (latency-bound V-cycles), defaults and all levels on the GPU"
+  for c in "onset_no_slip [64,32,64]" "onset_no_slip [128,64,128]" "onset_free_slip [128,64,128]" "onset_cube [64,64,64]"; do
+    set -- $c
+    for v in "" "--set pressure.cpu_coarse_cells=0"; do
+      echo "-- $1 $2 $v"
+      $bin/bouss bench cases/$1.json --backend cuda --set grid.n=$2 $v --steps 300 --warmup 30 2>&1 | grep -E "median|cycles"
+    done
+  done
+fi
 if has case; then
   step "bench: paper 004 Ra = 1e7, 256x256x128, cuda (default, then variants)"
   $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 20 --warmup 20 --json | tee "$out/bench_ra1e7_cuda.json" \
     | grep -E "ms_per_step\"|cycles|effective|floor_ms"
-  for v in pressure.cuda_graphs=false pressure.fmg=true pressure.mixed_precision=true pressure.cpu_coarse_cells=64 \
-           pressure.cpu_coarse_cells=4096 "pressure.pre_sweeps=1 --set pressure.post_sweeps=1" \
-           "pressure.mixed_precision=true --set pressure.pre_sweeps=1 --set pressure.post_sweeps=1"; do
+  for v in pressure.cuda_graphs=false pressure.fmg=true pressure.mixed_precision=false pressure.cpu_coarse_cells=0 \
+           pressure.cpu_coarse_cells=64 pressure.cpu_coarse_cells=4096 "pressure.pre_sweeps=1 --set pressure.post_sweeps=1"; do
     echo "-- $v"
     $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 20 --warmup 20 --set $v 2>&1 | grep -E "median|cycles"
   done
