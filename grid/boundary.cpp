@@ -1,6 +1,9 @@
 // Compiled as CUDA when the build has it (see CMakeLists.txt).
 #include "grid/boundary.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "grid/for_each.hpp"
 
 namespace bouss {
@@ -48,43 +51,86 @@ struct FaceFill {
   }
 };
 
+// One field's ghost fill along one axis, as the fill kernel needs it.
+template <class S>
+struct AxisFill {
+  S* origin;
+  int n;         // interior points along the axis (cells, or faces less the duplicate one)
+  int hib, hic;  // the end of the field's padded range along the other two axes
+  bool faces;
+  BoundaryKind klo, khi;
+  S vlo, vhi, slo, shi, zoff;
+};
+template <class S>
+struct AxisFills {
+  AxisFill<S> f[max_fill_fields];
+};
+
 }  // namespace
 
 template <class S>
-void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h) {
-  const Layout& L = f.layout();
-  const Box padded = L.padded(f.stagger());
-  View<S> v = f.view();
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<Real, 3>& h) {
+  if (count < 1 || count > max_fill_fields) throw std::logic_error("fill_ghosts: 1 to 4 fields at once");
+  const Layout& L = fields[0]->layout();
+  for (int q = 1; q < count; ++q)
+    if (fields[q]->layout().n != L.n || fields[q]->layout().ghost != L.ghost || fields[q]->layout().sy != L.sy ||
+        fields[q]->layout().sz != L.sz || !(fields[q]->backend() == fields[0]->backend()))
+      throw std::logic_error("fill_ghosts: fields filled together must share a layout and a backend");
+  const int ghost = L.ghost;
   for (int a = 0; a < 3; ++a) {
     const int b = (a + 1) % 3, c = (a + 2) % 3;  // the other two axes
     const std::ptrdiff_t sa = L.stride(a), sb = L.stride(b), sc = L.stride(c);
-    const int n = L.points(f.stagger(), a) - (staggered_along(f.stagger(), a) ? 1 : 0);
-    const BoundaryKind klo = bc.face[2 * a].kind, khi = bc.face[2 * a + 1].kind;
-    const S vlo = S(bc.face[2 * a].value), vhi = S(bc.face[2 * a + 1].value), ha = S(h[a]);
-    // Height above the bottom of point index iz along z, for z-varying wall values.
-    const S slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z * h[2]);
-    const S shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z * h[2]);
-    const S zoff = staggered_along(f.stagger(), 2) ? S(0) : S(0.5);
-    const bool z_is_b = b == 2;
-    // Points: x -> ghost layer m, y -> axis b, z -> axis c (each over its padded range).
-    Box box{{1, padded.lo[b], padded.lo[c]}, {L.ghost + 1, padded.hi[b], padded.hi[c]}};
-    S* origin = v.origin;
-    if (staggered_along(f.stagger(), a)) {
-      for_each(f.backend(), box, [=] BOUSS_HD(int m, int jb, int kc) {
-        const S z = S(z_is_b ? jb : kc) + zoff;
-        FaceFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo + slo * z, khi, vhi + shi * z, ha);
-      }, "fill_ghosts (faces)");
-    } else {
-      for_each(f.backend(), box, [=] BOUSS_HD(int m, int jb, int kc) {
-        const S z = S(z_is_b ? jb : kc) + zoff;
-        CentreFill<S>::apply(origin + jb * sb + kc * sc, sa, n, m, klo, vlo + slo * z, khi, vhi + shi * z, ha);
-      }, "fill_ghosts (centres)");
+    AxisFills<S> fills{};
+    int hib = 0, hic = 0;
+    for (int q = 0; q < count; ++q) {
+      const Field<S>& f = *fields[q];
+      const FieldBC& bc = *bcs[q];
+      AxisFill<S>& F = fills.f[q];
+      F.origin = fields[q]->view().origin;
+      F.faces = staggered_along(f.stagger(), a);
+      F.n = L.points(f.stagger(), a) - (F.faces ? 1 : 0);
+      F.klo = bc.face[2 * a].kind;
+      F.khi = bc.face[2 * a + 1].kind;
+      F.vlo = S(bc.face[2 * a].value);
+      F.vhi = S(bc.face[2 * a + 1].value);
+      // Height above the bottom of point index iz along z, for z-varying wall values.
+      F.slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z * h[2]);
+      F.shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z * h[2]);
+      F.zoff = staggered_along(f.stagger(), 2) ? S(0) : S(0.5);
+      const Box padded = L.padded(f.stagger());
+      F.hib = padded.hi[b];
+      F.hic = padded.hi[c];
+      hib = std::max(hib, F.hib);
+      hic = std::max(hic, F.hic);
     }
+    const bool z_is_b = b == 2;
+    const S ha = S(h[a]);
+    // Points: x -> field q and ghost layer m, y -> axis b, z -> axis c, each over the
+    // field's padded range (a face field has one point more along its own axis).
+    const Box box{{0, -ghost, -ghost}, {count * ghost, hib, hic}};
+    for_each(fields[0]->backend(), box, [=] BOUSS_HD(int qm, int jb, int kc) {
+      const AxisFill<S>& F = fills.f[qm / ghost];
+      if (jb >= F.hib || kc >= F.hic) return;
+      const int m = 1 + qm % ghost;
+      const S z = S(z_is_b ? jb : kc) + F.zoff;
+      S* p = F.origin + jb * sb + kc * sc;
+      if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
+      else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
+    }, "fill_ghosts");
   }
+}
+
+template <class S>
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h) {
+  Field<S>* const fields[1] = {&f};
+  const FieldBC* const bcs[1] = {&bc};
+  fill_ghosts(fields, bcs, 1, h);
 }
 
 template void fill_ghosts<double>(Field<double>&, const FieldBC&, const std::array<Real, 3>&);
 template void fill_ghosts<float>(Field<float>&, const FieldBC&, const std::array<Real, 3>&);
+template void fill_ghosts<double>(Field<double>* const[], const FieldBC* const[], int, const std::array<Real, 3>&);
+template void fill_ghosts<float>(Field<float>* const[], const FieldBC* const[], int, const std::array<Real, 3>&);
 
 Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc) {
   Box box = layout.interior(s);

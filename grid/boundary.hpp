@@ -50,6 +50,13 @@ struct FieldBC {
 template <class S>
 void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h);
 
+// The same for up to max_fill_fields fields of one layout and backend at once (the
+// velocity components and temperature, say): one launch per axis instead of one per axis
+// and field. fields[q] is filled under bcs[q].
+constexpr int max_fill_fields = 4;
+template <class S>
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<Real, 3>& h);
+
 // The values a field's update must compute: all points, except boundary faces fixed by
 // a value condition (normal velocity at a wall) and the periodic duplicate face n.
 Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc);

@@ -103,9 +103,17 @@ void Simulation::set_initial_condition() {
   fill_all_ghosts();
 }
 
-void Simulation::fill_all_ghosts() {
-  for (int comp = 0; comp < 4; ++comp) fill_ghosts(now_[comp], bc_.flow[comp], grid_.h);
+void Simulation::fill_flow_ghosts(int components) {
+  Field<Real>* fields[max_fill_fields];
+  const FieldBC* bcs[max_fill_fields];
+  for (int comp = 0; comp < components; ++comp) {
+    fields[comp] = &now_[comp];
+    bcs[comp] = &bc_.flow[comp];
+  }
+  fill_ghosts(fields, bcs, components, grid_.h);
 }
+
+void Simulation::fill_all_ghosts() { fill_flow_ghosts(4); }
 
 Real Simulation::next_dt() const {
   Real dt;
@@ -155,7 +163,7 @@ void Simulation::project(Real dt) {
   divergence(grid_, now_, rhs_, 1 / dt);
   solve_ = mg_->solve(phi_, rhs_, case_.pressure.tolerance);
   subtract_gradient(grid_, phi_, dt, now_, unknown_);
-  for (int comp = 0; comp < 3; ++comp) fill_ghosts(now_[comp], bc_.flow[comp], grid_.h);
+  fill_flow_ghosts(3);  // the velocity
 }
 
 Diagnostics Simulation::diagnostics() const {

@@ -67,6 +67,7 @@ class Simulation {
   const Multigrid& multigrid() const { return *mg_; }
   // Refills every ghost layer of the flow (after the caller changed the fields).
   void fill_all_ghosts();
+  void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
 
   // Estimated device-memory traffic of a step whose pressure solve went as `s` says, each
   // array counted once per pass that reads or writes it (see the model in simulation.cpp).

@@ -17,6 +17,8 @@ TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
   }
   check_value_condition_sets_boundary_faces(gpu);
   check_conducting_walls(gpu);
+  check_fill_together(gpu, 1);
+  check_fill_together(gpu, 2);
 }
 
 TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact(gpu); }

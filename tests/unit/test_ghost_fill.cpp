@@ -19,3 +19,7 @@ TEST(GhostFill, ValueConditionFixesBoundaryFacesAndUnknownBoxSkipsThem) {
   check_value_condition_sets_boundary_faces(Backend::cpu());
 }
 TEST(GhostFill, ConductingSideWallsHoldTheConductionProfile) { check_conducting_walls(Backend::cpu()); }
+TEST(GhostFill, FillingFieldsTogetherEqualsFillingEachAlone) {
+  check_fill_together(Backend::cpu(), 1);
+  check_fill_together(Backend::cpu(), 2);
+}
