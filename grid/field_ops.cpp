@@ -51,12 +51,42 @@ Real remove_mean(Field<S>& f) {
   return mean;
 }
 
+namespace {
+struct SumMaxMin {
+  Real sum, max, min;
+};
+struct SumMaxMinOp {
+  BOUSS_HD SumMaxMin operator()(const SumMaxMin& a, const SumMaxMin& b) const {
+    return {a.sum + b.sum, a.max > b.max ? a.max : b.max, a.min < b.min ? a.min : b.min};
+  }
+};
+}  // namespace
+
+template <class S>
+Real remove_mean_max_abs(Field<S>& f) {
+  const Box box = f.layout().interior(Stagger::centre);
+  const View<const S> v = f.cview();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  const SumMaxMin init{0, -INFINITY, INFINITY};
+  const SumMaxMin r = reduce(f.backend(), box, init, SumMaxMinOp{}, [=] BOUSS_HD(int i, int j, int k) {
+    const Real x = Real(v[i + j * sy + k * sz]);
+    return SumMaxMin{x, x, x};
+  }, "remove_mean_max_abs");
+  const Real mean = r.sum / Real(box.cells());
+  add_constant(f, box, -mean);
+  // Rounding is monotonic, so the extremes of f - mean are those of f, shifted: the same
+  // max |f - mean| as a second pass over the shifted field would find.
+  const S m = S(mean);
+  return std::fmax(Real(S(r.max) - m), Real(m - S(r.min)));
+}
+
 #define BOUSS_FIELD_OPS(S)                                     \
   template void fill<S>(Field<S>&, Real);                      \
   template Real sum<S>(const Field<S>&, const Box&);           \
   template Real max_abs<S>(const Field<S>&, const Box&);       \
   template void add_constant<S>(Field<S>&, const Box&, Real);  \
-  template Real remove_mean<S>(Field<S>&);
+  template Real remove_mean<S>(Field<S>&);                     \
+  template Real remove_mean_max_abs<S>(Field<S>&);
 BOUSS_FIELD_OPS(double)
 BOUSS_FIELD_OPS(float)
 #undef BOUSS_FIELD_OPS

@@ -15,6 +15,9 @@ template <class S> Real max_abs(const Field<S>& f, const Box& box);
 template <class S> void add_constant(Field<S>& f, const Box& box, Real value);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
 template <class S> Real remove_mean(Field<S>& f);
+// The same, returning max |f| over the cell interior after the removal, from one
+// reduction (sum, max and min together) instead of two.
+template <class S> Real remove_mean_max_abs(Field<S>& f);
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

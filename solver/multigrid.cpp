@@ -466,9 +466,8 @@ Real Multigrid::residual_norm(const Field<Real>& x, const Field<Real>& b) const 
 SolveStats Multigrid::solve(Field<Real>& x, Field<Real>& b, Real tolerance) {
   const Box interior = grid_.layout.interior(Stagger::centre);
   const bool singular = bc_.singular();
-  if (singular) remove_mean(b);
   SolveStats stats;
-  const Real bnorm = max_abs(b, interior);
+  const Real bnorm = singular ? remove_mean_max_abs(b) : max_abs(b, interior);
   if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
     fill(x, 0);
     stats.converged = true;

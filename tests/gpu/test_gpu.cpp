@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "ghost_checks.hpp"
+#include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
 #include "projection_checks.hpp"
 
@@ -21,6 +22,10 @@ TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
   check_fill_together(gpu, 2);
 }
 
+TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
+  BOUSS_GPU_OR_SKIP();
+  check_remove_mean_max_abs(gpu);
+}
 TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact(gpu); }
 TEST(GpuOperators, GradientExact) { BOUSS_GPU_OR_SKIP(); check_gradient_exact(gpu); }
 TEST(GpuOperators, LaplacianExact) { BOUSS_GPU_OR_SKIP(); check_laplacian_exact(gpu); }

@@ -1,3 +1,4 @@
+#include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
 
 using namespace bouss;
@@ -22,3 +23,5 @@ TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
   EXPECT_DOUBLE_EQ(doubled.a, 2.0);
   EXPECT_DOUBLE_EQ(doubled.b, -1.0);
 }
+
+TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) { check_remove_mean_max_abs(Backend::cpu()); }
