@@ -78,7 +78,9 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       throw std::logic_error("fill_ghosts: fields filled together must share a layout and a backend");
   const int ghost = L.ghost;
   for (int a = 0; a < 3; ++a) {
-    const int b = (a + 1) % 3, c = (a + 2) % 3;  // the other two axes
+    // The other two axes in storage order, so that the threads of a warp run along the
+    // lower one: contiguous rows for the y and z fills.
+    const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
     const std::ptrdiff_t sa = L.stride(a), sb = L.stride(b), sc = L.stride(c);
     AxisFills<S> fills{};
     int hib = 0, hic = 0;
@@ -103,16 +105,16 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       hib = std::max(hib, F.hib);
       hic = std::max(hic, F.hic);
     }
-    const bool z_is_b = b == 2;
     const S ha = S(h[a]);
-    // Points: x -> field q and ghost layer m, y -> axis b, z -> axis c, each over the
-    // field's padded range (a face field has one point more along its own axis).
-    const Box box{{0, -ghost, -ghost}, {count * ghost, hib, hic}};
-    for_each(fields[0]->backend(), box, [=] BOUSS_HD(int qm, int jb, int kc) {
+    // Points: x -> axis b, y -> axis c, each over the field's padded range (a face field has
+    // one point more along its own axis), z -> field q and ghost layer m. The slopes are
+    // zero for the z fill, so c is z wherever the height matters.
+    const Box box{{-ghost, -ghost, 0}, {hib, hic, count * ghost}};
+    for_each(fields[0]->backend(), box, [=] BOUSS_HD(int jb, int kc, int qm) {
       const AxisFill<S>& F = fills.f[qm / ghost];
       if (jb >= F.hib || kc >= F.hic) return;
       const int m = 1 + qm % ghost;
-      const S z = S(z_is_b ? jb : kc) + F.zoff;
+      const S z = S(kc) + F.zoff;
       S* p = F.origin + jb * sb + kc * sc;
       if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
       else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
