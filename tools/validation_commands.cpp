@@ -153,12 +153,6 @@ int converge_command(const ValidationOptions& o) {
   std::vector<double> values;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
-  // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
-  auto progress = [&o](const GrowthMeasurement& m, double t) {
-    const std::string line = fmt::format("    Ra {:.6f}: t = {:.4g} ({} steps)", m.rayleigh, t, m.steps);
-    if (o.json) std::fprintf(stderr, "%s\n", line.c_str());
-    else spdlog::info("{}", line);
-  };
   try {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
