@@ -60,10 +60,12 @@ GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
   return gs;
 }
 
-// A periodic axis of odd length > 1 is read through its ghosts, filled before each colour.
-bool sweeps_read_ghosts(const FieldBC& bc, const Grid& g) {
+// Whether a sweep reads ghosts: along a periodic axis of odd length > 1 (neither a wall
+// nor wrapped), whose ghosts are filled before each colour.
+template <class S>
+bool sweeps_read_ghosts(const GhostSelf<S>& gs) {
   for (int a = 0; a < 3; ++a)
-    if (bc.face[2 * a].kind == BoundaryKind::periodic && g.layout.n[a] > 1 && g.layout.n[a] % 2 == 1) return true;
+    if (gs.lo[a] == 0 && !gs.wrap[a]) return true;
   return false;
 }
 
@@ -91,7 +93,7 @@ template <class S>
 void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const FieldBC& bc, int sweeps,
             Real omega) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
-  const bool fills = sweeps_read_ghosts(bc, g);
+  const bool fills = sweeps_read_ghosts(self);
   for (int s = 0; s < sweeps; ++s) {
     if (fills) fill_ghosts(x, bc, g.h);
     relax_colour(g, be, x, b, self, 0, S(omega));
