@@ -2,9 +2,14 @@
 // point of the box, as a CUDA kernel on the GPU or an OpenMP loop on the CPU (z and y in
 // parallel, a SIMD-friendly loop over x). f is a BOUSS_HD lambda capturing Views by value.
 //
-// Translation units that launch on the GPU are compiled as CUDA when the build has it;
-// calling for_each on the CUDA backend from a plain C++ unit is a logic error.
+// Translation units that launch kernels are .cu files, compiled as CUDA when the build has
+// it and as C++ otherwise (CMakeLists.txt gathers them by that rule). A .cpp unit that
+// includes this header stops a CUDA build here, instead of throwing at run time on the GPU.
 #pragma once
+
+#if defined(BOUSS_HAVE_CUDA) && !defined(__CUDACC__)
+#error "grid/for_each.hpp: kernel launches (for_each, reduce) belong in .cu units; rename this unit to .cu"
+#endif
 
 #include <stdexcept>
 

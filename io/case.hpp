@@ -77,6 +77,7 @@ struct PressureParams {
   std::optional<bool> mixed_precision;  // fp32 V-cycles in fp64 defect correction; default: on CUDA
   bool cuda_graphs = true;       // replay the V-cycle's device launches as CUDA graphs
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
+  int max_failures = 3;  // solves in a row that stop at max_cycles unconverged before the run fails
 };
 
 struct OutputParams {
@@ -85,6 +86,16 @@ struct OutputParams {
   std::optional<std::int64_t> interval_steps;  // steps between snapshots
   std::int64_t diagnostics_interval_steps = 10;  // steps between records of the diagnostics series
   std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
+};
+
+// When and where checkpoints are written (everything the step needs to continue bit for
+// bit: see solver/run.hpp). Files are STEM.checkpoint.<step>.nc.
+struct CheckpointParams {
+  std::optional<double> interval;              // simulation time between checkpoints
+  std::optional<std::int64_t> interval_steps;  // steps between checkpoints
+  std::string file;                            // the stem; "" = the output file's path without ".nc"
+  int keep = 2;                                // a run keeps the last `keep` checkpoints it wrote
+  bool enabled() const { return interval || interval_steps; }
 };
 
 struct Case {
@@ -101,6 +112,7 @@ struct Case {
   PressureParams pressure;
   std::string precision = "double";
   OutputParams output;
+  CheckpointParams checkpoint;
   std::string backend = "auto";  // auto | cuda | cpu
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }

@@ -3,11 +3,12 @@
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
 #include <CLI/CLI.hpp>
 
+#include "io/build_info.hpp"
 #include "tools/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock exchange)"};
-  app.set_version_flag("--version", std::string("bouss ") + BOUSS_VERSION);
+  app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);
 
   bouss::RunOptions run;
