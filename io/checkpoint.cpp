@@ -1,0 +1,592 @@
+// Checkpoint files: see io/checkpoint.hpp and docs/checkpoint.md.
+//
+// The file is created, opened and closed with the netCDF C calls and everything in between
+// goes through the NetCDF-C++ API: NcFile's destructor closes again after a failed close
+// and prints to std::cerr, and the writer must decide itself what happens to a file whose
+// writes failed (write_in_child below).
+#include "io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <netcdf.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <netcdf>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "io/file_util.hpp"
+
+namespace bouss {
+namespace {
+
+using netCDF::NcDim;
+using netCDF::NcGroup;
+using netCDF::NcGroupAtt;
+using netCDF::NcVar;
+using netCDF::exceptions::NcException;
+
+constexpr const char* kFormatAttribute = "bouss_checkpoint_format";
+constexpr const char* kArraysAttribute = "bouss_arrays";  // the array names, in order, space-separated
+// Prefixes of the driver's keys: no fixed attribute name contains a '.', so none can clash.
+const std::string kStatePrefix = "state.";
+const std::string kTextPrefix = "text.";
+constexpr std::size_t kMaxNameLength = 200;  // NC_MAX_NAME is 256, less the prefix
+// Chunks of at most 4 MiB: whole arrays when they fit, else slabs of z planes, else rows.
+constexpr std::size_t kMaxChunkBytes = std::size_t(4) << 20;
+
+// Dimension names: [face][axis], centres (x, y, z) and faces (xf, yf, zf).
+const char* const kDimNames[2][3] = {{"x", "y", "z"}, {"xf", "yf", "zf"}};
+
+struct ArrayDescription {
+  const char* name;
+  const char* long_name;
+};
+
+constexpr ArrayDescription kDescriptions[] = {
+    {"u", "x velocity"},
+    {"v", "y velocity"},
+    {"w", "z velocity"},
+    {"T", "temperature"},
+    {"p", "kinematic pressure (pressure / reference density)"},
+    {"G_u", "tendency of x velocity at the previous step (Adams-Bashforth 2)"},
+    {"G_v", "tendency of y velocity at the previous step (Adams-Bashforth 2)"},
+    {"G_w", "tendency of z velocity at the previous step (Adams-Bashforth 2)"},
+    {"G_T", "tendency of temperature at the previous step (Adams-Bashforth 2)"},
+};
+
+std::string long_name_of(const std::string& name) {
+  for (const auto& d : kDescriptions)
+    if (name == d.name) return d.long_name;
+  return name;
+}
+
+const char* grid_location(int stagger) {
+  switch (stagger) {
+    case 0: return "x face";
+    case 1: return "y face";
+    case 2: return "z face";
+    default: return "cell centre";
+  }
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& reason) {
+  throw std::runtime_error("checkpoint " + path + ": " + reason);
+}
+
+// One line describing a netCDF failure (NcException::what() spans several lines).
+std::string nc_reason(const NcException& e) {
+  if (e.errorCode() != 0) return nc_strerror(e.errorCode());
+  std::string w = e.what();
+  auto nl = w.find('\n');
+  if (nl != std::string::npos) w.erase(nl);
+  return w;
+}
+
+// HDF5 reports a failed write() to netCDF only as "NetCDF: HDF error"; errno still says
+// why. Only errors of the storage are named, since errno may hold leftovers otherwise.
+std::string system_reason(int err) {
+  switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+    case EIO:
+    case EROFS:
+      return std::string(" (") + std::strerror(err) + ")";
+    default:
+      return "";
+  }
+}
+
+// Extents (nx_f, ny_f, nz_f) of an array on the given location.
+std::array<std::size_t, 3> extents(const std::array<int, 3>& n, int stagger) {
+  std::array<std::size_t, 3> e{};
+  for (int a = 0; a < 3; ++a) e[a] = static_cast<std::size_t>(n[a]) + (stagger == a ? 1 : 0);
+  return e;
+}
+
+// How many points of an axis of `extent` points go in one chunk: at most `most`, and at
+// least half that, with the least padding. HDF5 stores an edge chunk at its full size, so
+// 129 planes in chunks of 8 would store 136; in chunks of 5, 130.
+std::size_t piece(std::size_t extent, std::size_t most) {
+  most = std::max<std::size_t>(1, std::min(most, extent));
+  std::size_t best = most, best_padding = extent;
+  for (std::size_t d = most; d >= 1 && 2 * d >= most; --d) {
+    const std::size_t padding = (extent + d - 1) / d * d - extent;
+    if (padding < best_padding) best = d, best_padding = padding;
+  }
+  return best;
+}
+
+// Chunk shape in file order (z, y, x): the whole array when it fits in kMaxChunkBytes,
+// else slabs of z planes, else slabs of rows within a plane.
+std::array<std::size_t, 3> chunk_shape(const std::array<std::size_t, 3>& e) {
+  const std::size_t row = sizeof(double) * std::max<std::size_t>(e[0], 1), plane = row * std::max<std::size_t>(e[1], 1);
+  std::array<std::size_t, 3> chunk{e[2], e[1], e[0]};
+  if (plane * e[2] > kMaxChunkBytes) chunk[0] = piece(e[2], kMaxChunkBytes / plane);
+  if (plane > kMaxChunkBytes) chunk[1] = piece(e[1], kMaxChunkBytes / row);
+  return chunk;
+}
+
+// Bytes the chunks of an array take in the file, edge chunks included.
+std::uintmax_t stored_bytes(const std::array<std::size_t, 3>& e) {
+  const auto ch = chunk_shape(e);
+  std::uintmax_t chunks = 1;
+  for (int d = 0; d < 3; ++d) chunks *= (e[2 - d] + ch[d] - 1) / ch[d];
+  return chunks * ch[0] * ch[1] * ch[2] * sizeof(double);
+}
+
+bool name_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+         ch == '.' || ch == '-';
+}
+
+bool name_chars(const std::string& s) {
+  return !s.empty() && s.size() <= kMaxNameLength && std::all_of(s.begin(), s.end(), name_char);
+}
+
+// Everything write_checkpoint checks before it touches the disk; "" when c can be written.
+std::string check_contents(const Checkpoint& c) {
+  for (int a = 0; a < 3; ++a)
+    if (c.n[a] < 1)
+      return std::string("cell count along ") + kDimNames[0][a] + " is " + std::to_string(c.n[a]) +
+             ", expected at least 1";
+  std::set<std::string> names;
+  for (const auto& arr : c.arrays) {
+    if (!valid_checkpoint_array_name(arr.name))
+      return "array name '" + arr.name +
+             "' is not allowed (a letter, then letters, digits, '_', '.' or '-'; not x, y, z, xf, yf or zf)";
+    if (!names.insert(arr.name).second) return "array '" + arr.name + "' given twice";
+    if (arr.stagger < -1 || arr.stagger > 2)
+      return "array '" + arr.name + "' has stagger " + std::to_string(arr.stagger) + ", expected -1, 0, 1 or 2";
+    const auto e = extents(c.n, arr.stagger);
+    if (arr.values.size() != e[0] * e[1] * e[2]) {
+      std::ostringstream os;
+      os << "array '" << arr.name << "' has " << arr.values.size() << " values, expected " << e[0] * e[1] * e[2]
+         << " (" << e[0] << " x " << e[1] << " x " << e[2] << ")";
+      return os.str();
+    }
+  }
+  for (const auto& kv : c.state)
+    if (!valid_checkpoint_key(kv.first))
+      return "state key '" + kv.first + "' is not allowed (letters, digits, '_', '.' or '-')";
+  for (const auto& kv : c.text)
+    if (!valid_checkpoint_key(kv.first))
+      return "text key '" + kv.first + "' is not allowed (letters, digits, '_', '.' or '-')";
+  return "";
+}
+
+// Removes the partial file once this process created it, unless the write got through.
+struct PartialFile {
+  std::string path;
+  bool created = false;
+  ~PartialFile() {
+    if (created) std::remove(path.c_str());
+  }
+};
+
+void define_and_write(int ncid, const Checkpoint& c) {
+  NcGroup root(ncid);
+  root.putAtt("Conventions", "CF-1.8");
+  root.putAtt("title", "bouss checkpoint");
+  root.putAtt("comment", "the state of a bouss run at one step, to continue it bit for bit (docs/checkpoint.md)");
+  root.putAtt(kFormatAttribute, netCDF::ncInt, Checkpoint::format_version);
+  root.putAtt("bouss_build", c.provenance);
+  root.putAtt("case_json", c.case_json);
+  root.putAtt("case_source", c.case_source);
+  root.putAtt("time", netCDF::ncDouble, c.time);
+  root.putAtt("last_dt", netCDF::ncDouble, c.last_dt);
+  root.putAtt("step", netCDF::ncInt64, static_cast<long long>(c.step));
+  root.putAtt("output_records", netCDF::ncInt64, static_cast<long long>(c.output_records));
+  root.putAtt("series_records", netCDF::ncInt64, static_cast<long long>(c.series_records));
+  std::string list;
+  for (const auto& arr : c.arrays) list += (list.empty() ? "" : " ") + arr.name;
+  root.putAtt(kArraysAttribute, list);
+  for (const auto& kv : c.state) root.putAtt(kStatePrefix + kv.first, netCDF::ncDouble, kv.second);
+  for (const auto& kv : c.text) root.putAtt(kTextPrefix + kv.first, kv.second);
+
+  std::array<std::array<NcDim, 3>, 2> dims;
+  for (int s = 0; s < 2; ++s)
+    for (int a = 0; a < 3; ++a) dims[s][a] = root.addDim(kDimNames[s][a], static_cast<std::size_t>(c.n[a]) + s);
+
+  std::vector<NcVar> vars;
+  for (const auto& arr : c.arrays) {
+    std::vector<NcDim> on;
+    for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
+    NcVar v = root.addVar(arr.name, netCDF::ncDouble, on);
+    const auto chunk = chunk_shape(extents(c.n, arr.stagger));
+    std::vector<std::size_t> chunk_v(chunk.begin(), chunk.end());
+    v.setChunking(NcVar::nc_CHUNKED, chunk_v);
+    // A checksum on each chunk: a restart from flipped bits would not be bit for bit.
+    v.setChecksum(NcVar::nc_FLETCHER32);
+    // Every value is written: filling first would write each array twice.
+    v.setFill(false, static_cast<const void*>(nullptr));
+    v.putAtt("long_name", long_name_of(arr.name));
+    v.putAtt("grid_location", grid_location(arr.stagger));
+    vars.push_back(v);
+  }
+
+  // Slab by slab of whole chunks, straight from the caller's vector (no copy of an array).
+  for (std::size_t i = 0; i < c.arrays.size(); ++i) {
+    const auto& arr = c.arrays[i];
+    const auto e = extents(c.n, arr.stagger);
+    const std::size_t depth = chunk_shape(e)[0], plane = e[0] * e[1];
+    for (std::size_t k = 0; k < e[2]; k += depth) {
+      const std::size_t nk = std::min(depth, e[2] - k);
+      vars[i].putVar({k, 0, 0}, {nk, e[1], e[0]}, arr.values.data() + k * plane);
+    }
+  }
+}
+
+// Writes c into `partial` and closes it; "" when that worked, else the reason. After a
+// failure the netCDF handle is left open on purpose: see write_in_child.
+std::string write_contents(const std::string& partial, const Checkpoint& c) {
+  errno = 0;
+  int ncid = -1;
+  if (const int rc = nc_create(partial.c_str(), NC_CLOBBER | NC_NETCDF4, &ncid); rc != NC_NOERR) {
+    const int err = errno;
+    return "cannot create " + partial + ": " + nc_strerror(rc) + (rc > 0 ? "" : system_reason(err));
+  }
+  errno = 0;
+  try {
+    define_and_write(ncid, c);
+  } catch (const NcException& e) {
+    const int err = errno;
+    return "cannot write " + partial + ": " + nc_reason(e) + system_reason(err);
+  } catch (const std::exception& e) {
+    return "cannot write " + partial + ": " + e.what();
+  }
+  // nc_close flushes what HDF5 still holds: this is where a full disk often shows.
+  errno = 0;
+  if (const int rc = nc_close(ncid); rc != NC_NOERR) {
+    const int err = errno;
+    return "cannot finish " + partial + ": " + nc_strerror(rc) + system_reason(err);
+  }
+  return "";
+}
+
+// Runs write_contents in a forked child and returns its outcome. Once a write inside HDF5
+// has failed (a full disk, a file size limit), netCDF 4.9 with HDF5 1.10 cannot be cleaned
+// up: nc_abort() crashes (in dumpopenobjects, after H5Fclose fails), and a handle left open
+// crashes at exit (H5_term_library). The child reports through a pipe ('0', or '1' and the
+// reason) and leaves with _exit() without closing anything, so this process's netCDF state
+// is never touched by a failed write. The child only reads the caller's arrays, so fork()
+// copies no data. When fork() is refused (too little memory to commit a copy of this
+// process), the file is written here instead.
+std::string write_in_child(const std::string& partial, const Checkpoint& c) {
+  int fds[2];
+  if (::pipe(fds) != 0) return write_contents(partial, c);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return write_contents(partial, c);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string report;
+    try {
+      const std::string reason = write_contents(partial, c);
+      report = reason.empty() ? "0" : "1" + reason;
+    } catch (...) {
+      report = "1cannot write " + partial + ": unexpected error";
+    }
+    for (std::size_t at = 0; at < report.size();) {
+      const ssize_t put = ::write(fds[1], report.data() + at, report.size() - at);
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) break;
+      at += std::size_t(put);
+    }
+    ::_exit(report == "0" ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string report;
+  char buf[512];
+  for (;;) {
+    const ssize_t got = ::read(fds[0], buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    report.append(buf, std::size_t(got));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  // The report decides (waitpid fails when SIGCHLD is ignored); the exit status only tells
+  // how a child that reported nothing ended.
+  if (report == "0") return "";
+  if (report.size() > 1 && report[0] == '1') return report.substr(1);
+  if (waited == pid && WIFSIGNALED(status))
+    return "the process writing " + partial + " was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  return "the process writing " + partial + " ended without reporting";
+}
+
+// Reading: each global attribute with its expected type, or a one-line reason.
+class Reader {
+ public:
+  Reader(std::string path, int ncid) : path_(std::move(path)), root_(ncid), atts_(root_.getAtts()) {}
+
+  [[noreturn]] void damaged(const std::string& what) const { fail(path_, "damaged: " + what); }
+
+  const std::multimap<std::string, NcGroupAtt>& atts() const { return atts_; }
+
+  const NcGroupAtt* find(const std::string& name) const {
+    auto it = atts_.find(name);
+    return it == atts_.end() ? nullptr : &it->second;
+  }
+
+  const NcGroupAtt& need(const std::string& name) const {
+    const NcGroupAtt* a = find(name);
+    if (!a) damaged("no global attribute '" + name + "'");
+    return *a;
+  }
+
+  double real(const NcGroupAtt& a) const {
+    if (a.getType() != netCDF::ncDouble || a.getAttLength() != 1)
+      damaged("global attribute '" + a.getName() + "' is not one double");
+    double v = 0;
+    a.getValues(&v);
+    return v;
+  }
+
+  std::int64_t integer(const NcGroupAtt& a) const {
+    if (a.getType() != netCDF::ncInt64 || a.getAttLength() != 1)
+      damaged("global attribute '" + a.getName() + "' is not one 64-bit integer");
+    long long v = 0;
+    a.getValues(&v);
+    return v;
+  }
+
+  std::string text(const NcGroupAtt& a) const {
+    if (a.getType() != netCDF::ncChar) damaged("global attribute '" + a.getName() + "' is not text");
+    std::string v;
+    if (a.getAttLength() > 0) a.getValues(v);
+    return v;
+  }
+
+  std::size_t dim_size(const std::string& name) const {
+    NcDim d = root_.getDim(name);
+    if (d.isNull()) damaged("no dimension '" + name + "'");
+    return d.getSize();
+  }
+
+  NcGroup& root() { return root_; }
+
+ private:
+  std::string path_;
+  NcGroup root_;
+  std::multimap<std::string, NcGroupAtt> atts_;
+};
+
+// Closes a file opened for reading, on every path out of read_checkpoint.
+struct OpenFile {
+  int ncid = -1;
+  ~OpenFile() {
+    if (ncid >= 0) nc_close(ncid);
+  }
+};
+
+}  // namespace
+
+bool valid_checkpoint_array_name(const std::string& name) {
+  if (!name_chars(name)) return false;
+  const char first = name[0];
+  if (!((first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z'))) return false;
+  for (const auto& row : kDimNames)
+    for (const char* d : row)
+      if (name == d) return false;
+  return true;
+}
+
+bool valid_checkpoint_key(const std::string& key) { return name_chars(key); }
+
+std::string checkpoint_path(const std::string& stem, std::int64_t step) {
+  return stem + ".checkpoint." + std::to_string(step) + ".nc";
+}
+
+std::uintmax_t checkpoint_bytes(const Checkpoint& c) {
+  // Measured with netCDF 4.9: an empty checkpoint takes 5 KiB, each array about 4.5 KiB
+  // beyond its chunks (header, attributes, chunk index), each state or text entry about
+  // 120 bytes beyond its name and value. The margin is several times that.
+  std::uintmax_t bytes = 64 << 10;
+  const auto attribute = [](std::size_t name, std::size_t value) { return std::uintmax_t(512 + name + value); };
+  bytes += 16 * attribute(32, 64);  // the fixed attributes, less their strings
+  bytes += c.provenance.size() + c.case_json.size() + c.case_source.size();
+  for (const auto& kv : c.state) bytes += attribute(kStatePrefix.size() + kv.first.size(), sizeof(double));
+  for (const auto& kv : c.text) bytes += attribute(kTextPrefix.size() + kv.first.size(), kv.second.size());
+  for (const auto& arr : c.arrays) {
+    bytes += 16384 + 2 * arr.name.size();  // header, attributes, chunk index
+    std::array<int, 3> n = c.n;
+    for (int& na : n) na = std::max(na, 1);
+    const int stagger = arr.stagger >= -1 && arr.stagger <= 2 ? arr.stagger : -1;
+    const auto e = extents(n, stagger);
+    const auto ch = chunk_shape(e);
+    const std::uintmax_t chunks = ((e[2] + ch[0] - 1) / ch[0]) * ((e[1] + ch[1] - 1) / ch[1]);
+    // The values as stored (at least what the caller gives), and each chunk's index entry and checksum.
+    bytes += std::max<std::uintmax_t>(stored_bytes(e), arr.values.size() * sizeof(double)) + 256 * chunks;
+  }
+  return bytes;
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& c) {
+  if (path.empty()) fail(path, "empty file name");
+  const std::string problem = check_contents(c);
+  if (!problem.empty()) fail(path, problem);
+  switch (path_kind(path)) {
+    case PathKind::missing:
+    case PathKind::regular: break;
+    case PathKind::directory: fail(path, "it is a folder");
+    case PathKind::other: fail(path, "it is not a regular file (a device, pipe or socket is never replaced)");
+  }
+
+  // The old checkpoint stays until the rename, so the new one needs all of its own room.
+  const std::uintmax_t need = checkpoint_bytes(c), have = free_bytes(path);
+  if (have < need)
+    fail(path, "needs " + format_bytes(double(need)) + ", the disk has " + format_bytes(double(have)) + " free");
+
+  PartialFile partial{partial_path(path)};
+  // Created first with open(2) for the system's own reason on failure: netCDF reports a
+  // missing folder as "Permission denied".
+  const int fd = ::open(partial.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int err = errno;
+    fail(path, "cannot create " + partial.path + ": " + std::strerror(err));
+  }
+  partial.created = true;
+  ::close(fd);
+
+  const std::string reason = write_in_child(partial.path, c);
+  if (!reason.empty()) fail(path, reason);
+
+  try {
+    fsync_file(partial.path);
+  } catch (const std::exception& e) {
+    fail(path, e.what());
+  }
+  try {
+    replace_file(partial.path, path);
+  } catch (const std::exception& e) {
+    // replace_file fsyncs the folder after the rename: if that failed, the new checkpoint
+    // is in place, and saying otherwise would be wrong.
+    if (path_kind(partial.path) == PathKind::missing) {
+      partial.created = false;
+      fail(path, std::string("written, but ") + e.what());
+    }
+    fail(path, e.what());
+  }
+  partial.created = false;  // it is the checkpoint now
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  switch (path_kind(path)) {
+    case PathKind::missing: fail(path, is_symlink(path) ? "a broken symbolic link" : "no such file");
+    case PathKind::directory: fail(path, "it is a folder");
+    case PathKind::other: fail(path, "it is not a regular file");
+    case PathKind::regular: break;
+  }
+  OpenFile file;
+  if (const int rc = nc_open(path.c_str(), NC_NOWRITE, &file.ncid); rc != NC_NOERR) {
+    file.ncid = -1;
+    if (rc > 0) fail(path, std::string("cannot open: ") + nc_strerror(rc));  // a system error
+    fail(path, std::string("not a NetCDF-4 file, or a truncated or damaged one (") + nc_strerror(rc) + ")");
+  }
+
+  Checkpoint c;
+  try {
+    Reader r(path, file.ncid);
+    const NcGroupAtt* format = r.find(kFormatAttribute);
+    if (!format) fail(path, std::string("not a bouss checkpoint (no global attribute ") + kFormatAttribute + ")");
+    {
+      const auto t = format->getType();
+      if (format->getAttLength() != 1 || !(t == netCDF::ncInt || t == netCDF::ncShort || t == netCDF::ncByte ||
+                                           t == netCDF::ncInt64 || t == netCDF::ncUint || t == netCDF::ncUshort ||
+                                           t == netCDF::ncUbyte || t == netCDF::ncUint64))
+        r.damaged(std::string("global attribute ") + kFormatAttribute + " is not one integer");
+      long long v = 0;
+      format->getValues(&v);
+      if (v != Checkpoint::format_version)
+        fail(path, "written by format version " + std::to_string(v) + "; this build reads version " +
+                       std::to_string(Checkpoint::format_version));
+      c.version = static_cast<int>(v);
+    }
+
+    c.provenance = r.text(r.need("bouss_build"));
+    c.case_json = r.text(r.need("case_json"));
+    c.case_source = r.text(r.need("case_source"));
+    c.time = r.real(r.need("time"));
+    c.last_dt = r.real(r.need("last_dt"));
+    c.step = r.integer(r.need("step"));
+    c.output_records = r.integer(r.need("output_records"));
+    c.series_records = r.integer(r.need("series_records"));
+
+    for (int a = 0; a < 3; ++a) {
+      const std::size_t centres = r.dim_size(kDimNames[0][a]), faces = r.dim_size(kDimNames[1][a]);
+      if (centres < 1 || centres > std::size_t(std::numeric_limits<int>::max()))
+        r.damaged(std::string("dimension ") + kDimNames[0][a] + " has " + std::to_string(centres) + " points");
+      if (faces != centres + 1)
+        r.damaged(std::string("dimension ") + kDimNames[1][a] + " has " + std::to_string(faces) +
+                  " points, expected " + std::to_string(centres + 1) + " (" + kDimNames[0][a] + " + 1)");
+      c.n[a] = static_cast<int>(centres);
+    }
+
+    for (const auto& kv : r.atts()) {
+      const std::string& name = kv.first;
+      if (name.compare(0, kStatePrefix.size(), kStatePrefix) == 0)
+        c.state[name.substr(kStatePrefix.size())] = r.real(kv.second);
+      else if (name.compare(0, kTextPrefix.size(), kTextPrefix) == 0)
+        c.text[name.substr(kTextPrefix.size())] = r.text(kv.second);
+    }
+
+    std::istringstream list(r.text(r.need(kArraysAttribute)));
+    std::set<std::string> seen;
+    for (std::string name; list >> name;) {
+      if (!seen.insert(name).second) r.damaged("array '" + name + "' is listed twice in " + kArraysAttribute);
+      NcVar v = r.root().getVar(name);
+      if (v.isNull()) r.damaged("array '" + name + "' (listed in " + kArraysAttribute + ") is missing");
+      if (v.getType() != netCDF::ncDouble) r.damaged("array '" + name + "' is " + v.getType().getName() + ", expected double");
+      const std::vector<NcDim> dims = v.getDims();
+      // Expected: (z|zf, y|yf, x|xf) with at most one face dimension.
+      int stagger = -1;
+      bool ok = dims.size() == 3;
+      for (std::size_t d = 0; ok && d < 3; ++d) {
+        const int a = 2 - static_cast<int>(d);
+        const std::string dn = dims[d].getName();
+        if (dn == kDimNames[1][a] && stagger == -1)
+          stagger = a;
+        else if (dn != kDimNames[0][a])
+          ok = false;
+      }
+      if (!ok) {
+        std::string on;
+        for (const auto& d : dims) on += (on.empty() ? "" : ", ") + d.getName();
+        r.damaged("array '" + name + "' is on (" + on +
+                  "), expected (z, y, x) with at most one of them replaced by its faces (zf, yf, xf)");
+      }
+      CheckpointArray arr;
+      arr.name = name;
+      arr.stagger = stagger;
+      const auto e = extents(c.n, stagger);
+      arr.values.resize(e[0] * e[1] * e[2]);
+      try {
+        v.getVar(arr.values.data());
+      } catch (const NcException& ex) {
+        r.damaged("cannot read array '" + name + "': " + nc_reason(ex));
+      }
+      c.arrays.push_back(std::move(arr));
+    }
+  } catch (const NcException& e) {
+    fail(path, "damaged: " + nc_reason(e));
+  }
+  return c;
+}
+
+}  // namespace bouss

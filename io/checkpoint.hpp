@@ -1,0 +1,73 @@
+// Checkpoints: everything a run needs to continue bit for bit, in one NetCDF-4 file
+// written atomically (docs/checkpoint.md). This file is the format, the writing and the
+// reading; the run driver decides what goes in and when.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace bouss {
+
+// One field of the run's state: interior values on its own grid location.
+struct CheckpointArray {
+  std::string name;  // "u", "v", "w", "T", "p", "G_u", "G_v", "G_w", "G_T", ...
+  // -1: cell centres (nx, ny, nz); 0, 1, 2: faces along x, y, z (one more point on that axis).
+  int stagger = -1;
+  // Interior values, C order with x fastest: i + nx_f*(j + ny_f*k), (nx_f, ny_f, nz_f) the
+  // array's own extents.
+  std::vector<double> values;
+};
+
+struct Checkpoint {
+  static constexpr int format_version = 1;
+  int version = format_version;  // as read; a write always writes format_version
+  std::string provenance;        // build_provenance() of the writer
+  std::string case_json;         // the case as run (after --set), to be re-parsed on restart
+  std::string case_source;       // the case file it came from
+  std::array<int, 3> n{};        // cells per axis
+  double time = 0;               // simulation time
+  double last_dt = 0;            // the last step's dt (the AB2 coefficients need it)
+  std::int64_t step = 0;         // steps done since the original start
+  std::vector<CheckpointArray> arrays;  // written and read back in this order
+  // The driver's scalars (output schedule, diagnostics, failure counter, ...), kept exactly.
+  std::map<std::string, double> state;
+  // The driver's strings (output path, its partial name, ...).
+  std::map<std::string, std::string> text;
+  std::int64_t output_records = 0, series_records = 0;  // records in the output file at this step
+};
+
+// Names allowed for arrays (a letter, then letters, digits, '_', '.', '-'; not a dimension
+// name x y z xf yf zf) and for state and text keys (letters, digits, '_', '.', '-'), both
+// at most 200 characters. write_checkpoint refuses others before touching the disk.
+bool valid_checkpoint_array_name(const std::string& name);
+bool valid_checkpoint_key(const std::string& key);
+
+// STEM.checkpoint.<step>.nc, e.g. checkpoint_path("out/rb", 1200) == "out/rb.checkpoint.1200.nc".
+std::string checkpoint_path(const std::string& stem, std::int64_t step);
+
+// An upper bound on the bytes the file will take: the arrays plus a margin for metadata
+// (attributes, strings, chunk index and checksums). The disk-room check uses it.
+std::uintmax_t checkpoint_bytes(const Checkpoint& c);
+
+// Writes c to `path` atomically. First checks c (names, sizes) and the free space
+// ("checkpoint PATH: needs X, the disk has Y free"); then writes partial_path(path), closes
+// and fsyncs it, and renames it to `path` with replace_file() (which fsyncs the folder).
+// On any failure the partial file is removed, a file already at `path` is left untouched,
+// and std::runtime_error carries one line, "checkpoint PATH: REASON", with the system's
+// reason (such as "No space left on device") where one is known.
+// The NetCDF writing runs in a forked child process (this process waits for it), so that a
+// write failing inside HDF5 cannot leave this process's netCDF library broken; see
+// write_in_child in checkpoint.cpp. Call it from one thread, while no other thread is
+// inside netCDF.
+void write_checkpoint(const std::string& path, const Checkpoint& c);
+
+// Reads a checkpoint. Throws std::runtime_error with one line, "checkpoint PATH: REASON",
+// when the file is missing, is not a bouss checkpoint, was written in another format
+// version ("written by format version 7; this build reads version 1"), or is damaged (a
+// missing or ill-shaped variable or attribute, a chunk whose checksum does not match).
+Checkpoint read_checkpoint(const std::string& path);
+
+}  // namespace bouss
