@@ -251,8 +251,10 @@ std::string write_contents(const std::string& partial, const Checkpoint& c) {
   errno = 0;
   int ncid = -1;
   if (const int rc = nc_create(partial.c_str(), NC_CLOBBER | NC_NETCDF4, &ncid); rc != NC_NOERR) {
+    // netCDF turns any failure of H5Fcreate into EACCES, "Permission denied": a storage
+    // error in errno is the better reason.
     const int err = errno;
-    return "cannot create " + partial + ": " + nc_strerror(rc) + (rc > 0 ? "" : system_reason(err));
+    return "cannot create " + partial + ": " + (system_reason(err).empty() ? nc_strerror(rc) : std::strerror(err));
   }
   errno = 0;
   try {
