@@ -890,7 +890,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   if (!pressure) return p;
   const auto scope = v.enter("pressure");
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
-                                      "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells"});
+                                      "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells",
+                                      "max_failures"});
   p.solver = v.optional_string_in(*pressure, "solver", {"multigrid"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
@@ -906,6 +907,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   p.mixed_precision = v.optional_bool(*pressure, "mixed_precision");
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
+  p.max_failures = static_cast<int>(
+      v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));
   if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
     v.fail("",
            "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "
@@ -962,13 +965,35 @@ OutputParams parse_output(Validator& v, const json& root, const std::string& cas
   return o;
 }
 
+// Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
+// path without ".nc", so with no output file the case must name one.
+CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputParams& output) {
+  CheckpointParams c;
+  const json* checkpoint = v.optional_object(root, "checkpoint");
+  if (!checkpoint) return c;
+  const auto scope = v.enter("checkpoint");
+  v.check_no_unknown_keys(*checkpoint, {"interval", "interval_steps", "file", "keep"});
+  c.interval = v.optional_number(*checkpoint, "interval", positive);
+  c.interval_steps = v.optional_int(*checkpoint, "interval_steps", positive_int);
+  c.file = v.optional_string(*checkpoint, "file").value_or(c.file);
+  c.keep = static_cast<int>(v.optional_int(*checkpoint, "keep", positive_int32).value_or(c.keep));
+  if (c.enabled() && c.file.empty() && output.file.empty()) {
+    const std::string expected =
+        "a non-empty file stem when there is no output file (output.file is \"\"; checkpoints "
+        "are named STEM.checkpoint.<step>.nc)";
+    if (const json* given = Validator::find(*checkpoint, "file")) v.fail_expected("file", expected, *given);
+    v.fail("file", "missing key; expected " + expected);
+  }
+  return c;
+}
+
 // ---------------------------------------------------------------------------
 // the whole case
 
 // `root` is an object (checked before the overrides were applied).
 Case validate_case(Validator& v, const json& root) {
   v.check_no_unknown_keys(root, {"name", "description", "grid", "physics", "boundaries", "initial",
-                                 "time", "pressure", "precision", "output", "backend"});
+                                 "time", "pressure", "precision", "output", "checkpoint", "backend"});
   Case c;
   c.name = v.require_nonempty_string(root, "name");
   c.description = v.optional_string(root, "description").value_or("");
@@ -987,6 +1012,7 @@ Case validate_case(Validator& v, const json& root) {
   c.pressure = parse_pressure(v, root);
   c.precision = parse_precision(v, root);
   c.output = parse_output(v, root, c.name);
+  c.checkpoint = parse_checkpoint(v, root, c.output);
   c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
   return c;
 }

@@ -736,3 +736,78 @@ TEST(CaseFile, ModePerturbationParsesAndRejectsBadModes) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, CheckpointSectionParsesAndDefaults) {
+  const Case defaults = parse(minimal_case());
+  EXPECT_FALSE(defaults.checkpoint.enabled());
+  EXPECT_EQ(defaults.checkpoint.file, "");
+  EXPECT_EQ(defaults.checkpoint.keep, 2);
+  json j = minimal_case();
+  j["checkpoint"] = json::parse(R"({"interval": 2.5, "interval_steps": 100, "file": "ckpt/rb", "keep": 5})");
+  const Case c = parse(j);
+  EXPECT_TRUE(c.checkpoint.enabled());
+  EXPECT_EQ(c.checkpoint.interval, 2.5);
+  EXPECT_EQ(c.checkpoint.interval_steps, 100);
+  EXPECT_EQ(c.checkpoint.file, "ckpt/rb");
+  EXPECT_EQ(c.checkpoint.keep, 5);
+  // Steps alone enable checkpoints; the stem then defaults to the output file's ("" kept).
+  j["checkpoint"] = json::parse(R"({"interval_steps": 10})");
+  const Case by_steps = parse(j);
+  EXPECT_TRUE(by_steps.checkpoint.enabled());
+  EXPECT_FALSE(by_steps.checkpoint.interval.has_value());
+  EXPECT_EQ(by_steps.checkpoint.file, "");
+  EXPECT_EQ(by_steps.output.file, "output/minimal.nc");
+}
+
+TEST(CaseFile, CheckpointSectionRejectsBadValues) {
+  json j = minimal_case();
+  j["checkpoint"] = json::parse(R"({"intreval": 1})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/intreval", {"unknown key; did you mean \"interval\"?"}));
+  j["checkpoint"] = json::parse(R"({"interval": 0})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/interval", {"expected a positive number, got 0"}));
+  j["checkpoint"] = json::parse(R"({"interval_steps": 2.5})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/interval_steps", {"expected a positive integer, got 2.5"}));
+  j["checkpoint"] = json::parse(R"({"keep": 0})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/keep", {"expected a positive integer, got 0"}));
+  j["checkpoint"] = json::parse(R"({"file": 7})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"expected a string, got 7"}));
+  j["checkpoint"] = json::array();
+  EXPECT_TRUE(fails_with(j, "/checkpoint", {"expected an object, got []"}));
+  j = minimal_case();
+  j["chekpoint"] = json::object();
+  EXPECT_TRUE(fails_with(j, "/chekpoint", {"did you mean \"checkpoint\"?"}));
+}
+
+TEST(CaseFile, CheckpointsWithoutOutputFileNeedAStem) {
+  json j = minimal_case();
+  j["output"] = {{"file", ""}};
+  j["checkpoint"] = {{"interval", 1.0}};
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"missing key", "file stem when there is no output file"}));
+  j["checkpoint"]["file"] = "";
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"expected a non-empty file stem when there is no output file",
+                                                 "got \"\""}));
+  j["checkpoint"]["file"] = "ckpt/rb";
+  EXPECT_EQ(parse(j).checkpoint.file, "ckpt/rb");
+  // Not enabled: no stem needed.
+  j["checkpoint"] = {{"keep", 3}};
+  EXPECT_FALSE(parse(j).checkpoint.enabled());
+}
+
+TEST(CaseFile, PressureMaxFailures) {
+  EXPECT_EQ(parse(minimal_case()).pressure.max_failures, 3);
+  json j = minimal_case();
+  j["pressure"] = {{"max_failures", 1}};
+  EXPECT_EQ(parse(j).pressure.max_failures, 1);
+  j["pressure"] = {{"max_failures", 0}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failures", {"expected a positive integer, got 0"}));
+  j["pressure"] = {{"max_failures", 1.5}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failures", {"expected a positive integer, got 1.5"}));
+  j["pressure"] = {{"max_failure", 2}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failure", {"did you mean \"max_failures\"?"}));
+}
+
+}  // namespace
+}  // namespace bouss
