@@ -406,8 +406,11 @@ class Validator {
     return json_pointer(tokens);
   }
 
+  // "SOURCE: /json/pointer", the start of every message about member `key`.
+  std::string where(const std::string& key = "") const { return source_ + ": " + pointer(key); }
+
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-    throw CaseError(source_ + ": " + pointer(key) + ": " + message);
+    throw CaseError(where(key) + ": " + message);
   }
   [[noreturn]] void fail_expected(const std::string& key, const std::string& expected,
                                   const json& got) const {
@@ -534,11 +537,17 @@ int odd_part(int n) {
 // Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
 constexpr int max_odd_factor = 8;
 
-// The size of the form m*2^k (m <= max_odd_factor) nearest to n; ties go to the larger.
+// Kernels launch one CUDA block layer per z plane and tile y in blocks (grid/for_each.hpp);
+// a launch grid's y and z dimensions hold at most 65535. Every axis gets the same limit,
+// so that which axis is the long one never matters.
+constexpr std::int64_t max_axis_cells = 65535;
+
+// The size of the form m*2^k (m <= max_odd_factor, at most max_axis_cells) nearest to n;
+// ties go to the larger.
 int nearest_coarsenable_size(int n) {
   long best = 1;
   for (long m = 1; m <= max_odd_factor; ++m) {
-    for (long size = m; size <= INT_MAX; size *= 2) {
+    for (long size = m; size <= max_axis_cells; size *= 2) {
       const long d = std::abs(size - n), best_d = std::abs(best - n);
       if (d < best_d || (d == best_d && size > best)) best = size;
     }
@@ -546,33 +555,54 @@ int nearest_coarsenable_size(int n) {
   return static_cast<int>(best);
 }
 
-std::array<int, 3> parse_grid_size(const Validator& v, const json& grid) {
+// The integers of /grid/n as written; check_grid_counts decides whether they make a grid.
+std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid) {
   const std::string expected = "3 positive integers";
   const json& given = v.require(grid, "n", expected);
   if (!given.is_array() || given.size() != 3) v.fail_expected("n", expected, given);
-  std::array<int, 3> n{};
+  std::array<std::int64_t, 3> n{};
   for (int a = 0; a < 3; ++a) {
     const auto x = as_integer(given[a]);
-    if (!x || *x < 1 || *x > INT_MAX) v.fail_expected("n", expected, given);
-    n[a] = static_cast<int>(*x);
+    if (!x) v.fail_expected("n", expected, given);
+    n[a] = *x;
   }
   return n;
 }
 
-void check_coarsenable(const Validator& v, const std::array<int, 3>& n) {
-  if (multigrid_can_coarsen(n)) return;
-  const auto coarsest = multigrid_levels(n).back();
-  std::array<int, 3> suggestion = n;
+// The rules of check_grid_shape on counts of any size (a case may hold 1e12). One home for
+// them: case files and `bouss bench poisson --n` both come here.
+void check_grid_counts(const std::array<std::int64_t, 3>& n, const std::array<bool, 3>& periodic,
+                       const std::string& where) {
+  const auto fail = [&](const std::string& message) { throw CaseError(where + ": " + message); };
+  const std::string given = dump_compact(json(n));
   for (int a = 0; a < 3; ++a) {
-    if (odd_part(n[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(n[a]);
+    if (n[a] < 1) fail("expected 3 positive integers, got " + given);
   }
-  v.fail("n",
-         "expected a grid the multigrid can coarsen (it halves each even axis until all "
-         "are odd; the coarsest grid may have at most " +
-             std::to_string(max_coarsest_cells) + " cells), got " + as_json_array(n) +
-             ", whose coarsest grid is " + shape(coarsest) + " = " +
-             std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
-             std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
+  for (int a = 0; a < 3; ++a) {
+    if (n[a] > max_axis_cells) {
+      fail("expected at most " + std::to_string(max_axis_cells) +
+           " cells per axis (the largest y and z dimension of a CUDA launch grid), got " + given);
+    }
+  }
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    if (n[a] == 1 && !periodic[a]) {
+      fail("expected a periodic axis wherever n is 1 (a one-cell axis is a 2D run's unused "
+           "direction, and must be periodic), got " + given + " with " + axes[a] + " not periodic");
+    }
+  }
+  const std::array<int, 3> cells{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
+  if (multigrid_can_coarsen(cells)) return;
+  const auto coarsest = multigrid_levels(cells).back();
+  std::array<int, 3> suggestion = cells;
+  for (int a = 0; a < 3; ++a) {
+    if (odd_part(cells[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(cells[a]);
+  }
+  fail("expected a grid the multigrid can coarsen (it halves each even axis until all "
+       "are odd; the coarsest grid may have at most " +
+       std::to_string(max_coarsest_cells) + " cells), got " + given + ", whose coarsest grid is " +
+       shape(coarsest) + " = " + std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
+       std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
 }
 
 std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
@@ -997,15 +1027,21 @@ Case validate_case(Validator& v, const json& root) {
   Case c;
   c.name = v.require_nonempty_string(root, "name");
   c.description = v.optional_string(root, "description").value_or("");
+  const json& grid = v.require_object(root, "grid");
+  std::array<std::int64_t, 3> n{};
   {
-    const json& grid = v.require_object(root, "grid");
     const auto scope = v.enter("grid");
     v.check_no_unknown_keys(grid, {"n", "extent"});
-    c.n = parse_grid_size(v, grid);
-    check_coarsenable(v, c.n);
+    n = parse_grid_size(v, grid);
     c.extent = parse_extent(v, grid);
   }
+  // The shape's rules need the boundaries (a one-cell axis must be periodic).
   c.faces = parse_boundaries(v, root);
+  {
+    const auto scope = v.enter("grid");
+    check_grid_counts(n, {c.periodic(0), c.periodic(1), c.periodic(2)}, v.where("n"));
+    for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
+  }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces);
   c.time = parse_time(v, root);
@@ -1051,6 +1087,10 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
   std::fclose(file);
   if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
   return parse_case(text, path, overrides);
+}
+
+void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
+  check_grid_counts({n[0], n[1], n[2]}, periodic, where);
 }
 
 PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t) {

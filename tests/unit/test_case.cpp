@@ -811,3 +811,64 @@ TEST(CaseFile, PressureMaxFailures) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+// The message check_grid_shape throws, or "" when the shape is accepted.
+std::string grid_shape_error(const std::array<int, 3>& n, const std::array<bool, 3>& periodic) {
+  try {
+    check_grid_shape(n, periodic, "--n");
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GridShape, SameRulesOutsideCaseFiles) {
+  const std::array<bool, 3> walls{false, false, false}, periodic{true, true, true};
+  EXPECT_EQ(grid_shape_error({0, 0, 0}, walls), "--n: expected 3 positive integers, got [0,0,0]");
+  const std::string coarsen = grid_shape_error({17, 17, 17}, periodic);
+  EXPECT_EQ(coarsen.rfind("--n: expected a grid the multigrid can coarsen", 0), 0u) << coarsen;
+  EXPECT_NE(coarsen.find("4913 cells"), std::string::npos) << coarsen;
+  EXPECT_NE(coarsen.find("e.g. [16,16,16]"), std::string::npos) << coarsen;
+  EXPECT_EQ(grid_shape_error({64, 64, 32}, walls), "");
+  EXPECT_EQ(grid_shape_error({64, 1, 32}, {false, true, false}), "");
+  EXPECT_NE(grid_shape_error({64, 1, 32}, walls).find("with y not periodic"), std::string::npos);
+  EXPECT_NE(grid_shape_error({65536, 1, 2}, periodic).find("at most 65535 cells per axis"), std::string::npos);
+}
+
+TEST(CaseFile, OneCellAxisMustBePeriodic) {
+  json j = minimal_case();  // x and y periodic, z between plates
+  j["grid"]["n"] = {32, 1, 16};  // a 2D run in x-z
+  EXPECT_EQ(parse(j).n, (std::array<int, 3>{32, 1, 16}));
+  j["grid"]["n"] = {32, 16, 1};
+  EXPECT_TRUE(fails_with(j, "/grid/n",
+                         {"expected a periodic axis wherever n is 1", "2D run's unused direction",
+                          "got [32,16,1] with z not periodic"}));
+  j = minimal_case();
+  j["grid"]["n"] = {1, 16, 8};
+  j["boundaries"]["x_lo"] = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
+  j["boundaries"]["x_hi"] = j["boundaries"]["x_lo"];
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"got [1,16,8] with x not periodic"}));
+}
+
+TEST(CaseFile, AxisLimitIsTheCudaLaunchGrid) {
+  json j = minimal_case();
+  j["grid"]["n"] = {65536, 1, 2};  // coarsens to 1x1x1, but has more cells than a launch grid's z
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected at most 65535 cells per axis", "got [65536,1,2]"}));
+  j["grid"]["n"] = {16, 3000000000LL, 8};  // beyond an int: still the same rule
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"at most 65535 cells per axis", "got [16,3000000000,8]"}));
+  j["grid"]["n"] = {16, 1e12, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"at most 65535 cells per axis"}));
+  j["grid"]["n"] = {-3000000000LL, 16, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected 3 positive integers, got [-3000000000,16,8]"}));
+  // The suggested size is inside the limit: 57344 = 7*2^13, not 65536 = 2^16.
+  j["grid"]["n"] = {65535, 16, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"multigrid can coarsen", "e.g. [57344,16,8]"}));
+  j["grid"]["n"] = {57344, 2, 2};
+  EXPECT_NO_THROW(parse(j));
+}
+
+}  // namespace
+}  // namespace bouss
