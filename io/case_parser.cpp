@@ -51,6 +51,14 @@ std::string describe(const json& v) {
   return s.substr(0, cut) + "...";
 }
 
+// Shortest round-trip form, without a trailing ".0" (3, 0.1, 1e-05); "inf" for infinity.
+std::string format_number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::string s = dump_compact(json(x));
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
+}
+
 std::string quote(const std::string& s) { return dump_compact(json(s)); }
 
 std::string quoted_list(const Names& names) {
@@ -628,15 +636,31 @@ std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid
   return extent;
 }
 
+// The operators divide by h and h^2 (h = L/n): every cell size must be a normal number whose
+// 1/h^2 is finite, and every coordinate finite.
+void check_cell_sizes(Validator& v, const json& grid, const Case& c) {
+  const json& given = grid.at("extent");
+  const auto scope = v.enter("extent");
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    const std::string axis(1, axes[a]);
+    const std::string index = std::to_string(a);
+    const std::string pair = "[" + axis + "0, " + axis + "1]";
+    if (!std::isfinite(c.extent[a][0]) || !std::isfinite(c.extent[a][1])) {
+      v.fail_expected(index, pair + " with finite numbers", given[a]);
+    }
+    const double h = c.spacing(a), inverse_h2 = 1.0 / (h * h);
+    if (!std::isnormal(h) || !std::isfinite(inverse_h2)) {
+      v.fail(index, "expected " + pair + " whose " + axis + " cell size h = (" + axis + "1 - " + axis + "0)/n" +
+                        axis + " is a normal number with 1/h^2 finite, got " + describe(given[a]) + ", whose " +
+                        axis + " cells are h = " + format_number(h) + " wide (1/h^2 = " +
+                        format_number(inverse_h2) + ")");
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // boundaries
-
-// Shortest round-trip form, without a trailing ".0" (3, 0.1, 1e-05).
-std::string format_number(double x) {
-  std::string s = dump_compact(json(x));
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
-}
 
 std::string describe_temperature(const FaceCondition& f) {
   switch (f.temperature) {
@@ -1041,6 +1065,7 @@ Case validate_case(Validator& v, const json& root) {
     const auto scope = v.enter("grid");
     check_grid_counts(n, {c.periodic(0), c.periodic(1), c.periodic(2)}, v.where("n"));
     for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
+    check_cell_sizes(v, grid, c);
   }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces);

@@ -872,3 +872,24 @@ TEST(CaseFile, AxisLimitIsTheCudaLaunchGrid) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, CellSizeMustBeNormalWithFiniteInverseSquare) {
+  json j = minimal_case();  // 8 cells in z
+  j["grid"]["extent"][2] = {0, 1e-300};  // h = 1.25e-301: normal, but 1/h^2 overflows
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"z cell size", "normal number with 1/h^2 finite",
+                                               "got [0,1e-300]", "h = 1.25e-301 wide (1/h^2 = inf)"}));
+  j["grid"]["extent"][2] = {0, 1e-310};  // subnormal length: h subnormal too
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"z cell size", "(1/h^2 = inf)"}));
+  j["grid"]["extent"][0] = {-1.7e308, 1.7e308};  // each end finite, the length is not
+  EXPECT_TRUE(fails_with(j, "/grid/extent/0", {"x cell size", "h = inf wide (1/h^2 = 0)"}));
+  // Small boxes whose 1/h^2 is finite are fine: h = 1e-150/16.
+  j = minimal_case();
+  j["grid"]["extent"][1] = {0, 1e-150};
+  EXPECT_EQ(parse(j).spacing(1), 1e-150 / 16);
+}
+
+}  // namespace
+}  // namespace bouss
