@@ -125,17 +125,27 @@ std::optional<std::string> nearest_name(const std::string& key, const Names& kno
 
 // ---------------------------------------------------------------------------
 // Syntax check before parsing. nlohmann::json::parse throws out_of_range (no position)
-// for numbers beyond double range and silently keeps the last of duplicate keys; this
-// SAX pass reports both with their JSON path, and syntax errors with their byte offset.
+// for numbers beyond double range, silently reads a number below it (1e-400) as 0, and
+// silently keeps the last of duplicate keys; this SAX pass reports all three with their
+// JSON path, and syntax errors with their byte offset.
 
 struct JsonProblem {
-  enum class Kind { syntax, overflow, duplicate_key };
+  enum class Kind { syntax, overflow, underflow, duplicate_key };
   Kind kind = Kind::syntax;
   std::size_t byte = 0;  // syntax: characters read, the offending one included
   std::string reason;    // syntax: the parser's description
   Tokens path;           // overflow, duplicate_key: where
-  std::string token;     // overflow: the number as written
+  std::string token;     // overflow, underflow: the number as written
 };
+
+// Whether a number as written has a non-zero digit before its exponent (1e-400 has, 0e5 not).
+bool nonzero_literal(const std::string& literal) {
+  for (char ch : literal) {
+    if (ch == 'e' || ch == 'E') break;
+    if (ch >= '1' && ch <= '9') return true;
+  }
+  return false;
+}
 
 class JsonChecker : public nlohmann::json_sax<json> {
  public:
@@ -145,7 +155,15 @@ class JsonChecker : public nlohmann::json_sax<json> {
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
   bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool number_float(number_float_t x, const string_t& literal) override {
+    value();
+    if (x == 0.0 && nonzero_literal(literal)) {
+      Tokens path = frames_.empty() ? Tokens{} : enclosing_path(frames_.back().token);
+      problem_ = JsonProblem{JsonProblem::Kind::underflow, 0, "", std::move(path), literal};
+      return false;
+    }
+    return true;
+  }
   bool string(string_t&) override { return value(); }
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override { return open(true); }
@@ -252,6 +270,10 @@ std::string describe_value_problem(const JsonProblem& problem, Tokens prefix) {
   if (problem.kind == JsonProblem::Kind::overflow) {
     return json_pointer(prefix) + ": expected a finite number, got " + problem.token +
            " (beyond the range of a double)";
+  }
+  if (problem.kind == JsonProblem::Kind::underflow) {
+    return json_pointer(prefix) + ": expected a number within the range of a double, got " + problem.token +
+           " (below the smallest double: it would read as 0)";
   }
   return json_pointer(prefix) + ": duplicate key; each key may appear only once";
 }
@@ -419,6 +441,10 @@ class Validator {
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
     throw CaseError(where(key) + ": " + message);
+  }
+  // For a problem found here whose cause the case gives elsewhere (an absolute pointer).
+  [[noreturn]] void fail_at(const std::string& pointer, const std::string& message) const {
+    throw CaseError(source_ + ": " + pointer + ": " + message);
   }
   [[noreturn]] void fail_expected(const std::string& key, const std::string& expected,
                                   const json& got) const {
@@ -794,18 +820,81 @@ bool uses_dimensional_form(const Validator& v, const json& physics) {
   return *dimensional;
 }
 
+// One input of the formulas for nu, kappa and buoyancy, for a message that blames it.
+struct FormulaInput {
+  std::string pointer;  // where the case gives it
+  std::string shown;    // what follows "got"
+  std::string symbol;   // its name in the formulas
+  double value;
+};
+
+// A coefficient the solver uses, proportional to the product of input^power over `factors`.
+struct DerivedCoefficient {
+  std::string name;
+  double value;
+  bool zero_allowed;
+  std::vector<std::pair<const FormulaInput*, double>> factors;
+};
+
+// Why the solver cannot use the coefficient, if it cannot: a viscosity, diffusivity or
+// buoyancy that is 0, subnormal or infinite stalls or breaks the step (dt limits divide by
+// them; a subnormal loses its digits).
+std::optional<std::string> coefficient_problem(double x, bool zero_allowed) {
+  if (std::isnan(x)) return "not a number";
+  if (std::isinf(x)) return "overflow";
+  if (x == 0.0) return zero_allowed ? std::nullopt : std::optional<std::string>("underflow");
+  if (!std::isnormal(x)) return "subnormal";
+  return std::nullopt;
+}
+
+// Names the input that pushes a coefficient furthest the way it left the range: the largest
+// |power * log(value)| of the right sign.
+void check_coefficients(const Validator& v, const std::vector<DerivedCoefficient>& coefficients) {
+  for (const auto& c : coefficients) {
+    const auto problem = coefficient_problem(c.value, c.zero_allowed);
+    if (!problem) continue;
+    const double direction = *problem == "overflow" ? 1.0 : -1.0;
+    const FormulaInput* blamed = c.factors.front().first;
+    double furthest = -infinity;
+    for (const auto& [input, power] : c.factors) {
+      const double push = direction * power * std::log(std::abs(input->value));
+      if (push > furthest) {
+        furthest = push;
+        blamed = input;
+      }
+    }
+    std::string others;
+    for (const auto& factor : c.factors) {
+      if (factor.first == blamed) continue;
+      others += (others.empty() ? "with " : ", ") + factor.first->symbol + " = " + format_number(factor.first->value);
+    }
+    v.fail_at(blamed->pointer, "expected a value for which " + c.name + " is " +
+                                   (c.zero_allowed ? "0 or a finite normal number" : "a finite normal number") +
+                                   ", got " + blamed->shown + ", which " + (others.empty() ? "" : others + " ") +
+                                   "gives " + c.name + " = " + format_number(c.value) + " (" + *problem + ")");
+  }
+}
+
 PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
   PhysicsParams p;
   p.units = Units::dimensional;
   p.nu = v.require_number(physics, "nu", positive);
   p.kappa = v.require_number(physics, "kappa", positive);
   p.buoyancy = v.require_number(physics, "buoyancy", any_number);
+  // The coefficients are the values given: they must be normal (buoyancy may be 0).
+  const auto input = [&](const std::string& key, double value) {
+    return FormulaInput{v.pointer(key), describe(physics.at(key)), key, value};
+  };
+  const FormulaInput nu = input("nu", p.nu), kappa = input("kappa", p.kappa), buoyancy = input("buoyancy", p.buoyancy);
+  check_coefficients(v, {{"nu", p.nu, false, {{&nu, 1.0}}},
+                         {"kappa", p.kappa, false, {{&kappa, 1.0}}},
+                         {"buoyancy", p.buoyancy, true, {{&buoyancy, 1.0}}}});
   return p;
 }
 
 // Coefficients from Ra = alpha g |dT| H^3 / (nu kappa) and Pr = nu / kappa, scaled so that
 // the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
-PhysicsParams parse_nondimensional(const Validator& v, const json& physics, const Faces& faces,
+PhysicsParams parse_nondimensional(const Validator& v, const json& root, const json& physics, const Faces& faces,
                                    double height) {
   const double ra = v.require_number(physics, "rayleigh", positive);
   const double pr = v.require_number(physics, "prandtl", positive);
@@ -816,8 +905,38 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& physics, cons
            "Rayleigh number is defined by their difference), got " +
                describe_plates(faces));
   }
-  return physics_from_rayleigh(ra, pr, units == "diffusive" ? Units::diffusive : Units::free_fall, height,
-                               faces[z_lo].temperature_value - faces[z_hi].temperature_value);
+  const double t_lo = faces[z_lo].temperature_value, t_hi = faces[z_hi].temperature_value;
+  // dT is blamed on the plate further from 0, and shown with the other one.
+  const int plate = std::abs(t_hi) >= std::abs(t_lo) ? z_hi : z_lo, other = z_lo + z_hi - plate;
+  const std::string plate_pointer = "/boundaries/" + face_names[plate] + "/temperature/fixed";
+  const json& plate_given = root.at("boundaries").at(face_names[plate]).at("temperature").at("fixed");
+  const std::string other_plate =
+      face_names[other] + " fixed at " + format_number(faces[other].temperature_value);
+  if (!std::isfinite(t_lo - t_hi)) {
+    v.fail_at(plate_pointer, "expected a temperature whose difference from the other plate's is finite (it "
+                             "defines the Rayleigh number), got " + describe(plate_given) + " with " + other_plate);
+  }
+  const bool diffusive = units == "diffusive";
+  const PhysicsParams p = physics_from_rayleigh(ra, pr, diffusive ? Units::diffusive : Units::free_fall, height, t_lo - t_hi);
+
+  const double dt = std::abs(t_lo - t_hi);
+  const FormulaInput in_ra{v.pointer("rayleigh"), describe(physics.at("rayleigh")), "Ra", ra};
+  const FormulaInput in_pr{v.pointer("prandtl"), describe(physics.at("prandtl")), "Pr", pr};
+  const FormulaInput in_h{"/grid/extent/2", describe(root.at("grid").at("extent").at(2)) + " (H = " + format_number(height) + ")",
+                          "H", height};
+  const FormulaInput in_dt{plate_pointer, describe(plate_given) + " (dT = " + format_number(dt) + " with " + other_plate + ")",
+                           "dT", dt};
+  // The powers of each input in the coefficients (see physics_from_rayleigh).
+  if (diffusive) {
+    check_coefficients(v, {{"kappa", p.kappa, false, {{&in_h, 2.0}}},
+                           {"nu", p.nu, false, {{&in_pr, 1.0}, {&in_h, 2.0}}},
+                           {"buoyancy", p.buoyancy, false, {{&in_ra, 1.0}, {&in_pr, 1.0}, {&in_h, 1.0}, {&in_dt, -1.0}}}});
+  } else {
+    check_coefficients(v, {{"buoyancy", p.buoyancy, false, {{&in_h, 1.0}, {&in_dt, -1.0}}},
+                           {"kappa", p.kappa, false, {{&in_ra, -0.5}, {&in_pr, -0.5}, {&in_h, 2.0}}},
+                           {"nu", p.nu, false, {{&in_ra, -0.5}, {&in_pr, 0.5}, {&in_h, 2.0}}}});
+  }
+  return p;
 }
 
 double default_reference_temperature(const Faces& faces) {
@@ -834,7 +953,7 @@ PhysicsParams parse_physics(Validator& v, const json& root, const Faces& faces, 
   v.check_no_unknown_keys(physics, known);
   PhysicsParams p = uses_dimensional_form(v, physics)
                         ? parse_dimensional(v, physics)
-                        : parse_nondimensional(v, physics, faces, height);
+                        : parse_nondimensional(v, root, physics, faces, height);
   p.reference_temperature = v.optional_number(physics, "reference_temperature", any_number)
                                 .value_or(default_reference_temperature(faces));
   return p;
@@ -1118,20 +1237,44 @@ void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& pe
   check_grid_counts({n[0], n[1], n[2]}, periodic, where);
 }
 
+namespace {
+
+// The formula as written, in double, unless a double intermediate overflowed or underflowed
+// on the way (the two then disagree): then the long double value, rounded. Ordinary inputs
+// keep the double formula's bits.
+double settle(double as_written, long double wide) {
+  const double rounded = static_cast<double>(wide);
+  const bool agree = std::isnormal(as_written) && std::abs(as_written - rounded) <= 1e-12 * std::abs(rounded);
+  return agree ? as_written : rounded;
+}
+
+}  // namespace
+
 PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t) {
   PhysicsParams p;
   const double dt = std::abs(delta_t), h = height;
   p.rayleigh = rayleigh;
   p.prandtl = prandtl;
   p.units = units;
+  // The same formulas in long double, whose exponent range (on x86-64 and aarch64) holds
+  // every product below: so that Ra = 1e300 with a small box is not an overflow on the way.
+  using Wide = long double;
+  const Wide wide_h = h, wide_dt = dt, wide_ra = rayleigh, wide_pr = prandtl;
   if (units == Units::diffusive) {
     p.kappa = h * h;
     p.nu = prandtl * p.kappa;
     p.buoyancy = rayleigh * p.nu * p.kappa / (dt * h * h * h);
+    const Wide kappa = wide_h * wide_h, nu = wide_pr * kappa;
+    p.buoyancy = settle(p.buoyancy, wide_ra * nu * kappa / (wide_dt * wide_h * wide_h * wide_h));
+    p.kappa = settle(p.kappa, kappa);
+    p.nu = settle(p.nu, nu);
   } else {
     p.buoyancy = h / dt;
     p.kappa = h * h / std::sqrt(rayleigh * prandtl);
     p.nu = h * h * std::sqrt(prandtl / rayleigh);
+    p.buoyancy = settle(p.buoyancy, wide_h / wide_dt);
+    p.kappa = settle(p.kappa, wide_h * wide_h / std::sqrt(wide_ra * wide_pr));
+    p.nu = settle(p.nu, wide_h * wide_h * std::sqrt(wide_pr / wide_ra));
   }
   return p;
 }

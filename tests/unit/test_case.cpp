@@ -893,3 +893,104 @@ TEST(CaseFile, CellSizeMustBeNormalWithFiniteInverseSquare) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+// minimal_case() in the rayleigh/prandtl form: H = 2, plates at 3 and 1 (dT = 2).
+json rayleigh_case(double rayleigh, double prandtl, const std::string& units) {
+  json j = minimal_case();
+  j["physics"] = {{"rayleigh", rayleigh}, {"prandtl", prandtl}, {"units", units}};
+  return j;
+}
+
+TEST(CaseFile, DerivedCoefficientsThatUnderflowNameTheKey) {
+  // Diffusive units: nu = Pr H^2.
+  EXPECT_TRUE(fails_with(rayleigh_case(1e5, 1e-320, "diffusive"), "/physics/prandtl",
+                         {"expected a value for which nu is a finite normal number", "got 1e-320",
+                          "which with H = 2 gives nu = 4e-320 (subnormal)"}));
+  json j = rayleigh_case(1e5, 5e-324, "diffusive");  // the smallest double
+  j["grid"]["extent"][2] = {0, 0.5};                 // nu = 5e-324 / 4 rounds to 0
+  EXPECT_TRUE(fails_with(j, "/physics/prandtl", {"gives nu = 0 (underflow)"}));
+  // buoyancy = Ra Pr H / dT: Ra is the input furthest from 1.
+  EXPECT_TRUE(fails_with(rayleigh_case(1e-310, 1, "diffusive"), "/physics/rayleigh",
+                         {"with Pr = 1, H = 2, dT = 2 gives buoyancy = 1e-310 (subnormal)"}));
+  // Free fall: kappa = H^2 / sqrt(Ra Pr) = 1e-308 with H = 1; Ra Pr itself is beyond a double.
+  j = rayleigh_case(1e308, 1e308, "free_fall");
+  j["grid"]["extent"][2] = {0, 1};
+  EXPECT_TRUE(fails_with(j, "/physics/rayleigh",
+                         {"kappa is a finite normal number", "with Pr = 1e+308, H = 1 gives kappa = 1e-308 (subnormal)"}));
+}
+
+TEST(CaseFile, DerivedCoefficientsThatOverflowNameTheKey) {
+  // Free fall: buoyancy = H / dT, with dT = 1e-320 between the plates.
+  json j = rayleigh_case(1e5, 1, "free_fall");
+  j["boundaries"]["z_lo"]["temperature"]["fixed"] = 1e-320;
+  j["boundaries"]["z_hi"]["temperature"]["fixed"] = 0;
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/temperature/fixed",
+                         {"got 1e-320 (dT = 1e-320 with z_hi fixed at 0)", "gives buoyancy = inf (overflow)"}));
+  // Diffusive: kappa = H^2, with H = 1e200.
+  j = rayleigh_case(1e5, 1, "diffusive");
+  j["grid"]["extent"][2] = {0, 1e200};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"(H = 1e+200)", "gives kappa = inf (overflow)"}));
+  // A plate difference beyond a double.
+  j = rayleigh_case(1e5, 1, "free_fall");
+  j["boundaries"]["z_lo"]["temperature"]["fixed"] = 1e308;
+  j["boundaries"]["z_hi"]["temperature"]["fixed"] = -1.5e308;
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_hi/temperature/fixed",
+                         {"difference from the other plate's is finite", "with z_lo fixed at 1e+308"}));
+}
+
+TEST(CaseFile, LargeRayleighDoesNotOverflowOnTheWay) {
+  // buoyancy = Ra nu kappa / (dT H^3) = Ra Pr H / dT = 1e308: finite, though Ra nu kappa
+  // (1e300 * 4e8 * 4) is not a double.
+  const Case c = parse(rayleigh_case(1e300, 1e8, "diffusive"));
+  const double h = 2.0, dt = 2.0;
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy, 1e308);
+  EXPECT_DOUBLE_EQ(c.physics.nu / c.physics.kappa, 1e8);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy / c.physics.nu / c.physics.kappa * dt * h * h * h, 1e300);
+  // Ordinary inputs keep the bits of the formula as written.
+  const Case ordinary = parse(rayleigh_case(1e5, 0.7, "diffusive"));
+  const double kappa = h * h, nu = 0.7 * kappa;
+  EXPECT_EQ(ordinary.physics.kappa, kappa);
+  EXPECT_EQ(ordinary.physics.nu, nu);
+  EXPECT_EQ(ordinary.physics.buoyancy, 1e5 * nu * kappa / (dt * h * h * h));
+}
+
+TEST(CaseFile, DimensionalCoefficientsMustBeNormal) {
+  json j = minimal_case();
+  j["physics"]["nu"] = 1e-320;
+  EXPECT_TRUE(fails_with(j, "/physics/nu", {"nu is a finite normal number", "gives nu = 1e-320 (subnormal)"}));
+  j = minimal_case();
+  j["physics"]["kappa"] = 2e-308;
+  EXPECT_TRUE(fails_with(j, "/physics/kappa", {"(subnormal)"}));
+  j = minimal_case();
+  j["physics"]["buoyancy"] = -1e-310;
+  EXPECT_TRUE(fails_with(j, "/physics/buoyancy",
+                         {"buoyancy is 0 or a finite normal number", "gives buoyancy = -1e-310 (subnormal)"}));
+  j["physics"]["buoyancy"] = 0;  // no buoyancy: allowed
+  EXPECT_EQ(parse(j).physics.buoyancy, 0.0);
+  j["physics"]["nu"] = 2.2250738585072014e-308;  // the smallest normal double
+  EXPECT_EQ(parse(j).physics.nu, 2.2250738585072014e-308);
+}
+
+TEST(CaseFile, NumberBelowTheRangeOfADouble) {
+  std::string text = minimal_case().dump();
+  const std::string nu = "\"nu\":1";
+  text.replace(text.find(nu), nu.size(), "\"nu\":1e-400");
+  EXPECT_TRUE(fails_with(text, "/physics/nu", {"expected a number within the range of a double, got 1e-400",
+                                               "it would read as 0"}));
+  text = minimal_case().dump();
+  const std::string extent = "[0,2]]";
+  text.replace(text.find(extent), extent.size(), "[0,2e-999]]");
+  EXPECT_TRUE(fails_with(text, "/grid/extent/2/1", {"got 2e-999"}));
+  // Zero written any way is zero.
+  text = minimal_case().dump();
+  const std::string buoyancy = "\"buoyancy\":0";
+  text.replace(text.find(buoyancy), buoyancy.size(), "\"buoyancy\":0.000e-999");
+  EXPECT_EQ(parse_case(text, kSource).physics.buoyancy, 0.0);
+  EXPECT_TRUE(fails_with(minimal_case(), "/time/end", {"1e-400"}, {"time.end=1e-400"}));
+}
+
+}  // namespace
+}  // namespace bouss
