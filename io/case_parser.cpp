@@ -129,12 +129,18 @@ std::optional<std::string> nearest_name(const std::string& key, const Names& kno
 // silently keeps the last of duplicate keys; this SAX pass reports all three with their
 // JSON path, and syntax errors with their byte offset.
 
+// Arrays and objects may nest at most this deep (a case needs 4 levels). nlohmann's DOM
+// parser, dump() and comparisons recurse once per level, so that a document such as
+// "[[[[...]]]]" 100000 deep overflows the stack; the SAX pass below reads iteratively and
+// stops at the first level too deep, before any DOM is built.
+constexpr std::size_t max_json_depth = 64;
+
 struct JsonProblem {
-  enum class Kind { syntax, overflow, underflow, duplicate_key };
+  enum class Kind { syntax, overflow, underflow, duplicate_key, too_deep };
   Kind kind = Kind::syntax;
   std::size_t byte = 0;  // syntax: characters read, the offending one included
   std::string reason;    // syntax: the parser's description
-  Tokens path;           // overflow, duplicate_key: where
+  Tokens path;           // overflow, underflow, duplicate_key, too_deep: where
   std::string token;     // overflow, underflow: the number as written
 };
 
@@ -149,6 +155,8 @@ bool nonzero_literal(const std::string& literal) {
 
 class JsonChecker : public nlohmann::json_sax<json> {
  public:
+  // base_depth: how many arrays and objects enclose the text (an override's value).
+  explicit JsonChecker(std::size_t base_depth = 0) : base_depth_(base_depth) {}
   const std::optional<JsonProblem>& problem() const { return problem_; }
 
   bool null() override { return value(); }
@@ -213,6 +221,11 @@ class JsonChecker : public nlohmann::json_sax<json> {
   }
   bool open(bool object) {
     value();
+    if (base_depth_ + frames_.size() + 1 > max_json_depth) {
+      Tokens path = frames_.empty() ? Tokens{} : enclosing_path(frames_.back().token);
+      problem_ = JsonProblem{JsonProblem::Kind::too_deep, 0, "", std::move(path), ""};
+      return false;
+    }
     frames_.push_back(Frame{object, {}, "", 0});
     return true;
   }
@@ -228,12 +241,13 @@ class JsonChecker : public nlohmann::json_sax<json> {
     return path;
   }
 
+  std::size_t base_depth_ = 0;
   std::vector<Frame> frames_;
   std::optional<JsonProblem> problem_;
 };
 
-std::optional<JsonProblem> check_json(const std::string& text) {
-  JsonChecker checker;
+std::optional<JsonProblem> check_json(const std::string& text, std::size_t base_depth = 0) {
+  JsonChecker checker(base_depth);
   json::sax_parse(text, &checker);
   return checker.problem();
 }
@@ -270,6 +284,10 @@ std::string describe_value_problem(const JsonProblem& problem, Tokens prefix) {
   if (problem.kind == JsonProblem::Kind::overflow) {
     return json_pointer(prefix) + ": expected a finite number, got " + problem.token +
            " (beyond the range of a double)";
+  }
+  if (problem.kind == JsonProblem::Kind::too_deep) {
+    return json_pointer(prefix) + ": expected at most " + std::to_string(max_json_depth) +
+           " levels of nested arrays and objects, got an array or object one level deeper";
   }
   if (problem.kind == JsonProblem::Kind::underflow) {
     return json_pointer(prefix) + ": expected a number within the range of a double, got " + problem.token +
@@ -328,8 +346,13 @@ Override parse_override(const std::string& text, const std::string& source) {
     start = dot + 1;
   }
 
+  // The value sits inside the root and one object or array per key but the last.
+  if (o.keys.size() > max_json_depth) {
+    throw CaseError(prefix + "expected a key path of at most " + std::to_string(max_json_depth) +
+                    " components (the nesting limit), got " + std::to_string(o.keys.size()));
+  }
   const std::string value_text = text.substr(eq + 1);
-  const auto problem = check_json(value_text);
+  const auto problem = check_json(value_text, o.keys.size());
   if (!problem) {
     o.value = json::parse(value_text);
   } else if (problem->kind == JsonProblem::Kind::syntax) {

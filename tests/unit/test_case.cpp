@@ -994,3 +994,56 @@ TEST(CaseFile, NumberBelowTheRangeOfADouble) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+std::string repeated(const std::string& s, std::size_t times) {
+  std::string out;
+  for (std::size_t i = 0; i < times; ++i) out += s;
+  return out;
+}
+
+TEST(CaseFile, DeepNestingIsRejectedBeforeItCanRecurse) {
+  // 100000 levels crashed the DOM parser (one stack frame per level); the pre-check stops at 65.
+  EXPECT_TRUE(fails_with(nested_arrays(100000), repeated("/0", 64),
+                         {"expected at most 64 levels of nested arrays and objects"}));
+  const std::string objects = repeated("{\"a\":", 100000) + "1" + std::string(100000, '}');
+  EXPECT_TRUE(fails_with(objects, repeated("/a", 64), {"at most 64 levels"}));
+}
+
+TEST(CaseFile, ValueNestedTooDeepInsideAValidCase) {
+  // /description is at level 2: 63 more levels reach the limit, 64 pass it.
+  const std::string marker = "\"description\":\"Rayleigh-Benard test\"";
+  std::string text = full_case().dump();
+  text.replace(text.find(marker), marker.size(), "\"description\":" + nested_arrays(64));
+  EXPECT_TRUE(fails_with(text, "/description" + repeated("/0", 63), {"at most 64 levels"}));
+  text = full_case().dump();
+  text.replace(text.find(marker), marker.size(), "\"description\":" + nested_arrays(63));
+  EXPECT_TRUE(fails_with(text, "/description", {"expected a string, got [[[[["}));
+  // The same through --set: the value is as deep as the key path puts it.
+  EXPECT_TRUE(fails_with(minimal_case(), "/description" + repeated("/0", 63), {"at most 64 levels"},
+                         {"description=" + nested_arrays(100000)}));
+  EXPECT_TRUE(fails_with(minimal_case(), "/description", {"expected a string"},
+                         {"description=" + nested_arrays(63)}));
+}
+
+TEST(CaseFile, OverrideKeyPathWithinTheNestingLimit) {
+  std::string path = "description";
+  for (int i = 1; i < 65; ++i) path += ".a";
+  try {
+    parse(minimal_case(), {path + "=1"});
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a key path of at most 64 components (the nesting limit), got 65"),
+              std::string::npos)
+        << e.what();
+  }
+  path.resize(path.size() - 2);  // 64 components: the value is at the limit
+  EXPECT_TRUE(fails_with(minimal_case(), "/description", {"expected a string"}, {path + "=1"}));
+}
+
+}  // namespace
+}  // namespace bouss
