@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "grid/coarsening.hpp"
 #include "io/case.hpp"
 
@@ -1186,6 +1188,10 @@ CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputPa
 // ---------------------------------------------------------------------------
 // the whole case
 
+// A case file is a few KiB; load_case reads no more than this, so that /dev/zero or a data
+// file named by mistake is refused instead of filling memory.
+constexpr std::size_t max_case_file_bytes = std::size_t(4) << 20;  // 4 MiB, as the message says
+
 // `root` is an object (checked before the overrides were applied).
 Case validate_case(Validator& v, const json& root) {
   v.check_no_unknown_keys(root, {"name", "description", "grid", "physics", "boundaries", "initial",
@@ -1246,13 +1252,26 @@ Case parse_case(const std::string& text, const std::string& source,
 Case load_case(const std::string& path, const std::vector<std::string>& overrides) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw CaseError(path + ": cannot read case file: " + std::strerror(errno));
+  // A folder opens for reading on Linux (reading it fails): say what it is.
+  struct stat info {};
+  if (fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fclose(file);
+    throw CaseError(path + ": cannot read case file: it is a directory");
+  }
+  // Read at most one byte past the limit, whatever the file claims to be (/dev/zero and
+  // pipes report size 0).
   std::string text;
   char buffer[65536];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  while (text.size() <= max_case_file_bytes) {
+    const std::size_t want = std::min(sizeof buffer, max_case_file_bytes + 1 - text.size());
+    const std::size_t got = std::fread(buffer, 1, want, file);
+    if (got == 0) break;
+    text.append(buffer, got);
+  }
   const int error = std::ferror(file) ? (errno != 0 ? errno : EIO) : 0;
   std::fclose(file);
   if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
+  if (text.size() > max_case_file_bytes) throw CaseError(path + ": larger than 4 MiB: not a case file");
   return parse_case(text, path, overrides);
 }
 

@@ -1047,3 +1047,45 @@ TEST(CaseFile, OverrideKeyPathWithinTheNestingLimit) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+std::string load_error(const std::string& path) {
+  try {
+    load_case(path);
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CaseFile, EndlessFileIsRefusedAfterTheLimit) {
+  // /dev/zero reports size 0 and never ends: the read must stop by itself.
+  EXPECT_EQ(load_error("/dev/zero"), "/dev/zero: larger than 4 MiB: not a case file");
+}
+
+TEST(CaseFile, FileOfFourMiBIsReadOneByteMoreIsNot) {
+  const std::string path = ::testing::TempDir() + "bouss_test_large_case.json";
+  std::string text = minimal_case().dump();
+  text.resize(std::size_t(4) << 20, ' ');  // JSON allows trailing whitespace
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  EXPECT_EQ(load_case(path).name, "minimal");
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << ' ';
+  }
+  EXPECT_EQ(load_error(path), path + ": larger than 4 MiB: not a case file");
+  std::remove(path.c_str());
+}
+
+TEST(CaseFile, FolderAsCaseFile) {
+  const std::string path = ::testing::TempDir();
+  EXPECT_EQ(load_error(path), path + ": cannot read case file: it is a directory");
+}
+
+}  // namespace
+}  // namespace bouss
