@@ -126,6 +126,14 @@ struct Case {
 // rayleigh/prandtl form of "physics".
 PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t);
 
+// The rules every grid shape obeys, in case files (/grid/n) and wherever else a shape is
+// given (`bouss bench poisson --n`): three positive cell counts, at most 65535 per axis (the
+// CUDA launch grid's y/z limit); an axis of one cell is periodic (it is a 2D run's unused
+// direction); and the multigrid can coarsen the shape (sizes m*2^k; the nearest valid
+// shape is suggested). Throws CaseError "WHERE: expected ..., got ..." naming the first
+// rule broken; `where` starts the message, e.g. "cases/rb.json: /grid/n" or "--n".
+void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where);
+
 // Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.
 // Throws CaseError with one line naming the file, the JSON path and what was expected.
 Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});

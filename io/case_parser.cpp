@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include "grid/coarsening.hpp"
 #include "io/case.hpp"
 
@@ -49,6 +51,14 @@ std::string describe(const json& v) {
   std::size_t cut = max_shown_chars - 3;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut) + "...";
+}
+
+// Shortest round-trip form, without a trailing ".0" (3, 0.1, 1e-05); "inf" for infinity.
+std::string format_number(double x) {
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  std::string s = dump_compact(json(x));
+  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+  return s;
 }
 
 std::string quote(const std::string& s) { return dump_compact(json(s)); }
@@ -117,27 +127,53 @@ std::optional<std::string> nearest_name(const std::string& key, const Names& kno
 
 // ---------------------------------------------------------------------------
 // Syntax check before parsing. nlohmann::json::parse throws out_of_range (no position)
-// for numbers beyond double range and silently keeps the last of duplicate keys; this
-// SAX pass reports both with their JSON path, and syntax errors with their byte offset.
+// for numbers beyond double range, silently reads a number below it (1e-400) as 0, and
+// silently keeps the last of duplicate keys; this SAX pass reports all three with their
+// JSON path, and syntax errors with their byte offset.
+
+// Arrays and objects may nest at most this deep (a case needs 4 levels). nlohmann's DOM
+// parser, dump() and comparisons recurse once per level, so that a document such as
+// "[[[[...]]]]" 100000 deep overflows the stack; the SAX pass below reads iteratively and
+// stops at the first level too deep, before any DOM is built.
+constexpr std::size_t max_json_depth = 64;
 
 struct JsonProblem {
-  enum class Kind { syntax, overflow, duplicate_key };
+  enum class Kind { syntax, overflow, underflow, duplicate_key, too_deep };
   Kind kind = Kind::syntax;
   std::size_t byte = 0;  // syntax: characters read, the offending one included
   std::string reason;    // syntax: the parser's description
-  Tokens path;           // overflow, duplicate_key: where
-  std::string token;     // overflow: the number as written
+  Tokens path;           // overflow, underflow, duplicate_key, too_deep: where
+  std::string token;     // overflow, underflow: the number as written
 };
+
+// Whether a number as written has a non-zero digit before its exponent (1e-400 has, 0e5 not).
+bool nonzero_literal(const std::string& literal) {
+  for (char ch : literal) {
+    if (ch == 'e' || ch == 'E') break;
+    if (ch >= '1' && ch <= '9') return true;
+  }
+  return false;
+}
 
 class JsonChecker : public nlohmann::json_sax<json> {
  public:
+  // base_depth: how many arrays and objects enclose the text (an override's value).
+  explicit JsonChecker(std::size_t base_depth = 0) : base_depth_(base_depth) {}
   const std::optional<JsonProblem>& problem() const { return problem_; }
 
   bool null() override { return value(); }
   bool boolean(bool) override { return value(); }
   bool number_integer(number_integer_t) override { return value(); }
   bool number_unsigned(number_unsigned_t) override { return value(); }
-  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool number_float(number_float_t x, const string_t& literal) override {
+    value();
+    if (x == 0.0 && nonzero_literal(literal)) {
+      Tokens path = frames_.empty() ? Tokens{} : enclosing_path(frames_.back().token);
+      problem_ = JsonProblem{JsonProblem::Kind::underflow, 0, "", std::move(path), literal};
+      return false;
+    }
+    return true;
+  }
   bool string(string_t&) override { return value(); }
   bool binary(binary_t&) override { return value(); }
   bool start_object(std::size_t) override { return open(true); }
@@ -187,6 +223,11 @@ class JsonChecker : public nlohmann::json_sax<json> {
   }
   bool open(bool object) {
     value();
+    if (base_depth_ + frames_.size() + 1 > max_json_depth) {
+      Tokens path = frames_.empty() ? Tokens{} : enclosing_path(frames_.back().token);
+      problem_ = JsonProblem{JsonProblem::Kind::too_deep, 0, "", std::move(path), ""};
+      return false;
+    }
     frames_.push_back(Frame{object, {}, "", 0});
     return true;
   }
@@ -202,12 +243,13 @@ class JsonChecker : public nlohmann::json_sax<json> {
     return path;
   }
 
+  std::size_t base_depth_ = 0;
   std::vector<Frame> frames_;
   std::optional<JsonProblem> problem_;
 };
 
-std::optional<JsonProblem> check_json(const std::string& text) {
-  JsonChecker checker;
+std::optional<JsonProblem> check_json(const std::string& text, std::size_t base_depth = 0) {
+  JsonChecker checker(base_depth);
   json::sax_parse(text, &checker);
   return checker.problem();
 }
@@ -244,6 +286,14 @@ std::string describe_value_problem(const JsonProblem& problem, Tokens prefix) {
   if (problem.kind == JsonProblem::Kind::overflow) {
     return json_pointer(prefix) + ": expected a finite number, got " + problem.token +
            " (beyond the range of a double)";
+  }
+  if (problem.kind == JsonProblem::Kind::too_deep) {
+    return json_pointer(prefix) + ": expected at most " + std::to_string(max_json_depth) +
+           " levels of nested arrays and objects, got an array or object one level deeper";
+  }
+  if (problem.kind == JsonProblem::Kind::underflow) {
+    return json_pointer(prefix) + ": expected a number within the range of a double, got " + problem.token +
+           " (below the smallest double: it would read as 0)";
   }
   return json_pointer(prefix) + ": duplicate key; each key may appear only once";
 }
@@ -298,8 +348,13 @@ Override parse_override(const std::string& text, const std::string& source) {
     start = dot + 1;
   }
 
+  // The value sits inside the root and one object or array per key but the last.
+  if (o.keys.size() > max_json_depth) {
+    throw CaseError(prefix + "expected a key path of at most " + std::to_string(max_json_depth) +
+                    " components (the nesting limit), got " + std::to_string(o.keys.size()));
+  }
   const std::string value_text = text.substr(eq + 1);
-  const auto problem = check_json(value_text);
+  const auto problem = check_json(value_text, o.keys.size());
   if (!problem) {
     o.value = json::parse(value_text);
   } else if (problem->kind == JsonProblem::Kind::syntax) {
@@ -406,8 +461,15 @@ class Validator {
     return json_pointer(tokens);
   }
 
+  // "SOURCE: /json/pointer", the start of every message about member `key`.
+  std::string where(const std::string& key = "") const { return source_ + ": " + pointer(key); }
+
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
-    throw CaseError(source_ + ": " + pointer(key) + ": " + message);
+    throw CaseError(where(key) + ": " + message);
+  }
+  // For a problem found here whose cause the case gives elsewhere (an absolute pointer).
+  [[noreturn]] void fail_at(const std::string& pointer, const std::string& message) const {
+    throw CaseError(source_ + ": " + pointer + ": " + message);
   }
   [[noreturn]] void fail_expected(const std::string& key, const std::string& expected,
                                   const json& got) const {
@@ -534,11 +596,17 @@ int odd_part(int n) {
 // Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
 constexpr int max_odd_factor = 8;
 
-// The size of the form m*2^k (m <= max_odd_factor) nearest to n; ties go to the larger.
+// Kernels launch one CUDA block layer per z plane and tile y in blocks (grid/for_each.hpp);
+// a launch grid's y and z dimensions hold at most 65535. Every axis gets the same limit,
+// so that which axis is the long one never matters.
+constexpr std::int64_t max_axis_cells = 65535;
+
+// The size of the form m*2^k (m <= max_odd_factor, at most max_axis_cells) nearest to n;
+// ties go to the larger.
 int nearest_coarsenable_size(int n) {
   long best = 1;
   for (long m = 1; m <= max_odd_factor; ++m) {
-    for (long size = m; size <= INT_MAX; size *= 2) {
+    for (long size = m; size <= max_axis_cells; size *= 2) {
       const long d = std::abs(size - n), best_d = std::abs(best - n);
       if (d < best_d || (d == best_d && size > best)) best = size;
     }
@@ -546,33 +614,54 @@ int nearest_coarsenable_size(int n) {
   return static_cast<int>(best);
 }
 
-std::array<int, 3> parse_grid_size(const Validator& v, const json& grid) {
+// The integers of /grid/n as written; check_grid_counts decides whether they make a grid.
+std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid) {
   const std::string expected = "3 positive integers";
   const json& given = v.require(grid, "n", expected);
   if (!given.is_array() || given.size() != 3) v.fail_expected("n", expected, given);
-  std::array<int, 3> n{};
+  std::array<std::int64_t, 3> n{};
   for (int a = 0; a < 3; ++a) {
     const auto x = as_integer(given[a]);
-    if (!x || *x < 1 || *x > INT_MAX) v.fail_expected("n", expected, given);
-    n[a] = static_cast<int>(*x);
+    if (!x) v.fail_expected("n", expected, given);
+    n[a] = *x;
   }
   return n;
 }
 
-void check_coarsenable(const Validator& v, const std::array<int, 3>& n) {
-  if (multigrid_can_coarsen(n)) return;
-  const auto coarsest = multigrid_levels(n).back();
-  std::array<int, 3> suggestion = n;
+// The rules of check_grid_shape on counts of any size (a case may hold 1e12). One home for
+// them: case files and `bouss bench poisson --n` both come here.
+void check_grid_counts(const std::array<std::int64_t, 3>& n, const std::array<bool, 3>& periodic,
+                       const std::string& where) {
+  const auto fail = [&](const std::string& message) { throw CaseError(where + ": " + message); };
+  const std::string given = dump_compact(json(n));
   for (int a = 0; a < 3; ++a) {
-    if (odd_part(n[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(n[a]);
+    if (n[a] < 1) fail("expected 3 positive integers, got " + given);
   }
-  v.fail("n",
-         "expected a grid the multigrid can coarsen (it halves each even axis until all "
-         "are odd; the coarsest grid may have at most " +
-             std::to_string(max_coarsest_cells) + " cells), got " + as_json_array(n) +
-             ", whose coarsest grid is " + shape(coarsest) + " = " +
-             std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
-             std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
+  for (int a = 0; a < 3; ++a) {
+    if (n[a] > max_axis_cells) {
+      fail("expected at most " + std::to_string(max_axis_cells) +
+           " cells per axis (the largest y and z dimension of a CUDA launch grid), got " + given);
+    }
+  }
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    if (n[a] == 1 && !periodic[a]) {
+      fail("expected a periodic axis wherever n is 1 (a one-cell axis is a 2D run's unused "
+           "direction, and must be periodic), got " + given + " with " + axes[a] + " not periodic");
+    }
+  }
+  const std::array<int, 3> cells{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
+  if (multigrid_can_coarsen(cells)) return;
+  const auto coarsest = multigrid_levels(cells).back();
+  std::array<int, 3> suggestion = cells;
+  for (int a = 0; a < 3; ++a) {
+    if (odd_part(cells[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(cells[a]);
+  }
+  fail("expected a grid the multigrid can coarsen (it halves each even axis until all "
+       "are odd; the coarsest grid may have at most " +
+       std::to_string(max_coarsest_cells) + " cells), got " + given + ", whose coarsest grid is " +
+       shape(coarsest) + " = " + std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
+       std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
 }
 
 std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
@@ -598,15 +687,31 @@ std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid
   return extent;
 }
 
+// The operators divide by h and h^2 (h = L/n): every cell size must be a normal number whose
+// 1/h^2 is finite, and every coordinate finite.
+void check_cell_sizes(Validator& v, const json& grid, const Case& c) {
+  const json& given = grid.at("extent");
+  const auto scope = v.enter("extent");
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    const std::string axis(1, axes[a]);
+    const std::string index = std::to_string(a);
+    const std::string pair = "[" + axis + "0, " + axis + "1]";
+    if (!std::isfinite(c.extent[a][0]) || !std::isfinite(c.extent[a][1])) {
+      v.fail_expected(index, pair + " with finite numbers", given[a]);
+    }
+    const double h = c.spacing(a), inverse_h2 = 1.0 / (h * h);
+    if (!std::isnormal(h) || !std::isfinite(inverse_h2)) {
+      v.fail(index, "expected " + pair + " whose " + axis + " cell size h = (" + axis + "1 - " + axis + "0)/n" +
+                        axis + " is a normal number with 1/h^2 finite, got " + describe(given[a]) + ", whose " +
+                        axis + " cells are h = " + format_number(h) + " wide (1/h^2 = " +
+                        format_number(inverse_h2) + ")");
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // boundaries
-
-// Shortest round-trip form, without a trailing ".0" (3, 0.1, 1e-05).
-std::string format_number(double x) {
-  std::string s = dump_compact(json(x));
-  if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
-  return s;
-}
 
 std::string describe_temperature(const FaceCondition& f) {
   switch (f.temperature) {
@@ -740,18 +845,81 @@ bool uses_dimensional_form(const Validator& v, const json& physics) {
   return *dimensional;
 }
 
+// One input of the formulas for nu, kappa and buoyancy, for a message that blames it.
+struct FormulaInput {
+  std::string pointer;  // where the case gives it
+  std::string shown;    // what follows "got"
+  std::string symbol;   // its name in the formulas
+  double value;
+};
+
+// A coefficient the solver uses, proportional to the product of input^power over `factors`.
+struct DerivedCoefficient {
+  std::string name;
+  double value;
+  bool zero_allowed;
+  std::vector<std::pair<const FormulaInput*, double>> factors;
+};
+
+// Why the solver cannot use the coefficient, if it cannot: a viscosity, diffusivity or
+// buoyancy that is 0, subnormal or infinite stalls or breaks the step (dt limits divide by
+// them; a subnormal loses its digits).
+std::optional<std::string> coefficient_problem(double x, bool zero_allowed) {
+  if (std::isnan(x)) return "not a number";
+  if (std::isinf(x)) return "overflow";
+  if (x == 0.0) return zero_allowed ? std::nullopt : std::optional<std::string>("underflow");
+  if (!std::isnormal(x)) return "subnormal";
+  return std::nullopt;
+}
+
+// Names the input that pushes a coefficient furthest the way it left the range: the largest
+// |power * log(value)| of the right sign.
+void check_coefficients(const Validator& v, const std::vector<DerivedCoefficient>& coefficients) {
+  for (const auto& c : coefficients) {
+    const auto problem = coefficient_problem(c.value, c.zero_allowed);
+    if (!problem) continue;
+    const double direction = *problem == "overflow" ? 1.0 : -1.0;
+    const FormulaInput* blamed = c.factors.front().first;
+    double furthest = -infinity;
+    for (const auto& [input, power] : c.factors) {
+      const double push = direction * power * std::log(std::abs(input->value));
+      if (push > furthest) {
+        furthest = push;
+        blamed = input;
+      }
+    }
+    std::string others;
+    for (const auto& factor : c.factors) {
+      if (factor.first == blamed) continue;
+      others += (others.empty() ? "with " : ", ") + factor.first->symbol + " = " + format_number(factor.first->value);
+    }
+    v.fail_at(blamed->pointer, "expected a value for which " + c.name + " is " +
+                                   (c.zero_allowed ? "0 or a finite normal number" : "a finite normal number") +
+                                   ", got " + blamed->shown + ", which " + (others.empty() ? "" : others + " ") +
+                                   "gives " + c.name + " = " + format_number(c.value) + " (" + *problem + ")");
+  }
+}
+
 PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
   PhysicsParams p;
   p.units = Units::dimensional;
   p.nu = v.require_number(physics, "nu", positive);
   p.kappa = v.require_number(physics, "kappa", positive);
   p.buoyancy = v.require_number(physics, "buoyancy", any_number);
+  // The coefficients are the values given: they must be normal (buoyancy may be 0).
+  const auto input = [&](const std::string& key, double value) {
+    return FormulaInput{v.pointer(key), describe(physics.at(key)), key, value};
+  };
+  const FormulaInput nu = input("nu", p.nu), kappa = input("kappa", p.kappa), buoyancy = input("buoyancy", p.buoyancy);
+  check_coefficients(v, {{"nu", p.nu, false, {{&nu, 1.0}}},
+                         {"kappa", p.kappa, false, {{&kappa, 1.0}}},
+                         {"buoyancy", p.buoyancy, true, {{&buoyancy, 1.0}}}});
   return p;
 }
 
 // Coefficients from Ra = alpha g |dT| H^3 / (nu kappa) and Pr = nu / kappa, scaled so that
 // the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
-PhysicsParams parse_nondimensional(const Validator& v, const json& physics, const Faces& faces,
+PhysicsParams parse_nondimensional(const Validator& v, const json& root, const json& physics, const Faces& faces,
                                    double height) {
   const double ra = v.require_number(physics, "rayleigh", positive);
   const double pr = v.require_number(physics, "prandtl", positive);
@@ -762,8 +930,38 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& physics, cons
            "Rayleigh number is defined by their difference), got " +
                describe_plates(faces));
   }
-  return physics_from_rayleigh(ra, pr, units == "diffusive" ? Units::diffusive : Units::free_fall, height,
-                               faces[z_lo].temperature_value - faces[z_hi].temperature_value);
+  const double t_lo = faces[z_lo].temperature_value, t_hi = faces[z_hi].temperature_value;
+  // dT is blamed on the plate further from 0, and shown with the other one.
+  const int plate = std::abs(t_hi) >= std::abs(t_lo) ? z_hi : z_lo, other = z_lo + z_hi - plate;
+  const std::string plate_pointer = "/boundaries/" + face_names[plate] + "/temperature/fixed";
+  const json& plate_given = root.at("boundaries").at(face_names[plate]).at("temperature").at("fixed");
+  const std::string other_plate =
+      face_names[other] + " fixed at " + format_number(faces[other].temperature_value);
+  if (!std::isfinite(t_lo - t_hi)) {
+    v.fail_at(plate_pointer, "expected a temperature whose difference from the other plate's is finite (it "
+                             "defines the Rayleigh number), got " + describe(plate_given) + " with " + other_plate);
+  }
+  const bool diffusive = units == "diffusive";
+  const PhysicsParams p = physics_from_rayleigh(ra, pr, diffusive ? Units::diffusive : Units::free_fall, height, t_lo - t_hi);
+
+  const double dt = std::abs(t_lo - t_hi);
+  const FormulaInput in_ra{v.pointer("rayleigh"), describe(physics.at("rayleigh")), "Ra", ra};
+  const FormulaInput in_pr{v.pointer("prandtl"), describe(physics.at("prandtl")), "Pr", pr};
+  const FormulaInput in_h{"/grid/extent/2", describe(root.at("grid").at("extent").at(2)) + " (H = " + format_number(height) + ")",
+                          "H", height};
+  const FormulaInput in_dt{plate_pointer, describe(plate_given) + " (dT = " + format_number(dt) + " with " + other_plate + ")",
+                           "dT", dt};
+  // The powers of each input in the coefficients (see physics_from_rayleigh).
+  if (diffusive) {
+    check_coefficients(v, {{"kappa", p.kappa, false, {{&in_h, 2.0}}},
+                           {"nu", p.nu, false, {{&in_pr, 1.0}, {&in_h, 2.0}}},
+                           {"buoyancy", p.buoyancy, false, {{&in_ra, 1.0}, {&in_pr, 1.0}, {&in_h, 1.0}, {&in_dt, -1.0}}}});
+  } else {
+    check_coefficients(v, {{"buoyancy", p.buoyancy, false, {{&in_h, 1.0}, {&in_dt, -1.0}}},
+                           {"kappa", p.kappa, false, {{&in_ra, -0.5}, {&in_pr, -0.5}, {&in_h, 2.0}}},
+                           {"nu", p.nu, false, {{&in_ra, -0.5}, {&in_pr, 0.5}, {&in_h, 2.0}}}});
+  }
+  return p;
 }
 
 double default_reference_temperature(const Faces& faces) {
@@ -780,7 +978,7 @@ PhysicsParams parse_physics(Validator& v, const json& root, const Faces& faces, 
   v.check_no_unknown_keys(physics, known);
   PhysicsParams p = uses_dimensional_form(v, physics)
                         ? parse_dimensional(v, physics)
-                        : parse_nondimensional(v, physics, faces, height);
+                        : parse_nondimensional(v, root, physics, faces, height);
   p.reference_temperature = v.optional_number(physics, "reference_temperature", any_number)
                                 .value_or(default_reference_temperature(faces));
   return p;
@@ -890,7 +1088,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   if (!pressure) return p;
   const auto scope = v.enter("pressure");
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
-                                      "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells"});
+                                      "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells",
+                                      "max_failures"});
   p.solver = v.optional_string_in(*pressure, "solver", {"multigrid"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
@@ -906,6 +1105,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   p.mixed_precision = v.optional_bool(*pressure, "mixed_precision");
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
+  p.max_failures = static_cast<int>(
+      v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));
   if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
     v.fail("",
            "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "
@@ -962,31 +1163,65 @@ OutputParams parse_output(Validator& v, const json& root, const std::string& cas
   return o;
 }
 
+// Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
+// path without ".nc", so with no output file the case must name one.
+CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputParams& output) {
+  CheckpointParams c;
+  const json* checkpoint = v.optional_object(root, "checkpoint");
+  if (!checkpoint) return c;
+  const auto scope = v.enter("checkpoint");
+  v.check_no_unknown_keys(*checkpoint, {"interval", "interval_steps", "file", "keep"});
+  c.interval = v.optional_number(*checkpoint, "interval", positive);
+  c.interval_steps = v.optional_int(*checkpoint, "interval_steps", positive_int);
+  c.file = v.optional_string(*checkpoint, "file").value_or(c.file);
+  c.keep = static_cast<int>(v.optional_int(*checkpoint, "keep", positive_int32).value_or(c.keep));
+  if (c.enabled() && c.file.empty() && output.file.empty()) {
+    const std::string expected =
+        "a non-empty file stem when there is no output file (output.file is \"\"; checkpoints "
+        "are named STEM.checkpoint.<step>.nc)";
+    if (const json* given = Validator::find(*checkpoint, "file")) v.fail_expected("file", expected, *given);
+    v.fail("file", "missing key; expected " + expected);
+  }
+  return c;
+}
+
 // ---------------------------------------------------------------------------
 // the whole case
+
+// A case file is a few KiB; load_case reads no more than this, so that /dev/zero or a data
+// file named by mistake is refused instead of filling memory.
+constexpr std::size_t max_case_file_bytes = std::size_t(4) << 20;  // 4 MiB, as the message says
 
 // `root` is an object (checked before the overrides were applied).
 Case validate_case(Validator& v, const json& root) {
   v.check_no_unknown_keys(root, {"name", "description", "grid", "physics", "boundaries", "initial",
-                                 "time", "pressure", "precision", "output", "backend"});
+                                 "time", "pressure", "precision", "output", "checkpoint", "backend"});
   Case c;
   c.name = v.require_nonempty_string(root, "name");
   c.description = v.optional_string(root, "description").value_or("");
+  const json& grid = v.require_object(root, "grid");
+  std::array<std::int64_t, 3> n{};
   {
-    const json& grid = v.require_object(root, "grid");
     const auto scope = v.enter("grid");
     v.check_no_unknown_keys(grid, {"n", "extent"});
-    c.n = parse_grid_size(v, grid);
-    check_coarsenable(v, c.n);
+    n = parse_grid_size(v, grid);
     c.extent = parse_extent(v, grid);
   }
+  // The shape's rules need the boundaries (a one-cell axis must be periodic).
   c.faces = parse_boundaries(v, root);
+  {
+    const auto scope = v.enter("grid");
+    check_grid_counts(n, {c.periodic(0), c.periodic(1), c.periodic(2)}, v.where("n"));
+    for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
+    check_cell_sizes(v, grid, c);
+  }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces);
   c.time = parse_time(v, root);
   c.pressure = parse_pressure(v, root);
   c.precision = parse_precision(v, root);
   c.output = parse_output(v, root, c.name);
+  c.checkpoint = parse_checkpoint(v, root, c.output);
   c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
   return c;
 }
@@ -1017,15 +1252,45 @@ Case parse_case(const std::string& text, const std::string& source,
 Case load_case(const std::string& path, const std::vector<std::string>& overrides) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw CaseError(path + ": cannot read case file: " + std::strerror(errno));
+  // A folder opens for reading on Linux (reading it fails): say what it is.
+  struct stat info {};
+  if (fstat(fileno(file), &info) == 0 && S_ISDIR(info.st_mode)) {
+    std::fclose(file);
+    throw CaseError(path + ": cannot read case file: it is a directory");
+  }
+  // Read at most one byte past the limit, whatever the file claims to be (/dev/zero and
+  // pipes report size 0).
   std::string text;
   char buffer[65536];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  while (text.size() <= max_case_file_bytes) {
+    const std::size_t want = std::min(sizeof buffer, max_case_file_bytes + 1 - text.size());
+    const std::size_t got = std::fread(buffer, 1, want, file);
+    if (got == 0) break;
+    text.append(buffer, got);
+  }
   const int error = std::ferror(file) ? (errno != 0 ? errno : EIO) : 0;
   std::fclose(file);
   if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
+  if (text.size() > max_case_file_bytes) throw CaseError(path + ": larger than 4 MiB: not a case file");
   return parse_case(text, path, overrides);
 }
+
+void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
+  check_grid_counts({n[0], n[1], n[2]}, periodic, where);
+}
+
+namespace {
+
+// The formula as written, in double, unless a double intermediate overflowed or underflowed
+// on the way (the two then disagree): then the long double value, rounded. Ordinary inputs
+// keep the double formula's bits.
+double settle(double as_written, long double wide) {
+  const double rounded = static_cast<double>(wide);
+  const bool agree = std::isnormal(as_written) && std::abs(as_written - rounded) <= 1e-12 * std::abs(rounded);
+  return agree ? as_written : rounded;
+}
+
+}  // namespace
 
 PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t) {
   PhysicsParams p;
@@ -1033,14 +1298,25 @@ PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units
   p.rayleigh = rayleigh;
   p.prandtl = prandtl;
   p.units = units;
+  // The same formulas in long double, whose exponent range (on x86-64 and aarch64) holds
+  // every product below: so that Ra = 1e300 with a small box is not an overflow on the way.
+  using Wide = long double;
+  const Wide wide_h = h, wide_dt = dt, wide_ra = rayleigh, wide_pr = prandtl;
   if (units == Units::diffusive) {
     p.kappa = h * h;
     p.nu = prandtl * p.kappa;
     p.buoyancy = rayleigh * p.nu * p.kappa / (dt * h * h * h);
+    const Wide kappa = wide_h * wide_h, nu = wide_pr * kappa;
+    p.buoyancy = settle(p.buoyancy, wide_ra * nu * kappa / (wide_dt * wide_h * wide_h * wide_h));
+    p.kappa = settle(p.kappa, kappa);
+    p.nu = settle(p.nu, nu);
   } else {
     p.buoyancy = h / dt;
     p.kappa = h * h / std::sqrt(rayleigh * prandtl);
     p.nu = h * h * std::sqrt(prandtl / rayleigh);
+    p.buoyancy = settle(p.buoyancy, wide_h / wide_dt);
+    p.kappa = settle(p.kappa, wide_h * wide_h / std::sqrt(wide_ra * wide_pr));
+    p.nu = settle(p.nu, wide_h * wide_h * std::sqrt(wide_pr / wide_ra));
   }
   return p;
 }

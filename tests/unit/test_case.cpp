@@ -736,3 +736,356 @@ TEST(CaseFile, ModePerturbationParsesAndRejectsBadModes) {
 
 }  // namespace
 }  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, CheckpointSectionParsesAndDefaults) {
+  const Case defaults = parse(minimal_case());
+  EXPECT_FALSE(defaults.checkpoint.enabled());
+  EXPECT_EQ(defaults.checkpoint.file, "");
+  EXPECT_EQ(defaults.checkpoint.keep, 2);
+  json j = minimal_case();
+  j["checkpoint"] = json::parse(R"({"interval": 2.5, "interval_steps": 100, "file": "ckpt/rb", "keep": 5})");
+  const Case c = parse(j);
+  EXPECT_TRUE(c.checkpoint.enabled());
+  EXPECT_EQ(c.checkpoint.interval, 2.5);
+  EXPECT_EQ(c.checkpoint.interval_steps, 100);
+  EXPECT_EQ(c.checkpoint.file, "ckpt/rb");
+  EXPECT_EQ(c.checkpoint.keep, 5);
+  // Steps alone enable checkpoints; the stem then defaults to the output file's ("" kept).
+  j["checkpoint"] = json::parse(R"({"interval_steps": 10})");
+  const Case by_steps = parse(j);
+  EXPECT_TRUE(by_steps.checkpoint.enabled());
+  EXPECT_FALSE(by_steps.checkpoint.interval.has_value());
+  EXPECT_EQ(by_steps.checkpoint.file, "");
+  EXPECT_EQ(by_steps.output.file, "output/minimal.nc");
+}
+
+TEST(CaseFile, CheckpointSectionRejectsBadValues) {
+  json j = minimal_case();
+  j["checkpoint"] = json::parse(R"({"intreval": 1})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/intreval", {"unknown key; did you mean \"interval\"?"}));
+  j["checkpoint"] = json::parse(R"({"interval": 0})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/interval", {"expected a positive number, got 0"}));
+  j["checkpoint"] = json::parse(R"({"interval_steps": 2.5})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/interval_steps", {"expected a positive integer, got 2.5"}));
+  j["checkpoint"] = json::parse(R"({"keep": 0})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/keep", {"expected a positive integer, got 0"}));
+  j["checkpoint"] = json::parse(R"({"file": 7})");
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"expected a string, got 7"}));
+  j["checkpoint"] = json::array();
+  EXPECT_TRUE(fails_with(j, "/checkpoint", {"expected an object, got []"}));
+  j = minimal_case();
+  j["chekpoint"] = json::object();
+  EXPECT_TRUE(fails_with(j, "/chekpoint", {"did you mean \"checkpoint\"?"}));
+}
+
+TEST(CaseFile, CheckpointsWithoutOutputFileNeedAStem) {
+  json j = minimal_case();
+  j["output"] = {{"file", ""}};
+  j["checkpoint"] = {{"interval", 1.0}};
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"missing key", "file stem when there is no output file"}));
+  j["checkpoint"]["file"] = "";
+  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"expected a non-empty file stem when there is no output file",
+                                                 "got \"\""}));
+  j["checkpoint"]["file"] = "ckpt/rb";
+  EXPECT_EQ(parse(j).checkpoint.file, "ckpt/rb");
+  // Not enabled: no stem needed.
+  j["checkpoint"] = {{"keep", 3}};
+  EXPECT_FALSE(parse(j).checkpoint.enabled());
+}
+
+TEST(CaseFile, PressureMaxFailures) {
+  EXPECT_EQ(parse(minimal_case()).pressure.max_failures, 3);
+  json j = minimal_case();
+  j["pressure"] = {{"max_failures", 1}};
+  EXPECT_EQ(parse(j).pressure.max_failures, 1);
+  j["pressure"] = {{"max_failures", 0}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failures", {"expected a positive integer, got 0"}));
+  j["pressure"] = {{"max_failures", 1.5}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failures", {"expected a positive integer, got 1.5"}));
+  j["pressure"] = {{"max_failure", 2}};
+  EXPECT_TRUE(fails_with(j, "/pressure/max_failure", {"did you mean \"max_failures\"?"}));
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+// The message check_grid_shape throws, or "" when the shape is accepted.
+std::string grid_shape_error(const std::array<int, 3>& n, const std::array<bool, 3>& periodic) {
+  try {
+    check_grid_shape(n, periodic, "--n");
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GridShape, SameRulesOutsideCaseFiles) {
+  const std::array<bool, 3> walls{false, false, false}, periodic{true, true, true};
+  EXPECT_EQ(grid_shape_error({0, 0, 0}, walls), "--n: expected 3 positive integers, got [0,0,0]");
+  const std::string coarsen = grid_shape_error({17, 17, 17}, periodic);
+  EXPECT_EQ(coarsen.rfind("--n: expected a grid the multigrid can coarsen", 0), 0u) << coarsen;
+  EXPECT_NE(coarsen.find("4913 cells"), std::string::npos) << coarsen;
+  EXPECT_NE(coarsen.find("e.g. [16,16,16]"), std::string::npos) << coarsen;
+  EXPECT_EQ(grid_shape_error({64, 64, 32}, walls), "");
+  EXPECT_EQ(grid_shape_error({64, 1, 32}, {false, true, false}), "");
+  EXPECT_NE(grid_shape_error({64, 1, 32}, walls).find("with y not periodic"), std::string::npos);
+  EXPECT_NE(grid_shape_error({65536, 1, 2}, periodic).find("at most 65535 cells per axis"), std::string::npos);
+}
+
+TEST(CaseFile, OneCellAxisMustBePeriodic) {
+  json j = minimal_case();  // x and y periodic, z between plates
+  j["grid"]["n"] = {32, 1, 16};  // a 2D run in x-z
+  EXPECT_EQ(parse(j).n, (std::array<int, 3>{32, 1, 16}));
+  j["grid"]["n"] = {32, 16, 1};
+  EXPECT_TRUE(fails_with(j, "/grid/n",
+                         {"expected a periodic axis wherever n is 1", "2D run's unused direction",
+                          "got [32,16,1] with z not periodic"}));
+  j = minimal_case();
+  j["grid"]["n"] = {1, 16, 8};
+  j["boundaries"]["x_lo"] = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
+  j["boundaries"]["x_hi"] = j["boundaries"]["x_lo"];
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"got [1,16,8] with x not periodic"}));
+}
+
+TEST(CaseFile, AxisLimitIsTheCudaLaunchGrid) {
+  json j = minimal_case();
+  j["grid"]["n"] = {65536, 1, 2};  // coarsens to 1x1x1, but has more cells than a launch grid's z
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected at most 65535 cells per axis", "got [65536,1,2]"}));
+  j["grid"]["n"] = {16, 3000000000LL, 8};  // beyond an int: still the same rule
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"at most 65535 cells per axis", "got [16,3000000000,8]"}));
+  j["grid"]["n"] = {16, 1e12, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"at most 65535 cells per axis"}));
+  j["grid"]["n"] = {-3000000000LL, 16, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"expected 3 positive integers, got [-3000000000,16,8]"}));
+  // The suggested size is inside the limit: 57344 = 7*2^13, not 65536 = 2^16.
+  j["grid"]["n"] = {65535, 16, 8};
+  EXPECT_TRUE(fails_with(j, "/grid/n", {"multigrid can coarsen", "e.g. [57344,16,8]"}));
+  j["grid"]["n"] = {57344, 2, 2};
+  EXPECT_NO_THROW(parse(j));
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+TEST(CaseFile, CellSizeMustBeNormalWithFiniteInverseSquare) {
+  json j = minimal_case();  // 8 cells in z
+  j["grid"]["extent"][2] = {0, 1e-300};  // h = 1.25e-301: normal, but 1/h^2 overflows
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"z cell size", "normal number with 1/h^2 finite",
+                                               "got [0,1e-300]", "h = 1.25e-301 wide (1/h^2 = inf)"}));
+  j["grid"]["extent"][2] = {0, 1e-310};  // subnormal length: h subnormal too
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"z cell size", "(1/h^2 = inf)"}));
+  j["grid"]["extent"][0] = {-1.7e308, 1.7e308};  // each end finite, the length is not
+  EXPECT_TRUE(fails_with(j, "/grid/extent/0", {"x cell size", "h = inf wide (1/h^2 = 0)"}));
+  // Small boxes whose 1/h^2 is finite are fine: h = 1e-150/16.
+  j = minimal_case();
+  j["grid"]["extent"][1] = {0, 1e-150};
+  EXPECT_EQ(parse(j).spacing(1), 1e-150 / 16);
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+// minimal_case() in the rayleigh/prandtl form: H = 2, plates at 3 and 1 (dT = 2).
+json rayleigh_case(double rayleigh, double prandtl, const std::string& units) {
+  json j = minimal_case();
+  j["physics"] = {{"rayleigh", rayleigh}, {"prandtl", prandtl}, {"units", units}};
+  return j;
+}
+
+TEST(CaseFile, DerivedCoefficientsThatUnderflowNameTheKey) {
+  // Diffusive units: nu = Pr H^2.
+  EXPECT_TRUE(fails_with(rayleigh_case(1e5, 1e-320, "diffusive"), "/physics/prandtl",
+                         {"expected a value for which nu is a finite normal number", "got 1e-320",
+                          "which with H = 2 gives nu = 4e-320 (subnormal)"}));
+  json j = rayleigh_case(1e5, 5e-324, "diffusive");  // the smallest double
+  j["grid"]["extent"][2] = {0, 0.5};                 // nu = 5e-324 / 4 rounds to 0
+  EXPECT_TRUE(fails_with(j, "/physics/prandtl", {"gives nu = 0 (underflow)"}));
+  // buoyancy = Ra Pr H / dT: Ra is the input furthest from 1.
+  EXPECT_TRUE(fails_with(rayleigh_case(1e-310, 1, "diffusive"), "/physics/rayleigh",
+                         {"with Pr = 1, H = 2, dT = 2 gives buoyancy = 1e-310 (subnormal)"}));
+  // Free fall: kappa = H^2 / sqrt(Ra Pr) = 1e-308 with H = 1; Ra Pr itself is beyond a double.
+  j = rayleigh_case(1e308, 1e308, "free_fall");
+  j["grid"]["extent"][2] = {0, 1};
+  EXPECT_TRUE(fails_with(j, "/physics/rayleigh",
+                         {"kappa is a finite normal number", "with Pr = 1e+308, H = 1 gives kappa = 1e-308 (subnormal)"}));
+}
+
+TEST(CaseFile, DerivedCoefficientsThatOverflowNameTheKey) {
+  // Free fall: buoyancy = H / dT, with dT = 1e-320 between the plates.
+  json j = rayleigh_case(1e5, 1, "free_fall");
+  j["boundaries"]["z_lo"]["temperature"]["fixed"] = 1e-320;
+  j["boundaries"]["z_hi"]["temperature"]["fixed"] = 0;
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_lo/temperature/fixed",
+                         {"got 1e-320 (dT = 1e-320 with z_hi fixed at 0)", "gives buoyancy = inf (overflow)"}));
+  // Diffusive: kappa = H^2, with H = 1e200.
+  j = rayleigh_case(1e5, 1, "diffusive");
+  j["grid"]["extent"][2] = {0, 1e200};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"(H = 1e+200)", "gives kappa = inf (overflow)"}));
+  // A plate difference beyond a double.
+  j = rayleigh_case(1e5, 1, "free_fall");
+  j["boundaries"]["z_lo"]["temperature"]["fixed"] = 1e308;
+  j["boundaries"]["z_hi"]["temperature"]["fixed"] = -1.5e308;
+  EXPECT_TRUE(fails_with(j, "/boundaries/z_hi/temperature/fixed",
+                         {"difference from the other plate's is finite", "with z_lo fixed at 1e+308"}));
+}
+
+TEST(CaseFile, LargeRayleighDoesNotOverflowOnTheWay) {
+  // buoyancy = Ra nu kappa / (dT H^3) = Ra Pr H / dT = 1e308: finite, though Ra nu kappa
+  // (1e300 * 4e8 * 4) is not a double.
+  const Case c = parse(rayleigh_case(1e300, 1e8, "diffusive"));
+  const double h = 2.0, dt = 2.0;
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy, 1e308);
+  EXPECT_DOUBLE_EQ(c.physics.nu / c.physics.kappa, 1e8);
+  EXPECT_DOUBLE_EQ(c.physics.buoyancy / c.physics.nu / c.physics.kappa * dt * h * h * h, 1e300);
+  // Ordinary inputs keep the bits of the formula as written.
+  const Case ordinary = parse(rayleigh_case(1e5, 0.7, "diffusive"));
+  const double kappa = h * h, nu = 0.7 * kappa;
+  EXPECT_EQ(ordinary.physics.kappa, kappa);
+  EXPECT_EQ(ordinary.physics.nu, nu);
+  EXPECT_EQ(ordinary.physics.buoyancy, 1e5 * nu * kappa / (dt * h * h * h));
+}
+
+TEST(CaseFile, DimensionalCoefficientsMustBeNormal) {
+  json j = minimal_case();
+  j["physics"]["nu"] = 1e-320;
+  EXPECT_TRUE(fails_with(j, "/physics/nu", {"nu is a finite normal number", "gives nu = 1e-320 (subnormal)"}));
+  j = minimal_case();
+  j["physics"]["kappa"] = 2e-308;
+  EXPECT_TRUE(fails_with(j, "/physics/kappa", {"(subnormal)"}));
+  j = minimal_case();
+  j["physics"]["buoyancy"] = -1e-310;
+  EXPECT_TRUE(fails_with(j, "/physics/buoyancy",
+                         {"buoyancy is 0 or a finite normal number", "gives buoyancy = -1e-310 (subnormal)"}));
+  j["physics"]["buoyancy"] = 0;  // no buoyancy: allowed
+  EXPECT_EQ(parse(j).physics.buoyancy, 0.0);
+  j["physics"]["nu"] = 2.2250738585072014e-308;  // the smallest normal double
+  EXPECT_EQ(parse(j).physics.nu, 2.2250738585072014e-308);
+}
+
+TEST(CaseFile, NumberBelowTheRangeOfADouble) {
+  std::string text = minimal_case().dump();
+  const std::string nu = "\"nu\":1";
+  text.replace(text.find(nu), nu.size(), "\"nu\":1e-400");
+  EXPECT_TRUE(fails_with(text, "/physics/nu", {"expected a number within the range of a double, got 1e-400",
+                                               "it would read as 0"}));
+  text = minimal_case().dump();
+  const std::string extent = "[0,2]]";
+  text.replace(text.find(extent), extent.size(), "[0,2e-999]]");
+  EXPECT_TRUE(fails_with(text, "/grid/extent/2/1", {"got 2e-999"}));
+  // Zero written any way is zero.
+  text = minimal_case().dump();
+  const std::string buoyancy = "\"buoyancy\":0";
+  text.replace(text.find(buoyancy), buoyancy.size(), "\"buoyancy\":0.000e-999");
+  EXPECT_EQ(parse_case(text, kSource).physics.buoyancy, 0.0);
+  EXPECT_TRUE(fails_with(minimal_case(), "/time/end", {"1e-400"}, {"time.end=1e-400"}));
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+std::string nested_arrays(std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+std::string repeated(const std::string& s, std::size_t times) {
+  std::string out;
+  for (std::size_t i = 0; i < times; ++i) out += s;
+  return out;
+}
+
+TEST(CaseFile, DeepNestingIsRejectedBeforeItCanRecurse) {
+  // 100000 levels crashed the DOM parser (one stack frame per level); the pre-check stops at 65.
+  EXPECT_TRUE(fails_with(nested_arrays(100000), repeated("/0", 64),
+                         {"expected at most 64 levels of nested arrays and objects"}));
+  const std::string objects = repeated("{\"a\":", 100000) + "1" + std::string(100000, '}');
+  EXPECT_TRUE(fails_with(objects, repeated("/a", 64), {"at most 64 levels"}));
+}
+
+TEST(CaseFile, ValueNestedTooDeepInsideAValidCase) {
+  // /description is at level 2: 63 more levels reach the limit, 64 pass it.
+  const std::string marker = "\"description\":\"Rayleigh-Benard test\"";
+  std::string text = full_case().dump();
+  text.replace(text.find(marker), marker.size(), "\"description\":" + nested_arrays(64));
+  EXPECT_TRUE(fails_with(text, "/description" + repeated("/0", 63), {"at most 64 levels"}));
+  text = full_case().dump();
+  text.replace(text.find(marker), marker.size(), "\"description\":" + nested_arrays(63));
+  EXPECT_TRUE(fails_with(text, "/description", {"expected a string, got [[[[["}));
+  // The same through --set: the value is as deep as the key path puts it.
+  EXPECT_TRUE(fails_with(minimal_case(), "/description" + repeated("/0", 63), {"at most 64 levels"},
+                         {"description=" + nested_arrays(100000)}));
+  EXPECT_TRUE(fails_with(minimal_case(), "/description", {"expected a string"},
+                         {"description=" + nested_arrays(63)}));
+}
+
+TEST(CaseFile, OverrideKeyPathWithinTheNestingLimit) {
+  std::string path = "description";
+  for (int i = 1; i < 65; ++i) path += ".a";
+  try {
+    parse(minimal_case(), {path + "=1"});
+    FAIL() << "no error";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("expected a key path of at most 64 components (the nesting limit), got 65"),
+              std::string::npos)
+        << e.what();
+  }
+  path.resize(path.size() - 2);  // 64 components: the value is at the limit
+  EXPECT_TRUE(fails_with(minimal_case(), "/description", {"expected a string"}, {path + "=1"}));
+}
+
+}  // namespace
+}  // namespace bouss
+
+namespace bouss {
+namespace {
+
+std::string load_error(const std::string& path) {
+  try {
+    load_case(path);
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CaseFile, EndlessFileIsRefusedAfterTheLimit) {
+  // /dev/zero reports size 0 and never ends: the read must stop by itself.
+  EXPECT_EQ(load_error("/dev/zero"), "/dev/zero: larger than 4 MiB: not a case file");
+}
+
+TEST(CaseFile, FileOfFourMiBIsReadOneByteMoreIsNot) {
+  const std::string path = ::testing::TempDir() + "bouss_test_large_case.json";
+  std::string text = minimal_case().dump();
+  text.resize(std::size_t(4) << 20, ' ');  // JSON allows trailing whitespace
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+  }
+  EXPECT_EQ(load_case(path).name, "minimal");
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << ' ';
+  }
+  EXPECT_EQ(load_error(path), path + ": larger than 4 MiB: not a case file");
+  std::remove(path.c_str());
+}
+
+TEST(CaseFile, FolderAsCaseFile) {
+  const std::string path = ::testing::TempDir();
+  EXPECT_EQ(load_error(path), path + ": cannot read case file: it is a directory");
+}
+
+}  // namespace
+}  // namespace bouss
