@@ -238,6 +238,30 @@ constexpr std::uintmax_t kPerVariableOverheadBytes = std::uintmax_t(16) << 10;
 // What the file holds before the first record, besides the case JSON.
 constexpr std::uintmax_t kHeaderBytes = std::uintmax_t(128) << 10;
 
+// An earlier output file, open for reading for as long as this object lives.
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path) {
+    errno = 0;
+    status_ = nc_open(path.c_str(), NC_NOWRITE, &ncid_);
+    err_ = errno;
+    if (status_ != NC_NOERR) ncid_ = -1;
+  }
+  ~ReadOnlyFile() {
+    if (ncid_ >= 0) nc_close(ncid_);
+  }
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  bool ok() const { return ncid_ >= 0; }
+  std::string reason() const { return status_ == NC_EHDFERR && err_ == 0 ? "not a readable NetCDF-4 file" : nc_reason(status_, err_); }
+  int id() const { return ncid_; }
+
+ private:
+  int ncid_ = -1;
+  int status_ = NC_NOERR;
+  int err_ = 0;
+};
+
 }  // namespace
 
 struct NetcdfWriter::Impl {
@@ -640,6 +664,194 @@ void NetcdfWriter::write_series(double time, const std::map<std::string, double>
   for (const auto& v : vars) m.put(v.first, at, one, &v.second, what);
   m.sync(what);
   ++series_records_;
+}
+
+namespace {
+
+// The variables of an open file: name, dimension names, type.
+struct VarInfo {
+  std::string name;
+  std::vector<std::string> dims;
+  nc_type type = NC_NAT;
+};
+
+std::vector<VarInfo> list_variables(int ncid) {
+  int nvars = 0;
+  nc_inq_nvars(ncid, &nvars);
+  std::vector<VarInfo> out;
+  for (int v = 0; v < nvars; ++v) {
+    char name[NC_MAX_NAME + 1] = {};
+    int ndims = 0;
+    int dimids[NC_MAX_VAR_DIMS];
+    VarInfo info;
+    if (nc_inq_var(ncid, v, name, &info.type, &ndims, dimids, nullptr) != NC_NOERR) continue;
+    info.name = name;
+    for (int d = 0; d < ndims; ++d) {
+      char dn[NC_MAX_NAME + 1] = {};
+      nc_inq_dimname(ncid, dimids[d], dn);
+      info.dims.push_back(dn);
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+// Length of a dimension, or -1 when the file has none of that name.
+long dim_length(int ncid, const char* name) {
+  int id = -1;
+  size_t len = 0;
+  if (nc_inq_dimid(ncid, name, &id) != NC_NOERR || nc_inq_dimlen(ncid, id, &len) != NC_NOERR) return -1;
+  return static_cast<long>(len);
+}
+
+std::string text_attribute(int ncid, int varid, const char* name) {
+  size_t len = 0;
+  if (nc_inq_attlen(ncid, varid, name, &len) != NC_NOERR) return "";
+  std::string s(len, '\0');
+  if (len > 0 && nc_get_att_text(ncid, varid, name, &s[0]) != NC_NOERR) return "";
+  return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+void NetcdfWriter::copy_records_from(const std::string& old_path, long records, long series_records) {
+  Impl& m = *impl_;
+  m.require_writable("copy_records_from");
+  if (records_ != 0 || series_records_ != 0)
+    m.fail("copy_records_from needs a new, empty file; this one already holds " + std::to_string(records_) +
+           " snapshots and " + std::to_string(series_records_) + " diagnostics records");
+  if (records < 0 || series_records < 0) m.fail("copy_records_from: negative record count");
+  const std::string new_file_hint = "; `--output NEW` starts a new file instead";
+  auto refuse = [&](const std::string& why) {
+    m.fail("cannot continue the earlier output " + old_path + ": " + why + new_file_hint);
+  };
+
+  ReadOnlyFile old(old_path);
+  if (!old.ok()) refuse(old.reason());
+  const int in = old.id();
+
+  // The same run: grid, units and output fields.
+  const long n_old[3] = {dim_length(in, "x"), dim_length(in, "y"), dim_length(in, "z")};
+  long n_new[3];
+  for (int a = 0; a < 3; ++a) n_new[a] = dim_length(m.ncid, axis_name(a));
+  if (n_old[0] < 0 || n_old[1] < 0 || n_old[2] < 0 || dim_length(in, "time") < 0)
+    refuse("it is not a bouss output file (it has no time, x, y and z dimensions)");
+  if (!std::equal(n_old, n_old + 3, n_new))
+    refuse("its grid is " + std::to_string(n_old[0]) + " x " + std::to_string(n_old[1]) + " x " +
+           std::to_string(n_old[2]) + " cells, this run's is " + std::to_string(n_new[0]) + " x " +
+           std::to_string(n_new[1]) + " x " + std::to_string(n_new[2]));
+  for (const char* coord : {"x", "y", "z", "xf", "yf", "zf"}) {
+    const long len = dim_length(m.ncid, coord);
+    std::vector<double> a(len), b(len);
+    int vo = -1, vn = -1;
+    if (nc_inq_varid(in, coord, &vo) != NC_NOERR || dim_length(in, coord) != len ||
+        nc_get_var_double(in, vo, a.data()) != NC_NOERR)
+      refuse(std::string("its coordinate ") + coord + " is missing or unreadable");
+    nc_inq_varid(m.ncid, coord, &vn);
+    m.run("cannot read back " + m.partial, [&] { return nc_get_var_double(m.ncid, vn, b.data()); });
+    if (std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) != 0)
+      refuse(std::string("its coordinate ") + coord + " differs from this run's");
+  }
+  const std::string old_units = text_attribute(in, NC_GLOBAL, "units_system");
+  if (old_units != units_system_name(m.units))
+    refuse("its units_system is '" + old_units + "', this run's is '" + units_system_name(m.units) + "'");
+
+  std::vector<std::string> old_fields, old_scalars, old_series;
+  for (const auto& v : list_variables(in)) {
+    if (v.dims.empty()) continue;
+    if (v.dims[0] == "time" && v.dims.size() > 1) old_fields.push_back(v.name);
+    if (v.type != NC_DOUBLE && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time"))
+      refuse("its variable " + v.name + " is not double precision");
+    if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
+    if (v.dims.size() == 1 && v.dims[0] == "diagnostic_time" && v.name != "diagnostic_time")
+      old_series.push_back(v.name);
+  }
+  std::vector<std::string> new_fields = m.required_fields;
+  std::sort(old_fields.begin(), old_fields.end());
+  std::sort(new_fields.begin(), new_fields.end());
+  if (old_fields != new_fields)
+    refuse("its output fields are " + join(old_fields) + ", this run writes " + join(new_fields));
+
+  const long old_records = dim_length(in, "time");
+  if (old_records < records)
+    refuse("it holds " + std::to_string(old_records) + " snapshots, fewer than the " + std::to_string(records) +
+           " to continue from");
+  const long old_series_records = dim_length(in, "diagnostic_time");
+  if (series_records > 0 && old_series_records < series_records)
+    refuse("it holds " + std::to_string(std::max(0L, old_series_records)) + " diagnostics records, fewer than the " +
+           std::to_string(series_records) + " to continue from");
+
+  const std::string what = "cannot copy records of " + old_path + " to " + m.partial;
+  auto read_error = [&](const std::string& var, int status) {
+    m.fail("cannot read " + var + " from the earlier output " + old_path + ": " + nc_reason(status, errno));
+  };
+
+  // Variables that the earlier run created on first use.
+  if (records > 0)
+    for (const auto& s : old_scalars) m.scalar_var(s, what);
+  if (series_records > 0)
+    for (const auto& s : old_series) m.series_var(s, what);
+
+  // One-dimensional variables go in blocks of at most kBlock values (bounded memory).
+  constexpr size_t kBlock = 65536;
+  std::vector<double> buffer;
+  auto copy_1d = [&](const std::string& name, const NcVar& to, long count) {
+    int vid = -1;
+    if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
+    for (size_t start = 0; start < size_t(count); start += kBlock) {
+      const size_t n = std::min(kBlock, size_t(count) - start);
+      buffer.resize(n);
+      errno = 0;
+      if (const int s = nc_get_vara_double(in, vid, &start, &n, buffer.data())) read_error(name, s);
+      m.ensure_room(n * sizeof(double), 0, what);
+      m.put(to, {start}, {n}, buffer.data(), what);
+    }
+  };
+
+  // Snapshots: one record of one field at a time.
+  for (size_t r = 0; r < size_t(records); ++r) {
+    for (const auto& name : m.required_fields) {
+      const Impl::Field& fld = m.fields.at(name);
+      int vid = -1;
+      nc_inq_varid(in, name.c_str(), &vid);
+      const size_t start[4] = {r, 0, 0, 0}, count[4] = {1, fld.n[2], fld.n[1], fld.n[0]};
+      buffer.resize(fld.n[0] * fld.n[1] * fld.n[2]);
+      errno = 0;
+      if (const int s = nc_get_vara_double(in, vid, start, count, buffer.data())) read_error(name, s);
+      m.ensure_room(buffer.size() * sizeof(double), 0, what);
+      m.put(fld.var, {r, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, buffer.data(), what);
+    }
+    m.sync(what);
+  }
+  if (records > 0) {
+    copy_1d("time", m.time_var, records);
+    for (const auto& s : old_scalars) copy_1d(s, m.scalars.at(s), records);
+  }
+  if (series_records > 0) {
+    copy_1d("diagnostic_time", m.series_time, series_records);
+    for (const auto& s : old_series) copy_1d(s, m.series.at(s), series_records);
+  }
+  m.sync(what);
+  records_ = records;
+  series_records_ = series_records;
+}
+
+void NetcdfWriter::append_history(const std::string& text) {
+  Impl& m = *impl_;
+  m.require_writable("append_history");
+  const std::string what = "cannot append to the history of " + m.partial;
+  std::string history = text_attribute(m.ncid, NC_GLOBAL, "history");
+  while (!history.empty() && (history.back() == '\0' || history.back() == '\n')) history.pop_back();
+  history += (history.empty() ? "" : "\n") + utc_now_iso8601() + ": " + text;
+  m.ensure_room(history.size(), 1, what);
+  m.run(what, [&] { return nc_put_att_text(m.ncid, NC_GLOBAL, "history", history.size(), history.data()); });
+  m.sync(what);
 }
 
 void NetcdfWriter::close() {

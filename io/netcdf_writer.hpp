@@ -48,6 +48,15 @@ class NetcdfWriter {
   // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
   void write_series(double time, const std::map<std::string, double>& values);
 
+  // Copies records [0, records) of the time dimension and [0, series_records) of the
+  // diagnostics series from an earlier output file of the same run into this (new, empty)
+  // file, so that a restarted run continues it; throws (one line) when `old_path` is
+  // missing or unreadable, holds fewer records, or its output fields differ from this
+  // writer's (say so, and that `--output NEW` starts a new file instead).
+  void copy_records_from(const std::string& old_path, long records, long series_records);
+  // Appends "TIMESTAMP: TEXT" to the global history attribute.
+  void append_history(const std::string& text);
+
   // Flushes, closes and fsyncs the partial file, then renames it to FILE (or, through a
   // symbolic link, to the link's target). A missing or regular file is replaced; anything
   // else is refused, and the complete data stays in the partial file.

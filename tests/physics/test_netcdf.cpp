@@ -845,3 +845,119 @@ TEST(NetcdfOutput, AnIoErrorInsideHdf5EndsWithOneLineAndNoCrashAtExit) {
   EXPECT_NE(message.find("Bad file descriptor"), std::string::npos) << "the system's reason: " << message;
   expect_records(partial, c, 2);
 }
+
+TEST(NetcdfOutput, CopyRecordsFromContinuesAnEarlierOutputBitForBit) {
+  TempDir dir;
+  const Case c = small_case();
+  const std::string old_path = dir.file("first.nc");
+  {
+    NetcdfWriter w(old_path, c);
+    w.write(0.0, record_fields(c, 0), {{"step", 0.0}});
+    w.write(0.5, record_fields(c, 1), {{"step", 5.0}, {"late_scalar", 7.5}});  // defined on first use
+    w.write(1.0, record_fields(c, 2), {{"step", 10.0}, {"late_scalar", 8.5}});
+    for (int s = 0; s < 30; ++s) {
+      std::map<std::string, double> v = {{"kinetic_energy", 0.1 * s}, {"growth_rate", s == 0 ? NAN : 0.01 * s}};
+      if (s >= 4) v["late_series"] = -double(s);
+      w.write_series(0.05 * s, v);
+    }
+    w.close();
+  }
+  const std::string new_path = dir.file("continued.nc");
+  {
+    NetcdfWriter w(new_path, c);
+    w.copy_records_from(old_path, 2, 20);
+    EXPECT_EQ(w.records(), 2);
+    EXPECT_EQ(w.series_records(), 20);
+    w.append_history("restarted from " + old_path + " at snapshot 2");
+    w.write(0.75, record_fields(c, 2), {{"step", 7.0}});  // continues at index 2
+    w.write_series(0.99, {{"kinetic_energy", 42.0}});
+    w.close();
+  }
+  netCDF::NcFile a(old_path, netCDF::NcFile::read), b(new_path, netCDF::NcFile::read);
+  EXPECT_EQ(b.getDim("time").getSize(), 3u);
+  EXPECT_EQ(b.getDim("diagnostic_time").getSize(), 21u);
+  auto prefix = [](std::vector<double> v, size_t n) {
+    v.resize(n);
+    return v;
+  };
+  auto same_bits = [](const std::vector<double>& x, const std::vector<double>& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
+  };
+  for (const auto& name : c.output.fields) {
+    const auto n = field_extent(c, name);
+    const size_t rec = n[0] * n[1] * n[2];
+    EXPECT_TRUE(same_bits(prefix(read_all(b.getVar(name)), 2 * rec), prefix(read_all(a.getVar(name)), 2 * rec))) << name;
+  }
+  EXPECT_EQ(read_all(b.getVar("time")), (std::vector<double>{0.0, 0.5, 0.75}));
+  EXPECT_EQ(read_all(b.getVar("step")), (std::vector<double>{0.0, 5.0, 7.0}));
+  const auto late = read_all(b.getVar("late_scalar"));  // created by the copy
+  ASSERT_EQ(late.size(), 3u);
+  EXPECT_EQ(late[0], NC_FILL_DOUBLE);
+  EXPECT_EQ(late[1], 7.5);
+  EXPECT_EQ(late[2], NC_FILL_DOUBLE);
+  for (const char* s : {"diagnostic_time", "kinetic_energy", "growth_rate", "late_series"}) {
+    const auto got = read_all(b.getVar(s));
+    ASSERT_EQ(got.size(), 21u) << s;
+    EXPECT_TRUE(same_bits(prefix(got, 20), prefix(read_all(a.getVar(s)), 20))) << s;  // NaN and fill included
+  }
+  EXPECT_EQ(read_all(b.getVar("kinetic_energy"))[20], 42.0);
+  const std::string history = text_att(b, "history");
+  EXPECT_NE(history.find("\n"), std::string::npos) << history;
+  EXPECT_NE(history.find(": restarted from " + old_path + " at snapshot 2"), std::string::npos) << history;
+  EXPECT_EQ(history.back(), '2') << "appended at the end";
+}
+
+TEST(NetcdfOutput, CopyRecordsFromRefusesAnotherRunsOutput) {
+  TempDir dir;
+  const Case c = small_case();
+  const std::string old_path = dir.file("first.nc");
+  {
+    NetcdfWriter w(old_path, c);
+    w.write(0.0, record_fields(c, 0), {});
+    w.write_series(0.0, {{"kinetic_energy", 1.0}});
+    w.close();
+  }
+  std::ofstream(dir.file("not_netcdf.nc")) << "plain text";
+  Case fewer_fields = c;
+  fewer_fields.output.fields = {"T", "w"};
+  Case other_grid = c;
+  other_grid.n = {4, 3, 3};
+  Case other_extent = c;
+  other_extent.extent[0][1] = 5.0;
+  struct Refusal {
+    const char* what;
+    Case writer_case;
+    std::string old_file;
+    long records, series;
+    const char* says;
+  };
+  const std::vector<Refusal> refusals = {
+      {"missing file", c, dir.file("missing.nc"), 1, 0, "No such file"},
+      {"not NetCDF", c, dir.file("not_netcdf.nc"), 1, 0, "not_netcdf.nc"},
+      {"fewer snapshots", c, old_path, 2, 0, "holds 1 snapshots"},
+      {"fewer diagnostics records", c, old_path, 1, 2, "holds 1 diagnostics records"},
+      {"other fields", fewer_fields, old_path, 1, 1, "its output fields are T, p, u, v, w, this run writes T, w"},
+      {"other grid", other_grid, old_path, 1, 1, "its grid is 4 x 3 x 2 cells, this run's is 4 x 3 x 3"},
+      {"other coordinates", other_extent, old_path, 1, 1, "coordinate x differs"},
+  };
+  for (const auto& r : refusals) {
+    SCOPED_TRACE(r.what);
+    NetcdfWriter w(dir.file("new.nc"), r.writer_case);
+    try {
+      w.copy_records_from(r.old_file, r.records, r.series);
+      ADD_FAILURE() << "expected an exception";
+    } catch (const std::runtime_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(r.old_file), std::string::npos) << msg;
+      EXPECT_NE(msg.find(r.says), std::string::npos) << msg;
+      EXPECT_NE(msg.find("`--output NEW` starts a new file instead"), std::string::npos) << msg;
+      EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    }
+    EXPECT_EQ(w.records(), 0);
+    fs::remove(w.partial_path());
+  }
+  // Only into a new, empty file.
+  NetcdfWriter w(dir.file("busy.nc"), c);
+  w.write(0.0, record_fields(c, 0), {});
+  EXPECT_THROW(w.copy_records_from(old_path, 1, 0), std::runtime_error);
+}
