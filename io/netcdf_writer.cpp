@@ -28,6 +28,7 @@
 #include <system_error>
 #include <utility>
 
+#include "io/build_info.hpp"
 #include "io/file_util.hpp"
 
 namespace bouss {
@@ -501,6 +502,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("title", c.name);
   if (!c.description.empty()) f.putAtt("comment", c.description);
   f.putAtt("source", source_string());
+  f.putAtt("bouss_build", build_provenance());
   f.putAtt("history", utc_now_iso8601() + ": created by " + source_string() + " from " +
                           (c.source.empty() ? std::string("(unnamed case)") : c.source));
   f.putAtt("case_file", c.source);

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "io/build_info.hpp"
 #include "io/netcdf_writer.hpp"
 
 namespace fs = std::filesystem;
@@ -960,4 +961,19 @@ TEST(NetcdfOutput, CopyRecordsFromRefusesAnotherRunsOutput) {
   NetcdfWriter w(dir.file("busy.nc"), c);
   w.write(0.0, record_fields(c, 0), {});
   EXPECT_THROW(w.copy_records_from(old_path, 1, 0), std::runtime_error);
+}
+
+TEST(NetcdfOutput, EveryFileRecordsTheBuildThatWroteIt) {
+  TempDir dir;
+  const Case c = small_case();
+  const std::string path = dir.file("provenance.nc");
+  {
+    NetcdfWriter w(path, c);
+    w.close();
+  }
+  netCDF::NcFile f(path, netCDF::NcFile::read);
+  EXPECT_EQ(text_att(f, "bouss_build"), build_provenance());
+  EXPECT_EQ(text_att(f, "bouss_build").rfind("bouss ", 0), 0u);
+  EXPECT_EQ(text_att(f, "source").rfind("bouss", 0), 0u);
+  EXPECT_EQ(f.getDim("time").getSize(), 0u);
 }
