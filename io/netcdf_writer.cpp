@@ -1,11 +1,23 @@
 // NetCDF-4 / CF-1.8 output: see io/netcdf_writer.hpp and docs/output.md.
+//
+// The data path (records, flushes, closing) uses the NetCDF C API so that every call's
+// status and errno are seen where the call is made; the definitions use the C++ API on the
+// same handle (netCDF::NcGroup does not own it, unlike netCDF::NcFile, whose destructor
+// retries a failed close and prints to stderr).
 #include "io/netcdf_writer.hpp"
 
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <netcdf.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -16,20 +28,39 @@
 #include <system_error>
 #include <utility>
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <unistd.h>
-#define BOUSS_HAVE_FSYNC 1
-#endif
+#include "io/build_info.hpp"
+#include "io/file_util.hpp"
 
 namespace bouss {
 namespace {
 
 namespace fs = std::filesystem;
 using netCDF::NcDim;
-using netCDF::NcFile;
+using netCDF::NcGroup;
 using netCDF::NcVar;
 using netCDF::exceptions::NcException;
+
+// Why a failed write used to end in SIGSEGV (exit 139) after the error was reported:
+// HDF5 (1.10) registers H5_term_library with atexit when it starts. Once a flush of a file
+// has failed (a full disk, a file size limit), HDF5 can no longer flush or close that file:
+// its metadata cache keeps the skip list of the failed flush ("slist already enabled?"), so
+// every later flush fails too. A failed close tears the file down (H5F__dest sets
+// f->shared = NULL) but keeps its ID registered, because the close callback returned an
+// error; H5_term_library then closes that ID again at exit and dereferences the NULL.
+// Closing it ourselves is no way out: nc_close/nc_abort fail the same way, and NetCDF's
+// report of the objects left open then crashes at once (H5Iget_name on the torn-down file).
+// So after a failure the writer abandons the handle without closing it (abandon_handle),
+// and HDF5's exit handler is turned off. That works only before HDF5 starts (at the first
+// NetCDF-4 call), hence a static object of libbouss. Every file that is not abandoned is
+// closed explicitly, so the handler has nothing left to do; the system closes the rest.
+// The symbol is looked up at run time: libbouss links NetCDF, which brings HDF5 along.
+struct Hdf5ExitHandlerOff {
+  Hdf5ExitHandlerOff() {
+    using DontAtexit = int (*)();
+    if (void* fn = ::dlsym(RTLD_DEFAULT, "H5dont_atexit")) reinterpret_cast<DontAtexit>(fn)();
+  }
+};
+const Hdf5ExitHandlerOff hdf5_exit_handler_off;
 
 #ifdef BOUSS_VERSION
 #define BOUSS_STR2(x) #x
@@ -50,24 +81,18 @@ std::string source_string() {
 #endif
 }
 
-// One line describing a netCDF failure. NcException::what() carries several lines
-// (C++ source file and line); the error code gives the library's own short message.
-std::string nc_reason(const NcException& e) {
-  if (e.errorCode() != 0) return nc_strerror(e.errorCode());
-  std::string w = e.what();
-  auto nl = w.find('\n');
-  if (nl != std::string::npos) w.erase(nl);
-  return w;
+// One line for a failed NetCDF call. HDF5 reports a failed write as NC_EHDFERR ("NetCDF: HDF
+// error"); the errno that the failed system call left says why ("No space left on device",
+// "File too large"). Positive statuses are errno values themselves.
+std::string nc_reason(int status, int err) {
+  if (status == NC_EHDFERR && err != 0) return std::strerror(err);
+  return nc_strerror(status);
 }
 
 std::string utc_now_iso8601() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
-#if defined(_WIN32)
-  gmtime_s(&tm, &t);
-#else
   gmtime_r(&t, &tm);
-#endif
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
@@ -140,6 +165,104 @@ const char* units_note(Units u) {
   return "";
 }
 
+// The file the output lands in: `path` itself, or the regular file that a symbolic link at
+// `path` leads to (written through: the link stays). Throws std::runtime_error with the
+// reason alone (the caller names the path) for a folder, a device, pipe or socket, and a
+// link whose target is missing or is one of those.
+std::string output_target(const std::string& path) {
+  std::string target = path;
+  std::string via;  // "it is a symbolic link to TARGET, which " in messages
+  if (is_symlink(path)) {
+    std::error_code ec;
+    const fs::path resolved = fs::canonical(path, ec);
+    if (ec) {
+      std::error_code ec2;
+      const fs::path to = fs::read_symlink(path, ec2);
+      throw std::runtime_error("it is a symbolic link to " + (ec2 ? std::string("?") : to.string()) +
+                               ", which does not exist (" + ec.message() +
+                               "); a link is written through only to an existing regular file");
+    }
+    target = resolved.string();
+    via = "it is a symbolic link to " + target + ", which ";
+  }
+  switch (path_kind(target)) {
+    case PathKind::missing:
+    case PathKind::regular: return target;
+    case PathKind::directory: throw std::runtime_error((via.empty() ? "it " : via) + "is a folder");
+    case PathKind::other:
+      throw std::runtime_error((via.empty() ? "it exists and " : via) +
+                               "is not a regular file (a device, pipe or socket); bouss writes only "
+                               "regular files and never replaces anything else");
+  }
+  return target;
+}
+
+// The RLIMIT_FSIZE soft limit (ulimit -f) in bytes, or UINTMAX_MAX when there is none.
+std::uintmax_t file_size_limit() {
+  struct rlimit r{};
+  if (::getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return UINTMAX_MAX;
+  return static_cast<std::uintmax_t>(r.rlim_cur);
+}
+
+std::uintmax_t file_size(const std::string& path) {
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uintmax_t>(st.st_size) : 0;
+}
+
+// Creates the partial file with O_CREAT|O_EXCL, so that a writer never truncates a file it
+// did not create: another writer of the same FILE in this process, or a partial file that a
+// killed run with the same pid left, keeps its data, and this writer takes the next name.
+std::string claim_partial_file(const std::string& target) {
+  const std::string first = partial_path(target);  // TARGET.<pid>.partial
+  const std::string stem = first.substr(0, first.size() - std::strlen(".partial"));
+  for (int n = 1; n <= 1000; ++n) {
+    const std::string name = n == 1 ? first : stem + "." + std::to_string(n) + ".partial";
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      ::close(fd);
+      return name;
+    }
+    if (errno != EEXIST) throw std::runtime_error("cannot create " + name + ": " + std::strerror(errno));
+  }
+  throw std::runtime_error("cannot create " + first + ": it and 999 alternative names exist");
+}
+
+// HDF5 metadata that one record may add beyond its data: chunk-index B-tree nodes (a few
+// KiB per variable when a node splits), the object headers of variables defined on first
+// use, and the first 4 KiB chunk of each one-dimensional variable. Measured with HDF5
+// 1.10.8: at most 38 KiB for a first snapshot (two new scalars), 68 KiB for a first
+// diagnostics record (nine new variables), a few KiB otherwise. The free space and the
+// file size limit are checked against data + this before HDF5 is asked to write, because a
+// write that fails inside HDF5's flush can leave the file unreadable (docs/output.md).
+constexpr std::uintmax_t kRecordOverheadBytes = std::uintmax_t(64) << 10;
+constexpr std::uintmax_t kPerVariableOverheadBytes = std::uintmax_t(16) << 10;
+// What the file holds before the first record, besides the case JSON.
+constexpr std::uintmax_t kHeaderBytes = std::uintmax_t(128) << 10;
+
+// An earlier output file, open for reading for as long as this object lives.
+class ReadOnlyFile {
+ public:
+  explicit ReadOnlyFile(const std::string& path) {
+    errno = 0;
+    status_ = nc_open(path.c_str(), NC_NOWRITE, &ncid_);
+    err_ = errno;
+    if (status_ != NC_NOERR) ncid_ = -1;
+  }
+  ~ReadOnlyFile() {
+    if (ncid_ >= 0) nc_close(ncid_);
+  }
+  ReadOnlyFile(const ReadOnlyFile&) = delete;
+  ReadOnlyFile& operator=(const ReadOnlyFile&) = delete;
+  bool ok() const { return ncid_ >= 0; }
+  std::string reason() const { return status_ == NC_EHDFERR && err_ == 0 ? "not a readable NetCDF-4 file" : nc_reason(status_, err_); }
+  int id() const { return ncid_; }
+
+ private:
+  int ncid_ = -1;
+  int status_ = NC_NOERR;
+  int err_ = 0;
+};
+
 }  // namespace
 
 struct NetcdfWriter::Impl {
@@ -148,11 +271,15 @@ struct NetcdfWriter::Impl {
     std::array<size_t, 3> n;  // nx_f, ny_f, nz_f
   };
 
-  std::string path;     // final name
-  std::string partial;  // path + ".partial"
+  std::string path;     // as given
+  std::string target;   // the file close() replaces: path, or a symbolic link's target
+  std::string partial;  // where the data is until close()
   Units units = Units::dimensional;
-  NcFile file;
-  bool open = false;
+  int ncid = -1;        // open NetCDF handle, -1 when released
+  bool set_up = false;  // the header is written; from here on the partial file is kept
+  bool failed = false;  // a NetCDF failure ended this output (the handle is abandoned)
+  bool closed = false;  // close() put the file in place
+  NcGroup root;
   NcDim time_dim;
   NcVar time_var;
   std::map<std::string, Field> fields;
@@ -163,20 +290,94 @@ struct NetcdfWriter::Impl {
   NcVar series_time;
   std::map<std::string, NcVar> series;
   std::set<std::string> reserved;  // dimension, coordinate and field names
+  long* records = nullptr;         // the writer's counters, for messages
+  long* series_records = nullptr;
 
   ~Impl() {
-    if (!open) return;
-    // Abandoned: close quietly and discard the incomplete file; FILE stays as it was.
-    try {
-      file.close();
-    } catch (...) {
-    }
-    open = false;
-    std::remove(partial.c_str());
+    if (ncid < 0) return;
+    // A failed run: close quietly; the partial file keeps every flushed record.
+    if (nc_close(ncid) != NC_NOERR) abandon_handle();
+    ncid = -1;
   }
 
   [[noreturn]] void fail(const std::string& reason) const {
     throw std::runtime_error("netCDF output " + path + ": " + reason);
+  }
+
+  // What a failed output leaves, for the end of an error message.
+  std::string kept() const {
+    return "; " + partial + " keeps the " + std::to_string(*records) + " snapshots and " +
+           std::to_string(*series_records) + " diagnostics records flushed before";
+  }
+  // The same after a failure inside HDF5, whose half-done flush may have damaged the file.
+  std::string kept_unless_damaged() const {
+    return "; " + partial + " held " + std::to_string(*records) + " snapshots and " +
+           std::to_string(*series_records) + " diagnostics records before (a failure inside HDF5 can damage it)";
+  }
+
+  // After a failed NetCDF call the handle is left open and forgotten: HDF5 cannot close a
+  // file whose flush failed, and trying crashes (see Hdf5ExitHandlerOff). Nothing writes to
+  // the file again; its descriptor and memory go when the process ends.
+  void abandon_handle() {
+    failed = true;
+    ncid = -1;
+  }
+
+  // A failed NetCDF call ends the output; the partial file keeps what was flushed before.
+  [[noreturn]] void nc_failed(int status, int err, const std::string& what) {
+    abandon_handle();
+    fail(what + ": " + nc_reason(status, err) + (set_up ? kept_unless_damaged() : std::string()));
+  }
+
+  // Runs one NetCDF C call and reports its failure with the errno it left.
+  template <class Call>
+  void run(const std::string& what, Call&& call) {
+    errno = 0;
+    const int status = call();
+    const int err = errno;
+    if (status != NC_NOERR) nc_failed(status, err, what);
+  }
+
+  // Runs NetCDF C++ definitions (which throw NcException).
+  template <class Define>
+  auto define(const std::string& what, Define&& d) -> decltype(d()) {
+    errno = 0;
+    try {
+      return d();
+    } catch (const NcException& e) {
+      const int err = errno;
+      nc_failed(e.errorCode() != 0 ? e.errorCode() : NC_EHDFERR, err, what);
+    }
+  }
+
+  void require_writable(const char* what) const {
+    if (closed) fail(std::string(what) + " after close()");
+    if (failed || ncid < 0) fail(std::string(what) + " after an earlier error ended this output (" + partial + ")");
+  }
+
+  // Refuses, before HDF5 writes anything, a record that the free space or the file size
+  // limit cannot take; the file then stays as the last flush left it.
+  void ensure_room(std::uintmax_t data_bytes, std::uintmax_t new_variables, const std::string& what) const {
+    const std::uintmax_t need = data_bytes + kRecordOverheadBytes + new_variables * kPerVariableOverheadBytes;
+    const std::uintmax_t free = free_bytes(partial);
+    if (free < need)
+      fail(what + ": " + std::strerror(ENOSPC) + " (it needs about " + format_bytes(double(need)) + ", " +
+           format_bytes(double(free)) + " are free)" + (set_up ? kept() : std::string()));
+    const std::uintmax_t limit = file_size_limit();
+    const std::uintmax_t size = file_size(partial);
+    if (limit != UINTMAX_MAX && (size > limit || limit - size < need))
+      fail(what + ": " + std::strerror(EFBIG) + " (the file size limit, ulimit -f, is " +
+           format_bytes(double(limit)) + "; the file has " + format_bytes(double(size)) + " and needs about " +
+           format_bytes(double(need)) + " more)" + (set_up ? kept() : std::string()));
+  }
+
+  void sync(const std::string& what) {
+    run(what, [&] { return nc_sync(ncid); });
+  }
+
+  void put(const NcVar& v, const std::vector<size_t>& start, const std::vector<size_t>& count, const double* data,
+           const std::string& what) {
+    run(what, [&] { return nc_put_vara_double(ncid, v.getId(), start.data(), count.data(), data); });
   }
 
   bool dimensional() const { return units == Units::dimensional; }
@@ -190,35 +391,38 @@ struct NetcdfWriter::Impl {
     }
   }
 
-  NcVar scalar_var(const std::string& key) {
+  NcVar scalar_var(const std::string& key, const std::string& what) {
     auto it = scalars.find(key);
     if (it != scalars.end()) return it->second;
     if (reserved.count(key) || series.count(key))
       fail("scalar '" + key + "' has the name of a dimension, coordinate, field or series variable");
-    NcVar v = described_var(key, time_dim);
+    NcVar v = define(what, [&] { return described_var(key, time_dim); });
     scalars.emplace(key, v);
     return v;
   }
 
-  NcVar series_var(const std::string& key) {
+  NcVar series_var(const std::string& key, const std::string& what) {
     auto it = series.find(key);
     if (it != series.end()) return it->second;
     if (reserved.count(key) || scalars.count(key))
       fail("series '" + key + "' has the name of a dimension, coordinate, field or snapshot variable");
     if (series.empty()) {
-      series_dim = file.addDim("diagnostic_time");  // unlimited
-      series_time = file.addVar("diagnostic_time", netCDF::ncDouble, series_dim);
-      series_time.putAtt("long_name", "time of the diagnostics series");
-      put_units(series_time, "s");
+      define(what, [&] {
+        series_dim = root.addDim("diagnostic_time");  // unlimited
+        series_time = root.addVar("diagnostic_time", netCDF::ncDouble, series_dim);
+        series_time.putAtt("long_name", "time of the diagnostics series");
+        put_units(series_time, "s");
+        return 0;
+      });
       reserved.insert("diagnostic_time");
     }
-    NcVar v = described_var(key, series_dim);
+    NcVar v = define(what, [&] { return described_var(key, series_dim); });
     series.emplace(key, v);
     return v;
   }
 
   NcVar described_var(const std::string& key, const NcDim& dim) {
-    NcVar v = file.addVar(key, netCDF::ncDouble, dim);
+    NcVar v = root.addVar(key, netCDF::ncDouble, dim);
     const ScalarSpec* spec = nullptr;
     for (const auto& s : kScalarSpecs)
       if (key == s.name) spec = &s;
@@ -234,14 +438,17 @@ struct NetcdfWriter::Impl {
     put_units(v, spec ? spec->si_units : "1");
     return v;
   }
+
+  void define_header(const Case& c);
 };
 
 NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
     : impl_(std::make_unique<Impl>()), path_(path) {
   Impl& m = *impl_;
   m.path = path;
-  m.partial = path + ".partial";
   m.units = c.physics.units;
+  m.records = &records_;
+  m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
 
   // Check the configuration before touching the disk.
@@ -257,126 +464,148 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
   }
 
   try {
-    m.file.open(m.partial, NcFile::replace, NcFile::nc4);
-  } catch (const NcException& e) {
-    throw std::runtime_error("netCDF output " + path + ": cannot create " + m.partial + ": " +
-                             nc_reason(e));
+    m.target = output_target(path);
+  } catch (const std::runtime_error& e) {
+    m.fail(e.what());
   }
-  m.open = true;
-
+  m.partial = bouss::partial_path(m.target);  // for the room check; the claimed name follows
+  m.ensure_room(kHeaderBytes + 2 * c.json_text.size(), 0, "cannot create " + m.partial);
   try {
-    const bool dim = m.dimensional();
-    NcFile& f = m.file;
+    m.partial = claim_partial_file(m.target);
+  } catch (const std::runtime_error& e) {
+    m.fail(e.what());
+  }
 
-    // Global attributes.
-    f.putAtt("Conventions", "CF-1.8");
-    f.putAtt("title", c.name);
-    if (!c.description.empty()) f.putAtt("comment", c.description);
-    f.putAtt("source", source_string());
-    f.putAtt("history", utc_now_iso8601() + ": created by " + source_string() + " from " +
-                            (c.source.empty() ? std::string("(unnamed case)") : c.source));
-    f.putAtt("case_file", c.source);
-    f.putAtt("case_json", c.json_text);
-    f.putAtt("units_system", units_system_name(c.physics.units));
-    f.putAtt("nu", netCDF::ncDouble, c.physics.nu);
-    f.putAtt("kappa", netCDF::ncDouble, c.physics.kappa);
-    f.putAtt("buoyancy", netCDF::ncDouble, c.physics.buoyancy);
-    f.putAtt("reference_temperature", netCDF::ncDouble, c.physics.reference_temperature);
-    if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
-    if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
+  // From here on a failure removes the partial file this writer created (and nothing else).
+  try {
+    m.run("cannot create " + m.partial, [&] { return nc_create(m.partial.c_str(), NC_NETCDF4 | NC_CLOBBER, &m.ncid); });
+    m.root = NcGroup(m.ncid);
+    m.define("cannot set up " + m.partial, [&] {
+      m.define_header(c);
+      return 0;
+    });
+    m.sync("cannot set up " + m.partial);
+  } catch (...) {
+    m.abandon_handle();  // nc_failed did; a handle that failed to set up is never closed
+    std::remove(m.partial.c_str());
+    throw;
+  }
+  m.set_up = true;
+}
 
-    // Dimensions.
-    m.time_dim = f.addDim("time");  // unlimited
-    std::array<NcDim, 3> centre_dim, face_dim;
-    for (int a = 0; a < 3; ++a) {
-      centre_dim[a] = f.addDim(axis_name(a), static_cast<size_t>(c.n[a]));
-      m.reserved.insert(axis_name(a));
+void NetcdfWriter::Impl::define_header(const Case& c) {
+  const bool dim = dimensional();
+  NcGroup& f = root;
+
+  // Global attributes.
+  f.putAtt("Conventions", "CF-1.8");
+  f.putAtt("title", c.name);
+  if (!c.description.empty()) f.putAtt("comment", c.description);
+  f.putAtt("source", source_string());
+  f.putAtt("bouss_build", build_provenance());
+  f.putAtt("history", utc_now_iso8601() + ": created by " + source_string() + " from " +
+                          (c.source.empty() ? std::string("(unnamed case)") : c.source));
+  f.putAtt("case_file", c.source);
+  f.putAtt("case_json", c.json_text);
+  f.putAtt("units_system", units_system_name(c.physics.units));
+  f.putAtt("nu", netCDF::ncDouble, c.physics.nu);
+  f.putAtt("kappa", netCDF::ncDouble, c.physics.kappa);
+  f.putAtt("buoyancy", netCDF::ncDouble, c.physics.buoyancy);
+  f.putAtt("reference_temperature", netCDF::ncDouble, c.physics.reference_temperature);
+  if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
+  if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
+
+  // Dimensions.
+  time_dim = f.addDim("time");  // unlimited
+  std::array<NcDim, 3> centre_dim, face_dim;
+  for (int a = 0; a < 3; ++a) {
+    centre_dim[a] = f.addDim(axis_name(a), static_cast<size_t>(c.n[a]));
+    reserved.insert(axis_name(a));
+  }
+  for (int a = 0; a < 3; ++a) {
+    face_dim[a] = f.addDim(std::string(axis_name(a)) + "f", static_cast<size_t>(c.n[a]) + 1);
+    reserved.insert(std::string(axis_name(a)) + "f");
+  }
+  reserved.insert("time");
+
+  // Time coordinate.
+  time_var = f.addVar("time", netCDF::ncDouble, time_dim);
+  time_var.putAtt("long_name", "time");
+  if (dim) time_var.putAtt("standard_name", "time");
+  time_var.putAtt("axis", "T");
+  put_units(time_var, "s");
+
+  // Spatial coordinates: centres and faces.
+  static const char* std_names[3] = {"projection_x_coordinate", "projection_y_coordinate", "height"};
+  std::array<NcVar, 3> centre_var, face_var;
+  for (int a = 0; a < 3; ++a) centre_var[a] = f.addVar(axis_name(a), netCDF::ncDouble, centre_dim[a]);
+  for (int a = 0; a < 3; ++a) face_var[a] = f.addVar(std::string(axis_name(a)) + "f", netCDF::ncDouble, face_dim[a]);
+  for (int a = 0; a < 3; ++a) {
+    const std::string an = axis_name(a);
+    for (int s = 0; s < 2; ++s) {
+      NcVar& v = s == 0 ? centre_var[a] : face_var[a];
+      v.putAtt("long_name", an + (s == 0 ? " (cell centre)" : " (cell face)"));
+      // CF ties standard names to canonical units, so they go only with SI lengths.
+      if (dim) v.putAtt("standard_name", std_names[a]);
+      put_units(v, "m");
+      v.putAtt("axis", axis_letter(a));
+      if (a == 2) v.putAtt("positive", "up");
+      if (s == 1) v.putAtt("c_grid_axis_shift", netCDF::ncDouble, -0.5);
     }
-    for (int a = 0; a < 3; ++a) {
-      face_dim[a] = f.addDim(std::string(axis_name(a)) + "f", static_cast<size_t>(c.n[a]) + 1);
-      m.reserved.insert(std::string(axis_name(a)) + "f");
-    }
-    m.reserved.insert("time");
+  }
 
-    // Time coordinate.
-    m.time_var = f.addVar("time", netCDF::ncDouble, m.time_dim);
-    m.time_var.putAtt("long_name", "time");
-    if (dim) m.time_var.putAtt("standard_name", "time");
-    m.time_var.putAtt("axis", "T");
-    m.put_units(m.time_var, "s");
-
-    // Spatial coordinates: centres and faces.
-    static const char* std_names[3] = {"projection_x_coordinate", "projection_y_coordinate",
-                                       "height"};
-    std::array<NcVar, 3> centre_var, face_var;
-    for (int a = 0; a < 3; ++a)
-      centre_var[a] = f.addVar(axis_name(a), netCDF::ncDouble, centre_dim[a]);
-    for (int a = 0; a < 3; ++a)
-      face_var[a] = f.addVar(std::string(axis_name(a)) + "f", netCDF::ncDouble, face_dim[a]);
-    for (int a = 0; a < 3; ++a) {
-      const std::string an = axis_name(a);
-      for (int s = 0; s < 2; ++s) {
-        NcVar& v = s == 0 ? centre_var[a] : face_var[a];
-        v.putAtt("long_name", an + (s == 0 ? " (cell centre)" : " (cell face)"));
-        // CF ties standard names to canonical units, so they go only with SI lengths.
-        if (dim) v.putAtt("standard_name", std_names[a]);
-        m.put_units(v, "m");
-        v.putAtt("axis", axis_letter(a));
-        if (a == 2) v.putAtt("positive", "up");
-        if (s == 1) v.putAtt("c_grid_axis_shift", netCDF::ncDouble, -0.5);
-      }
+  // Data variables, one time record per chunk (or slabs of at most ~4 MiB).
+  constexpr size_t kMaxChunkBytes = size_t(4) << 20;
+  for (const auto& name : c.output.fields) {
+    const FieldSpec& spec = *find_field_spec(name);
+    std::array<size_t, 3> n;
+    std::vector<NcDim> dims{time_dim};
+    for (int a = 2; a >= 0; --a) {
+      n[a] = static_cast<size_t>(c.n[a]) + (spec.stagger == a ? 1 : 0);
+      dims.push_back(spec.stagger == a ? face_dim[a] : centre_dim[a]);
     }
+    NcVar v = f.addVar(name, netCDF::ncDouble, dims);
+    std::vector<size_t> chunk{1, n[2], n[1], n[0]};
+    const size_t row = sizeof(double) * n[0], plane = row * n[1];
+    if (plane * n[2] > kMaxChunkBytes) chunk[1] = std::max<size_t>(1, kMaxChunkBytes / plane);
+    if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
+    v.setChunking(NcVar::nc_CHUNKED, chunk);
+    v.putAtt("long_name", spec.long_name);
+    put_units(v, spec.si_units);
+    v.putAtt("grid_location", spec.location);
+    fields.emplace(name, Field{v, n});
+    required_fields.push_back(name);
+    reserved.insert(name);
+  }
 
-    // Data variables, one time record per chunk (or slabs of at most ~4 MiB).
-    constexpr size_t kMaxChunkBytes = size_t(4) << 20;
-    for (const auto& name : c.output.fields) {
-      const FieldSpec& spec = *find_field_spec(name);
-      std::array<size_t, 3> n;
-      std::vector<NcDim> dims{m.time_dim};
-      for (int a = 2; a >= 0; --a) {
-        n[a] = static_cast<size_t>(c.n[a]) + (spec.stagger == a ? 1 : 0);
-        dims.push_back(spec.stagger == a ? face_dim[a] : centre_dim[a]);
-      }
-      NcVar v = f.addVar(name, netCDF::ncDouble, dims);
-      std::vector<size_t> chunk{1, n[2], n[1], n[0]};
-      const size_t row = sizeof(double) * n[0], plane = row * n[1];
-      if (plane * n[2] > kMaxChunkBytes) chunk[1] = std::max<size_t>(1, kMaxChunkBytes / plane);
-      if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
-      v.setChunking(NcVar::nc_CHUNKED, chunk);
-      v.putAtt("long_name", spec.long_name);
-      m.put_units(v, spec.si_units);
-      v.putAtt("grid_location", spec.location);
-      m.fields.emplace(name, Impl::Field{v, n});
-      m.required_fields.push_back(name);
-      m.reserved.insert(name);
-    }
-
-    // Coordinate values (leaves define mode implicitly).
-    for (int a = 0; a < 3; ++a) {
-      const int na = c.n[a];
-      const double lo = c.extent[a][0], hi = c.extent[a][1];
-      const double h = (hi - lo) / na;
-      std::vector<double> xc(na), xf(na + 1);
-      for (int i = 0; i < na; ++i) xc[i] = lo + (i + 0.5) * h;
-      for (int i = 0; i < na; ++i) xf[i] = lo + i * h;
-      xf[na] = hi;
-      centre_var[a].putVar(xc.data());
-      face_var[a].putVar(xf.data());
-    }
-  } catch (const NcException& e) {
-    m.fail("cannot set up " + m.partial + ": " + nc_reason(e));
+  // Coordinate values (leaves define mode implicitly).
+  for (int a = 0; a < 3; ++a) {
+    const int na = c.n[a];
+    const double lo = c.extent[a][0], hi = c.extent[a][1];
+    const double h = (hi - lo) / na;
+    std::vector<double> xc(na), xf(na + 1);
+    for (int i = 0; i < na; ++i) xc[i] = lo + (i + 0.5) * h;
+    for (int i = 0; i < na; ++i) xf[i] = lo + i * h;
+    xf[na] = hi;
+    centre_var[a].putVar(xc.data());
+    face_var[a].putVar(xf.data());
   }
 }
 
 NetcdfWriter::~NetcdfWriter() = default;
 
+const std::string& NetcdfWriter::partial_path() const { return impl_->partial; }
+
+bool NetcdfWriter::closed() const { return impl_->closed; }
+
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
                          const std::map<std::string, double>& scalars) {
   Impl& m = *impl_;
-  if (!m.open) m.fail("write after close()");
+  m.require_writable("write");
 
   // Validate everything first so that a bad call leaves no half-written record.
   std::set<std::string> given;
+  std::uintmax_t bytes = sizeof(double) * (1 + scalars.size());
   for (const auto& sf : fields) {
     auto it = m.fields.find(sf.name);
     if (it == m.fields.end()) {
@@ -389,94 +618,266 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
     const size_t expect = n[0] * n[1] * n[2];
     if (sf.values.size() != expect) {
       std::ostringstream os;
-      os << "field '" << sf.name << "' has " << sf.values.size() << " values, expected " << expect
-         << " (" << n[0] << " x " << n[1] << " x " << n[2] << ")";
+      os << "field '" << sf.name << "' has " << sf.values.size() << " values, expected " << expect << " ("
+         << n[0] << " x " << n[1] << " x " << n[2] << ")";
       m.fail(os.str());
     }
+    bytes += sizeof(double) * expect;
   }
   for (const auto& r : m.required_fields)
     if (!given.count(r)) m.fail("field '" + r + "' missing from record " + std::to_string(records_));
-  for (const auto& kv : scalars)
+  std::uintmax_t new_variables = 0;
+  for (const auto& kv : scalars) {
     if (m.reserved.count(kv.first))
       m.fail("scalar '" + kv.first + "' has the name of a dimension, coordinate or field variable");
+    new_variables += m.scalars.count(kv.first) == 0;
+  }
 
   const size_t rec = static_cast<size_t>(records_);
-  try {
-    // Define any new scalar series first (netCDF-4 re-enters define mode by itself).
-    std::vector<std::pair<NcVar, double>> svars;
-    for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first), kv.second);
+  const std::string what = "cannot write snapshot " + std::to_string(records_) + " to " + m.partial;
+  m.ensure_room(bytes, new_variables + fields.size(), what);
+  // Define any new scalar series first (netCDF-4 re-enters define mode by itself).
+  std::vector<std::pair<NcVar, double>> svars;
+  for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
 
-    m.time_var.putVar(std::vector<size_t>{rec}, std::vector<size_t>{1}, &time);
-    for (const auto& sf : fields) {
-      const auto& fld = m.fields.at(sf.name);
-      fld.var.putVar(std::vector<size_t>{rec, 0, 0, 0},
-                     std::vector<size_t>{1, fld.n[2], fld.n[1], fld.n[0]}, sf.values.data());
-    }
-    for (const auto& sv : svars)
-      sv.first.putVar(std::vector<size_t>{rec}, std::vector<size_t>{1}, &sv.second);
-  } catch (const NcException& e) {
-    m.fail("cannot write record " + std::to_string(records_) + " to " + m.partial + ": " +
-           nc_reason(e));
+  const std::vector<size_t> at{rec}, one{1};
+  m.put(m.time_var, at, one, &time, what);
+  for (const auto& sf : fields) {
+    const auto& fld = m.fields.at(sf.name);
+    m.put(fld.var, {rec, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, sf.values.data(), what);
   }
+  for (const auto& sv : svars) m.put(sv.first, at, one, &sv.second, what);
+  m.sync(what);
   ++records_;
 }
 
 void NetcdfWriter::write_series(double time, const std::map<std::string, double>& values) {
   Impl& m = *impl_;
-  if (!m.open) m.fail("write after close()");
-  try {
-    std::vector<std::pair<NcVar, double>> vars;
-    for (const auto& kv : values) vars.emplace_back(m.series_var(kv.first), kv.second);
-    if (vars.empty()) return;
-    const std::vector<size_t> at{static_cast<size_t>(series_records_)}, one{1};
-    m.series_time.putVar(at, one, &time);
-    for (const auto& v : vars) v.first.putVar(at, one, &v.second);
-  } catch (const NcException& e) {
-    m.fail("cannot write diagnostics record " + std::to_string(series_records_) + " to " + m.partial + ": " +
-           nc_reason(e));
-  }
+  m.require_writable("write_series");
+  if (values.empty()) return;
+  const std::string what = "cannot write diagnostics record " + std::to_string(series_records_) + " to " + m.partial;
+  std::uintmax_t new_variables = 0;
+  for (const auto& kv : values) new_variables += m.series.count(kv.first) == 0;
+  m.ensure_room(sizeof(double) * (1 + values.size()), new_variables + 1, what);
+  std::vector<std::pair<NcVar, double>> vars;
+  for (const auto& kv : values) vars.emplace_back(m.series_var(kv.first, what), kv.second);
+  const std::vector<size_t> at{static_cast<size_t>(series_records_)}, one{1};
+  m.put(m.series_time, at, one, &time, what);
+  for (const auto& v : vars) m.put(v.first, at, one, &v.second, what);
+  m.sync(what);
   ++series_records_;
+}
+
+namespace {
+
+// The variables of an open file: name, dimension names, type.
+struct VarInfo {
+  std::string name;
+  std::vector<std::string> dims;
+  nc_type type = NC_NAT;
+};
+
+std::vector<VarInfo> list_variables(int ncid) {
+  int nvars = 0;
+  nc_inq_nvars(ncid, &nvars);
+  std::vector<VarInfo> out;
+  for (int v = 0; v < nvars; ++v) {
+    char name[NC_MAX_NAME + 1] = {};
+    int ndims = 0;
+    int dimids[NC_MAX_VAR_DIMS];
+    VarInfo info;
+    if (nc_inq_var(ncid, v, name, &info.type, &ndims, dimids, nullptr) != NC_NOERR) continue;
+    info.name = name;
+    for (int d = 0; d < ndims; ++d) {
+      char dn[NC_MAX_NAME + 1] = {};
+      nc_inq_dimname(ncid, dimids[d], dn);
+      info.dims.push_back(dn);
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+// Length of a dimension, or -1 when the file has none of that name.
+long dim_length(int ncid, const char* name) {
+  int id = -1;
+  size_t len = 0;
+  if (nc_inq_dimid(ncid, name, &id) != NC_NOERR || nc_inq_dimlen(ncid, id, &len) != NC_NOERR) return -1;
+  return static_cast<long>(len);
+}
+
+std::string text_attribute(int ncid, int varid, const char* name) {
+  size_t len = 0;
+  if (nc_inq_attlen(ncid, varid, name, &len) != NC_NOERR) return "";
+  std::string s(len, '\0');
+  if (len > 0 && nc_get_att_text(ncid, varid, name, &s[0]) != NC_NOERR) return "";
+  return s;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+void NetcdfWriter::copy_records_from(const std::string& old_path, long records, long series_records) {
+  Impl& m = *impl_;
+  m.require_writable("copy_records_from");
+  if (records_ != 0 || series_records_ != 0)
+    m.fail("copy_records_from needs a new, empty file; this one already holds " + std::to_string(records_) +
+           " snapshots and " + std::to_string(series_records_) + " diagnostics records");
+  if (records < 0 || series_records < 0) m.fail("copy_records_from: negative record count");
+  const std::string new_file_hint = "; `--output NEW` starts a new file instead";
+  auto refuse = [&](const std::string& why) {
+    m.fail("cannot continue the earlier output " + old_path + ": " + why + new_file_hint);
+  };
+
+  ReadOnlyFile old(old_path);
+  if (!old.ok()) refuse(old.reason());
+  const int in = old.id();
+
+  // The same run: grid, units and output fields.
+  const long n_old[3] = {dim_length(in, "x"), dim_length(in, "y"), dim_length(in, "z")};
+  long n_new[3];
+  for (int a = 0; a < 3; ++a) n_new[a] = dim_length(m.ncid, axis_name(a));
+  if (n_old[0] < 0 || n_old[1] < 0 || n_old[2] < 0 || dim_length(in, "time") < 0)
+    refuse("it is not a bouss output file (it has no time, x, y and z dimensions)");
+  if (!std::equal(n_old, n_old + 3, n_new))
+    refuse("its grid is " + std::to_string(n_old[0]) + " x " + std::to_string(n_old[1]) + " x " +
+           std::to_string(n_old[2]) + " cells, this run's is " + std::to_string(n_new[0]) + " x " +
+           std::to_string(n_new[1]) + " x " + std::to_string(n_new[2]));
+  for (const char* coord : {"x", "y", "z", "xf", "yf", "zf"}) {
+    const long len = dim_length(m.ncid, coord);
+    std::vector<double> a(len), b(len);
+    int vo = -1, vn = -1;
+    if (nc_inq_varid(in, coord, &vo) != NC_NOERR || dim_length(in, coord) != len ||
+        nc_get_var_double(in, vo, a.data()) != NC_NOERR)
+      refuse(std::string("its coordinate ") + coord + " is missing or unreadable");
+    nc_inq_varid(m.ncid, coord, &vn);
+    m.run("cannot read back " + m.partial, [&] { return nc_get_var_double(m.ncid, vn, b.data()); });
+    if (std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) != 0)
+      refuse(std::string("its coordinate ") + coord + " differs from this run's");
+  }
+  const std::string old_units = text_attribute(in, NC_GLOBAL, "units_system");
+  if (old_units != units_system_name(m.units))
+    refuse("its units_system is '" + old_units + "', this run's is '" + units_system_name(m.units) + "'");
+
+  std::vector<std::string> old_fields, old_scalars, old_series;
+  for (const auto& v : list_variables(in)) {
+    if (v.dims.empty()) continue;
+    if (v.dims[0] == "time" && v.dims.size() > 1) old_fields.push_back(v.name);
+    if (v.type != NC_DOUBLE && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time"))
+      refuse("its variable " + v.name + " is not double precision");
+    if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
+    if (v.dims.size() == 1 && v.dims[0] == "diagnostic_time" && v.name != "diagnostic_time")
+      old_series.push_back(v.name);
+  }
+  std::vector<std::string> new_fields = m.required_fields;
+  std::sort(old_fields.begin(), old_fields.end());
+  std::sort(new_fields.begin(), new_fields.end());
+  if (old_fields != new_fields)
+    refuse("its output fields are " + join(old_fields) + ", this run writes " + join(new_fields));
+
+  const long old_records = dim_length(in, "time");
+  if (old_records < records)
+    refuse("it holds " + std::to_string(old_records) + " snapshots, fewer than the " + std::to_string(records) +
+           " to continue from");
+  const long old_series_records = dim_length(in, "diagnostic_time");
+  if (series_records > 0 && old_series_records < series_records)
+    refuse("it holds " + std::to_string(std::max(0L, old_series_records)) + " diagnostics records, fewer than the " +
+           std::to_string(series_records) + " to continue from");
+
+  const std::string what = "cannot copy records of " + old_path + " to " + m.partial;
+  auto read_error = [&](const std::string& var, int status) {
+    m.fail("cannot read " + var + " from the earlier output " + old_path + ": " + nc_reason(status, errno));
+  };
+
+  // Variables that the earlier run created on first use.
+  if (records > 0)
+    for (const auto& s : old_scalars) m.scalar_var(s, what);
+  if (series_records > 0)
+    for (const auto& s : old_series) m.series_var(s, what);
+
+  // One-dimensional variables go in blocks of at most kBlock values (bounded memory).
+  constexpr size_t kBlock = 65536;
+  std::vector<double> buffer;
+  auto copy_1d = [&](const std::string& name, const NcVar& to, long count) {
+    int vid = -1;
+    if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
+    for (size_t start = 0; start < size_t(count); start += kBlock) {
+      const size_t n = std::min(kBlock, size_t(count) - start);
+      buffer.resize(n);
+      errno = 0;
+      if (const int s = nc_get_vara_double(in, vid, &start, &n, buffer.data())) read_error(name, s);
+      m.ensure_room(n * sizeof(double), 0, what);
+      m.put(to, {start}, {n}, buffer.data(), what);
+    }
+  };
+
+  // Snapshots: one record of one field at a time.
+  for (size_t r = 0; r < size_t(records); ++r) {
+    for (const auto& name : m.required_fields) {
+      const Impl::Field& fld = m.fields.at(name);
+      int vid = -1;
+      nc_inq_varid(in, name.c_str(), &vid);
+      const size_t start[4] = {r, 0, 0, 0}, count[4] = {1, fld.n[2], fld.n[1], fld.n[0]};
+      buffer.resize(fld.n[0] * fld.n[1] * fld.n[2]);
+      errno = 0;
+      if (const int s = nc_get_vara_double(in, vid, start, count, buffer.data())) read_error(name, s);
+      m.ensure_room(buffer.size() * sizeof(double), 0, what);
+      m.put(fld.var, {r, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, buffer.data(), what);
+    }
+    m.sync(what);
+  }
+  if (records > 0) {
+    copy_1d("time", m.time_var, records);
+    for (const auto& s : old_scalars) copy_1d(s, m.scalars.at(s), records);
+  }
+  if (series_records > 0) {
+    copy_1d("diagnostic_time", m.series_time, series_records);
+    for (const auto& s : old_series) copy_1d(s, m.series.at(s), series_records);
+  }
+  m.sync(what);
+  records_ = records;
+  series_records_ = series_records;
+}
+
+void NetcdfWriter::append_history(const std::string& text) {
+  Impl& m = *impl_;
+  m.require_writable("append_history");
+  const std::string what = "cannot append to the history of " + m.partial;
+  std::string history = text_attribute(m.ncid, NC_GLOBAL, "history");
+  while (!history.empty() && (history.back() == '\0' || history.back() == '\n')) history.pop_back();
+  history += (history.empty() ? "" : "\n") + utc_now_iso8601() + ": " + text;
+  m.ensure_room(history.size(), 1, what);
+  m.run(what, [&] { return nc_put_att_text(m.ncid, NC_GLOBAL, "history", history.size(), history.data()); });
+  m.sync(what);
 }
 
 void NetcdfWriter::close() {
   Impl& m = *impl_;
-  if (!m.open) return;
+  if (m.closed) return;
+  m.require_writable("close");
+  const std::string what = "cannot finish " + m.partial;
+  m.sync(what);
+  errno = 0;
+  const int status = nc_close(m.ncid);
+  const int err = errno;
+  if (status != NC_NOERR) m.nc_failed(status, err, what);
+  m.ncid = -1;
   try {
-    m.file.sync();
-    m.file.close();
-  } catch (const NcException& e) {
-    // The file may be incomplete: drop it (the destructor path), leave FILE alone.
-    try {
-      m.file.close();
-    } catch (...) {
-    }
-    m.open = false;
-    std::remove(m.partial.c_str());
-    m.fail("cannot finish " + m.partial + ": " + nc_reason(e));
+    // The data is durable before it appears under the final name.
+    fsync_file(m.partial);
+    replace_file(m.partial, m.target);
+  } catch (const std::runtime_error& e) {
+    m.failed = true;
+    std::error_code ec;
+    const bool left = fs::exists(m.partial, ec);
+    m.fail(std::string(e.what()) + (left ? "; the complete output is in " + m.partial : std::string()));
   }
-  m.open = false;
-#ifdef BOUSS_HAVE_FSYNC
-  // Make the data durable before it appears under the final name.
-  int fd = ::open(m.partial.c_str(), O_RDONLY);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-#endif
-  if (std::rename(m.partial.c_str(), m.path.c_str()) != 0) {
-    const int err = errno;
-    m.fail(std::string("cannot rename ") + m.partial + " to the final name: " +
-           std::strerror(err) + " (the complete data is left in " + m.partial + ")");
-  }
-#ifdef BOUSS_HAVE_FSYNC
-  fs::path dir = fs::path(m.path).parent_path();
-  if (dir.empty()) dir = ".";
-  int dfd = ::open(dir.c_str(), O_RDONLY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-#endif
+  m.closed = true;
 }
 
 void check_output_writable(const std::string& path) {
@@ -492,13 +893,35 @@ void check_output_writable(const std::string& path) {
     if (ec) fail("cannot create folder " + parent.string() + ": " + ec.message());
     if (!fs::is_directory(parent, ec)) fail(parent.string() + " is not a folder");
   }
-  if (fs::is_directory(p, ec)) fail("it is a folder");
-  const std::string partial = path + ".partial";
-  errno = 0;
-  std::FILE* f = std::fopen(partial.c_str(), "wb");
-  if (!f) fail(std::string("cannot create ") + partial + ": " + std::strerror(errno));
-  std::fclose(f);
-  std::remove(partial.c_str());
+  std::string target;
+  try {
+    target = output_target(path);
+  } catch (const std::runtime_error& e) {
+    fail(e.what());
+  }
+
+  // Does the folder take a new file? A probe of a name no one else uses, created with
+  // O_EXCL and removed again: nothing that was there before is touched.
+  std::string probe;
+  int fd = -1;
+  for (int n = 0; fd < 0 && n < 1000; ++n) {
+    probe = target + "." + std::to_string(::getpid()) + "." + std::to_string(n) + ".probe";
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    fs::path dir = fs::path(target).parent_path();
+    fail("cannot create a file in " + (dir.empty() ? std::string(".") : dir.string()) + ": " + std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+
+  // Room for at least the file's header; each record is checked again when written.
+  const std::uintmax_t free = free_bytes(target);
+  if (free < kHeaderBytes) fail(std::string(std::strerror(ENOSPC)) + " (" + format_bytes(double(free)) + " free)");
+  const std::uintmax_t limit = file_size_limit();
+  if (limit < kHeaderBytes)
+    fail(std::string(std::strerror(EFBIG)) + " (the file size limit, ulimit -f, is " + format_bytes(double(limit)) + ")");
 }
 
 }  // namespace bouss

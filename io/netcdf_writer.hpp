@@ -1,7 +1,11 @@
 // NetCDF-4 output following CF-1.8: one file per run, an unlimited time dimension,
-// staggered C-grid fields on their own coordinates. The file is written under
-// FILE.partial and renamed to FILE by close(), so a crash or a full disk never leaves
-// a corrupt file under the final name, and an existing FILE survives until then.
+// staggered C-grid fields on their own coordinates.
+//
+// The file is written under a per-process partial name, FILE.<pid>.partial, and each
+// snapshot and each diagnostics record is flushed (nc_sync) when written, so a run that is
+// killed leaves a partial file readable up to its last completed flush. close() renames it
+// to FILE, replacing only a missing or regular file; until then an existing FILE is
+// untouched. docs/output.md says exactly what is guaranteed.
 #pragma once
 
 #include <array>
@@ -23,39 +27,71 @@ struct SnapshotField {
 
 class NetcdfWriter {
  public:
-  // Creates FILE.partial with dimensions, coordinates, attributes and the case JSON.
-  // Throws std::runtime_error naming the path when it cannot be created.
+  // Creates the partial file with dimensions, coordinates, attributes and the case JSON.
+  // When `path` is a symbolic link to a regular file, the output is written through it: the
+  // partial file lies beside the link's target and close() replaces the target (the link
+  // stays). Throws std::runtime_error (one line naming the path) when the file cannot be
+  // created; a writer that fails here removes the partial file it created, and nothing else.
   NetcdfWriter(const std::string& path, const Case& c);
-  ~NetcdfWriter();  // without close(): FILE.partial is removed, FILE untouched
+  // Without close() (a failed run): closes the NetCDF handle quietly and leaves the partial
+  // file in place, holding every record flushed so far. FILE is untouched.
+  ~NetcdfWriter();
   NetcdfWriter(const NetcdfWriter&) = delete;
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
 
-  // Appends one record along time. Fields named in the case's output.fields must be given;
-  // scalars (e.g. "kinetic_energy", "max_divergence") become variables on (time).
+  // Appends one record along time and flushes it. Fields named in the case's output.fields
+  // must be given; scalars (e.g. "step") become variables on (time).
   void write(double time, const std::vector<SnapshotField>& fields,
              const std::map<std::string, double>& scalars);
   // Appends one record to the diagnostics series, a second unlimited dimension
-  // `diagnostic_time` (written every few steps, more often than snapshots). Each key
-  // becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
+  // `diagnostic_time` (written every few steps, more often than snapshots), and flushes it.
+  // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
   void write_series(double time, const std::map<std::string, double>& values);
-  // Flushes, closes and renames FILE.partial to FILE.
+
+  // Copies records [0, records) of the time dimension and [0, series_records) of the
+  // diagnostics series from an earlier output file of the same run into this (new, empty)
+  // file, so that a restarted run continues it; throws (one line) when `old_path` is
+  // missing or unreadable, holds fewer records, or its output fields differ from this
+  // writer's (say so, and that `--output NEW` starts a new file instead).
+  void copy_records_from(const std::string& old_path, long records, long series_records);
+  // Appends "TIMESTAMP: TEXT" to the global history attribute.
+  void append_history(const std::string& text);
+
+  // Flushes, closes and fsyncs the partial file, then renames it to FILE (or, through a
+  // symbolic link, to the link's target). A missing or regular file is replaced; anything
+  // else is refused, and the complete data stays in the partial file.
   void close();
 
+  // Every failure of the methods above (NetCDF/HDF5 errors, a full disk, a file size
+  // limit, a failed rename) throws std::runtime_error with one line,
+  // "netCDF output FILE: REASON", where REASON names the partial file and the system's
+  // reason ("No space left on device", "File too large", ...). After an I/O failure the
+  // writer is finished: later calls throw, and the partial file keeps what was flushed.
+
   const std::string& path() const { return path_; }
-  int records() const { return records_; }
-  int series_records() const { return series_records_; }
+  // Where the data is until close(): FILE.<pid>.partial beside FILE (beside the link's
+  // target for a symbolic link), or FILE.<pid>.<n>.partial when that name was taken.
+  const std::string& partial_path() const;
+  // True after close() has put the file in place.
+  bool closed() const;
+  long records() const { return records_; }
+  long series_records() const { return series_records_; }
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string path_;
-  int records_ = 0;
-  int series_records_ = 0;
+  long records_ = 0;
+  long series_records_ = 0;
 };
 
-// Checks before a run that FILE can be written: creates missing parent folders, and
-// creates and removes FILE.partial. Throws std::runtime_error with one line naming
-// the path and the reason.
+// Checks before a run, before anything is allocated, that FILE can be written: creates
+// missing parent folders; refuses a FILE that exists and is not a regular file (a device
+// node, folder, pipe or socket), and a symbolic link whose target is missing or is not a
+// regular file (a link to a regular file is written through); probes that the folder
+// takes a new file by creating and removing a uniquely named probe file. It removes
+// nothing it did not create. Throws std::runtime_error with one line,
+// "output file FILE cannot be written: REASON".
 void check_output_writable(const std::string& path);
 
 }  // namespace bouss

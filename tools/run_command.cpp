@@ -96,10 +96,10 @@ int run_command(const RunOptions& o) {
 
   configure_logging();
   log_case_summary(c, backend);
+  std::unique_ptr<NetcdfWriter> writer;  // outlives the try: a failed run says where its partial file is
   try {
     Simulation sim(c, backend);
     log_solver_summary(sim);
-    std::unique_ptr<NetcdfWriter> writer;
     if (!c.output.file.empty()) {
       writer = std::make_unique<NetcdfWriter>(c.output.file, c);
       writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
@@ -154,7 +154,11 @@ int run_command(const RunOptions& o) {
     spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step)", sim.steps_done(), elapsed,
                  1e3 * elapsed / std::max<long>(1, sim.steps_done()));
   } catch (const std::exception& e) {
-    print_error(e.what());
+    std::string message = e.what();
+    if (writer && !writer->closed() && message.find(writer->partial_path()) == std::string::npos)
+      message += "; the output so far (" + std::to_string(writer->records()) + " snapshots) is in " +
+                 writer->partial_path();
+    print_error(message);
     return 1;
   }
   return 0;
