@@ -2,12 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
 #include <string>
+
+#include <unistd.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -27,6 +32,30 @@ void check_cuda(cudaError_t e, const char* what) {
   }
 }
 #endif
+// Live allocations and their sizes, per kind: allocation happens at start-up, so a map
+// under a lock costs nothing that matters.
+struct Allocations {
+  std::mutex lock;
+  std::unordered_map<void*, std::size_t> sizes;
+  std::size_t bytes[2] = {0, 0};
+  void add(BackendKind k, void* p, std::size_t n) {
+    std::lock_guard<std::mutex> g(lock);
+    sizes[p] = n;
+    bytes[int(k)] += n;
+  }
+  void remove(BackendKind k, void* p) {
+    std::lock_guard<std::mutex> g(lock);
+    auto it = sizes.find(p);
+    if (it == sizes.end()) return;
+    bytes[int(k)] -= it->second;
+    sizes.erase(it);
+  }
+};
+Allocations& allocations() {
+  static Allocations a;
+  return a;
+}
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -135,25 +164,36 @@ std::string Backend::describe() const {
 
 void* Backend::allocate(std::size_t bytes) const {
   if (bytes == 0) bytes = 256;
+  void* p = nullptr;
 #ifdef BOUSS_HAVE_CUDA
   if (is_cuda()) {
-    void* p = nullptr;
-    check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");  // 256-byte aligned
+    const cudaError_t e = cudaMalloc(&p, bytes);  // 256-byte aligned
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the GPU: " +
+                               cudaGetErrorString(e) + " (" + std::to_string(free >> 20) + " MiB free of " +
+                               std::to_string(total >> 20) + ")");
+    }
+    allocations().add(BackendKind::cuda, p, bytes);
     return p;
   }
   if (state_->pinned) {
-    void* p = nullptr;
     check_cuda(cudaMallocHost(&p, bytes), "cudaMallocHost");  // page-aligned
+    allocations().add(BackendKind::cpu, p, bytes);
     return p;
   }
 #endif
-  void* p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
-  if (!p) throw std::bad_alloc();
+  p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  if (!p) throw std::runtime_error("cannot allocate " + std::to_string(bytes >> 20) + " MiB of host memory");
+  allocations().add(BackendKind::cpu, p, bytes);
   return p;
 }
 
 void Backend::deallocate(void* p) const {
   if (!p) return;
+  allocations().remove(kind_, p);
 #ifdef BOUSS_HAVE_CUDA
   if (is_cuda()) {
     cudaFree(p);
@@ -165,6 +205,40 @@ void Backend::deallocate(void* p) const {
   }
 #endif
   std::free(p);
+}
+
+std::size_t Backend::host_available_bytes() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned long long kib = 0;
+      if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+        std::fclose(f);
+        return std::size_t(kib) * 1024;
+      }
+    }
+    std::fclose(f);
+  }
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::size_t(pages) * std::size_t(page) : SIZE_MAX;
+}
+
+std::size_t Backend::available_bytes() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) {
+    std::size_t free = 0, total = 0;
+    check_cuda(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+    return free;
+  }
+#endif
+  return host_available_bytes();
+}
+
+std::size_t allocated_bytes(BackendKind kind) {
+  Allocations& a = allocations();
+  std::lock_guard<std::mutex> g(a.lock);
+  return a.bytes[int(kind)];
 }
 
 void Backend::synchronize() const {
@@ -223,13 +297,72 @@ void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
   copy_bytes(dst, dst_backend, src, src_backend, bytes);
 }
 
-void check_launch(const char* what) {
+bool check_kernels_enabled() {
+  static const bool enabled = [] {
+    const char* v = std::getenv("BOUSS_CHECK_KERNELS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return enabled;
+}
+
+void check_launch(const char* what, const Backend& backend, const char* field) {
 #ifdef BOUSS_HAVE_CUDA
-  // Launch errors only: a synchronising check would break graph capture. Errors inside a
-  // kernel surface at the next synchronising call (a reduction or copy) with its context.
-  check_cuda(cudaGetLastError(), what);
+  if (!backend.is_cuda()) return;
+  const std::string where = std::string("kernel ") + what + (field && *field ? std::string(" on field ") + field : "");
+  // Launch errors only by default: a synchronising check would break graph capture and
+  // cost a round trip per launch. Errors inside a kernel surface at the next synchronising
+  // call, unless BOUSS_CHECK_KERNELS asks for a wait here.
+  check_cuda(cudaGetLastError(), where.c_str());
+  if (check_kernels_enabled()) {
+    const auto stream = static_cast<cudaStream_t>(backend.stream());
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    check_cuda(cudaStreamIsCapturing(stream, &capturing), where.c_str());
+    if (capturing == cudaStreamCaptureStatusNone) check_cuda(cudaStreamSynchronize(stream), where.c_str());
+  }
 #else
   (void)what;
+  (void)backend;
+  (void)field;
+#endif
+}
+
+StreamEvent::~StreamEvent() {
+#ifdef BOUSS_HAVE_CUDA
+  if (event_) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+#endif
+}
+
+void StreamEvent::record(const Backend& backend) {
+  recorded_cuda_ = backend.is_cuda();
+#ifdef BOUSS_HAVE_CUDA
+  if (!recorded_cuda_) return;
+  if (!event_) {
+    cudaEvent_t e;
+    check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    event_ = e;
+  }
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(backend.stream())),
+             "cudaEventRecord");
+#endif
+}
+
+bool StreamEvent::ready() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (recorded_cuda_) {
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(event_));
+    if (e == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    check_cuda(e, "cudaEventQuery");
+  }
+#endif
+  return true;
+}
+
+void StreamEvent::wait() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (recorded_cuda_) check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(event_)), "cudaEventSynchronize");
 #endif
 }
 

@@ -26,6 +26,11 @@ class Backend {
   std::string name() const;     // "cpu" or "cuda"
   std::string describe() const; // device name and memory, or CPU threads
 
+  // Memory this backend can still allocate: free device memory (CUDA), or the host's
+  // available memory (MemAvailable of /proc/meminfo; the CPU backend).
+  std::size_t available_bytes() const;
+  static std::size_t host_available_bytes();
+
   void* allocate(std::size_t bytes) const;  // 256-byte aligned (host memory pinned when asked)
   void deallocate(void* p) const;
   void synchronize() const;
@@ -56,8 +61,35 @@ void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
 void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
                       const Backend& src_backend, std::size_t bytes);
 
-// Throws std::runtime_error with `what` and the CUDA error string if the last launch failed.
-void check_launch(const char* what);
+// Throws std::runtime_error with `what` (the kernel), `field` (when given) and the CUDA
+// error string if the last launch on `backend` failed. With BOUSS_CHECK_KERNELS=1 in the
+// environment it also waits for the kernel to finish (outside graph capture), so that a
+// fault inside a kernel is reported with the kernel's and the field's names instead of
+// surfacing later at an unrelated copy. Slow: for finding where a fault comes from.
+void check_launch(const char* what, const Backend& backend, const char* field = nullptr);
+bool check_kernels_enabled();
+
+// Bytes currently allocated through Backend::allocate, on CUDA devices and on the host
+// (pinned included): what the memory estimate of a run is checked against.
+std::size_t allocated_bytes(BackendKind kind);
+
+// A point in a backend's stream: record() marks it, ready() asks without waiting whether
+// the work before it is done, wait() blocks the host until it is. On the CPU every
+// recorded point is done at once.
+class StreamEvent {
+ public:
+  StreamEvent() = default;
+  ~StreamEvent();
+  StreamEvent(const StreamEvent&) = delete;
+  StreamEvent& operator=(const StreamEvent&) = delete;
+  void record(const Backend& backend);
+  bool ready() const;
+  void wait() const;
+
+ private:
+  void* event_ = nullptr;  // cudaEvent_t, created at the first record on a CUDA backend
+  bool recorded_cuda_ = false;
+};
 
 // Elapsed time of a region: CUDA events on the GPU, a steady clock on the CPU.
 class RegionTimer {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "grid/for_each.hpp"
 
@@ -106,6 +107,9 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       hic = std::max(hic, F.hic);
     }
     const S ha = S(h[a]);
+    std::string names;  // for BOUSS_CHECK_KERNELS reports
+    if (check_kernels_enabled())
+      for (int q = 0; q < count; ++q) names += (q ? ", " : "") + fields[q]->name();
     // Points: x -> axis b, y -> axis c, each over the field's padded range (a face field has
     // one point more along its own axis), z -> field q and ghost layer m. The slopes are
     // zero for the z fill, so c is z wherever the height matters.
@@ -118,7 +122,7 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       S* p = F.origin + jb * sb + kc * sc;
       if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
       else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
-    }, "fill_ghosts");
+    }, a == 0 ? "fill_ghosts x" : a == 1 ? "fill_ghosts y" : "fill_ghosts z", names.c_str());
   }
 }
 

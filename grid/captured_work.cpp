@@ -47,6 +47,7 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
       it = exec_.emplace(key, exec).first;
     }
     check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(it->second), stream), "launch");
+    if (check_kernels_enabled()) check(cudaStreamSynchronize(stream), "a kernel of the replayed graph");
     return;
   }
 #else

@@ -2,6 +2,8 @@
 #include "grid/field_ops.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
@@ -15,7 +17,7 @@ void fill(Field<S>& f, Real value_in) {
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), f.layout().padded(f.stagger()), [=] BOUSS_HD(int i, int j, int k) {
     v[i + j * sy + k * sz] = value;
-  }, "fill");
+  }, "fill", f.name().c_str());
 }
 
 template <class S>
@@ -24,6 +26,14 @@ Real sum(const Field<S>& f, const Box& box) {
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   return reduce(f.backend(), box, Real(0), SumOp{},
                 [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, "sum");
+}
+
+template <class S>
+void sum_into(const Field<S>& f, const Box& box, Real* out) {
+  const View<const S> v = f.cview();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  reduce_into(f.backend(), box, Real(0), SumOp{},
+              [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, out, "sum");
 }
 
 template <class S>
@@ -40,7 +50,7 @@ void add_constant(Field<S>& f, const Box& box, Real value_in) {
   const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) { v[i + j * sy + k * sz] += value; },
-           "add_constant");
+           "add_constant", f.name().c_str());
 }
 
 template <class S>
@@ -57,7 +67,7 @@ struct SumMaxMin {
 };
 struct SumMaxMinOp {
   BOUSS_HD SumMaxMin operator()(const SumMaxMin& a, const SumMaxMin& b) const {
-    return {a.sum + b.sum, a.max > b.max ? a.max : b.max, a.min < b.min ? a.min : b.min};
+    return {a.sum + b.sum, MaxOp{}(a.max, b.max), MinOp{}(a.min, b.min)};  // NaN propagates
   }
 };
 }  // namespace
@@ -80,13 +90,44 @@ Real remove_mean_max_abs(Field<S>& f) {
   return std::fmax(Real(S(r.max) - m), Real(m - S(r.min)));
 }
 
+template <class S>
+std::vector<double> interior_values(const Field<S>& f) {
+  const std::vector<S> all = f.to_host();
+  const Layout& L = f.layout();
+  const Box box = L.interior(f.stagger());
+  std::vector<double> out;
+  out.reserve(box.cells());
+  for (int k = 0; k < box.hi[2]; ++k)
+    for (int j = 0; j < box.hi[1]; ++j)
+      for (int i = 0; i < box.hi[0]; ++i) out.push_back(double(all[L.origin + L.index(i, j, k)]));
+  return out;
+}
+
+template <class S>
+void set_interior_values(Field<S>& f, const std::vector<double>& values) {
+  const Layout& L = f.layout();
+  const Box box = L.interior(f.stagger());
+  if (values.size() != std::size_t(box.cells()))
+    throw std::invalid_argument("field " + f.name() + ": " + std::to_string(values.size()) + " values for " +
+                                std::to_string(box.cells()) + " interior points");
+  std::vector<S> all = f.to_host();
+  std::size_t n = 0;
+  for (int k = 0; k < box.hi[2]; ++k)
+    for (int j = 0; j < box.hi[1]; ++j)
+      for (int i = 0; i < box.hi[0]; ++i) all[L.origin + L.index(i, j, k)] = S(values[n++]);
+  f.from_host(all);
+}
+
 #define BOUSS_FIELD_OPS(S)                                     \
   template void fill<S>(Field<S>&, Real);                      \
   template Real sum<S>(const Field<S>&, const Box&);           \
+  template void sum_into<S>(const Field<S>&, const Box&, Real*); \
   template Real max_abs<S>(const Field<S>&, const Box&);       \
   template void add_constant<S>(Field<S>&, const Box&, Real);  \
   template Real remove_mean<S>(Field<S>&);                     \
-  template Real remove_mean_max_abs<S>(Field<S>&);
+  template Real remove_mean_max_abs<S>(Field<S>&);            \
+  template std::vector<double> interior_values<S>(const Field<S>&); \
+  template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)
 BOUSS_FIELD_OPS(float)
 #undef BOUSS_FIELD_OPS

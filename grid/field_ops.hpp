@@ -2,6 +2,8 @@
 // and float fields; sums and norms come back in double.
 #pragma once
 
+#include <vector>
+
 #include "grid/field.hpp"
 
 namespace bouss {
@@ -11,6 +13,9 @@ template <class S> void fill(Field<S>& f, Real value);
 // Sum and max |f| over a box of points.
 template <class S> Real sum(const Field<S>& f, const Box& box);
 template <class S> Real max_abs(const Field<S>& f, const Box& box);
+// The sum into *out, memory of f's backend (a device scalar on the GPU), without waiting
+// for it (grid/reduce.hpp reduce_into; read it with grid/async_value.hpp).
+template <class S> void sum_into(const Field<S>& f, const Box& box, Real* out);
 // f += value on a box.
 template <class S> void add_constant(Field<S>& f, const Box& box, Real value);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
@@ -18,6 +23,11 @@ template <class S> Real remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one
 // reduction (sum, max and min together) instead of two.
 template <class S> Real remove_mean_max_abs(Field<S>& f);
+
+// The interior values of a field (grid/layout.hpp: Layout::interior of its stagger) on the
+// host, C order with x fastest, in double; and the reverse. Output and checkpoints use them.
+template <class S> std::vector<double> interior_values(const Field<S>& f);
+template <class S> void set_interior_values(Field<S>& f, const std::vector<double>& values);
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

@@ -43,7 +43,7 @@ inline dim3 block_shape(int ni) {
 #endif
 
 template <class F>
-void for_each(const Backend& backend, const Box& box, F f, const char* what = "for_each") {
+void for_each(const Backend& backend, const Box& box, F f, const char* what = "for_each", const char* field = nullptr) {
   if (box.empty()) return;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const int ni = box.extent(0), nj = box.extent(1), nk = box.extent(2);
@@ -52,12 +52,14 @@ void for_each(const Backend& backend, const Box& box, F f, const char* what = "f
     const dim3 block = detail::block_shape(ni);
     const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
     detail::for_each_kernel<<<grid, block, 0, static_cast<cudaStream_t>(backend.stream())>>>(i0, j0, k0, ni, nj, f);
-    check_launch(what);
+    check_launch(what, backend, field);
     return;
 #else
+    (void)field;
     throw std::logic_error(std::string(what) + ": CUDA launch from a unit not compiled as CUDA");
 #endif
   }
+  (void)field;
 #ifdef _OPENMP
 #pragma omp parallel for collapse(2) schedule(static) if (box.cells() >= cpu_parallel_min_points)
 #endif

@@ -1,9 +1,15 @@
-// Reductions of a pointwise expression over a box: CUB's DeviceReduce on the GPU,
-// OpenMP partial results combined in a fixed order on the CPU. The result comes back
-// to the host (a scalar diagnostic: the only device-to-host traffic of the time loop).
+// Reductions of a pointwise expression over a box: CUB's DeviceReduce on the GPU, fixed
+// blocks of rows combined in a fixed order on the CPU (the same sum whatever the number
+// of OpenMP threads, so that a run restarted on another machine continues bit for bit).
+//
+// reduce_into() leaves the result in the backend's memory (a device scalar on the GPU),
+// ordered on the backend's stream, for the host to read later without stalling the device
+// (grid/async_value.hpp); reduce() returns it to the host and waits for it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "grid/backend.hpp"
@@ -16,15 +22,18 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #endif
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace bouss {
 
+// Max and min that propagate NaN: a NaN anywhere in the box makes the result NaN, so a
+// blown-up state cannot hide behind a comparison (`a > b ? a : b` drops a NaN b).
 struct MaxOp {
   template <class T>
-  BOUSS_HD T operator()(T a, T b) const { return a > b ? a : b; }
+  BOUSS_HD T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
+};
+struct MinOp {
+  template <class T>
+  BOUSS_HD T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
 };
 struct SumOp {
   template <class T>
@@ -45,11 +54,21 @@ struct BoxPoint {
     return f(i0 + i, j0 + j, k0 + k);
   }
 };
+
+// CPU blocking: rows (j, k) are grouped into blocks of about this many points, a block
+// reduced in order by one thread, the blocks combined in order. Depends on the box alone.
+constexpr long cpu_reduce_block_points = 8192;
 }  // namespace detail
 
+// Reduces f over the box into *out, which lives in the backend's memory (device memory
+// on the GPU, host memory on the CPU). On the GPU the work is queued on the backend's
+// stream and *out is ready once the stream reaches this point.
 template <class T, class Op, class F>
-T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char* what = "reduce") {
-  if (box.empty()) return init;
+void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
+  if (box.empty()) {
+    copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
+    return;
+  }
   if (backend.is_cuda()) {
 #if defined(__CUDACC__)
     detail::BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1)};
@@ -57,42 +76,63 @@ T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char*
     const std::int64_t count = box.cells();
     std::size_t temp_bytes = 0;
     const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
-    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), count, op, init, stream);
-    const std::size_t offset = (temp_bytes + 255) / 256 * 256;
-    char* scratch = static_cast<char*>(backend.scratch(offset + sizeof(T)));
-    T* out = reinterpret_cast<T*>(scratch + offset);
-    cub::DeviceReduce::Reduce(scratch, temp_bytes, in, out, count, op, init, stream);
-    check_launch(what);
-    T result{};
-    copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
-    return result;
+    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, out, count, op, init, stream);
+    void* temp = backend.scratch(temp_bytes);
+    cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, count, op, init, stream);
+    check_launch(what, backend);
+    return;
 #else
     throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
 #endif
   }
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const int ni = box.extent(0), nj = box.extent(1), nk = box.extent(2);
+  const long rows = long(nj) * nk;
+  const long rows_per_block = std::max<long>(1, detail::cpu_reduce_block_points / ni);
+  const long blocks = (rows + rows_per_block - 1) / rows_per_block;
+  std::vector<T> partial(blocks, init);
 #ifdef _OPENMP
-  std::vector<T> partial(omp_get_max_threads(), init);
-#pragma omp parallel if (box.cells() >= cpu_parallel_min_points)
-  {
+#pragma omp parallel for schedule(static) if (box.cells() >= cpu_parallel_min_points)
+#endif
+  for (long b = 0; b < blocks; ++b) {
     T local = init;
-#pragma omp for collapse(2) schedule(static)
-    for (int k = k0; k < k0 + nk; ++k)
-      for (int j = j0; j < j0 + nj; ++j)
-        for (int i = i0; i < i0 + ni; ++i) local = op(local, f(i, j, k));
-    partial[omp_get_thread_num()] = local;
+    const long r1 = std::min(rows, (b + 1) * rows_per_block);
+    for (long r = b * rows_per_block; r < r1; ++r) {
+      const int j = j0 + int(r % nj), k = k0 + int(r / nj);
+      for (int i = i0; i < i0 + ni; ++i) local = op(local, f(i, j, k));
+    }
+    partial[b] = local;
   }
   T result = init;
   for (const T& p : partial) result = op(result, p);  // fixed order: reproducible
-  return result;
-#else
-  T result = init;
-  for (int k = k0; k < k0 + nk; ++k)
-    for (int j = j0; j < j0 + nj; ++j)
-      for (int i = i0; i < i0 + ni; ++i) result = op(result, f(i, j, k));
-  return result;
+  *out = result;
+}
+
+// The same, returned to the host (waits for the device).
+template <class T, class Op, class F>
+T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char* what = "reduce") {
+  if (!backend.is_cuda()) {
+    T result{};
+    reduce_into(backend, box, init, op, f, &result, what);
+    return result;
+  }
+  // The result lands behind CUB's temporary storage in the backend's scratch memory.
+  std::size_t temp_bytes = 0;
+#if defined(__CUDACC__)
+  {
+    detail::BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1)};
+    auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
+    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), box.cells(), op, init,
+                              static_cast<cudaStream_t>(backend.stream()));
+  }
 #endif
+  const std::size_t offset = (temp_bytes + 255) / 256 * 256;
+  T* out = reinterpret_cast<T*>(static_cast<char*>(backend.scratch(offset + sizeof(T))) + offset);
+  // reduce_into asks for scratch of temp_bytes again: no regrowth, the slot past it stays.
+  reduce_into(backend, box, init, op, f, out, what);
+  T result{};
+  copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
+  return result;
 }
 
 }  // namespace bouss

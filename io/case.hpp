@@ -137,6 +137,8 @@ void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& pe
 // Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.
 // Throws CaseError with one line naming the file, the JSON path and what was expected.
 Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});
+// The text of a case file, read with load_case's limits (at most 4 MiB; not a folder).
+std::string read_case_text(const std::string& path);
 // Same, from text already in memory (source names it in messages).
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides = {});

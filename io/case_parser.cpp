@@ -1249,7 +1249,7 @@ Case parse_case(const std::string& text, const std::string& source,
   return c;
 }
 
-Case load_case(const std::string& path, const std::vector<std::string>& overrides) {
+std::string read_case_text(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) throw CaseError(path + ": cannot read case file: " + std::strerror(errno));
   // A folder opens for reading on Linux (reading it fails): say what it is.
@@ -1272,7 +1272,11 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
   std::fclose(file);
   if (error != 0) throw CaseError(path + ": cannot read case file: " + std::strerror(error));
   if (text.size() > max_case_file_bytes) throw CaseError(path + ": larger than 4 MiB: not a case file");
-  return parse_case(text, path, overrides);
+  return text;
+}
+
+Case load_case(const std::string& path, const std::vector<std::string>& overrides) {
+  return parse_case(read_case_text(path), path, overrides);
 }
 
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {

@@ -13,6 +13,8 @@ namespace bouss {
 
 namespace {
 
+constexpr const char* q_name(int component) { return component == 0 ? "u" : component == 1 ? "v" : "w"; }
+
 template <int A>
 void advance_velocity_component(const Grid& g, const Coefficients& c, Real dt, AB2Coefficients ab,
                                 const FlowFields& now, Field<Real>& G, Field<Real>& next,
@@ -30,7 +32,7 @@ void advance_velocity_component(const Grid& g, const Coefficients& c, Real dt, A
     const Real old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = q[idx] + dt * (a * tendency + b * old);
-  }, "advance_ab2 (velocity)");
+  }, "advance_ab2 (velocity)", q_name(A));
 }
 
 void advance_temperature(const Grid& g, const Coefficients& c, Real dt, AB2Coefficients ab,
@@ -46,7 +48,7 @@ void advance_temperature(const Grid& g, const Coefficients& c, Real dt, AB2Coeff
     const Real old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = T[idx] + dt * (a * tendency + b * old);
-  }, "advance_ab2 (temperature)");
+  }, "advance_ab2 (temperature)", "T");
 }
 
 }  // namespace
@@ -87,7 +89,7 @@ void subtract_gradient_component(const Stencil& st, const Field<Real>& phi, Real
   for_each(q.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     out[idx] -= dt * gradient_at_face<A>(idx, p, st);
-  }, "subtract_gradient");
+  }, "subtract_gradient", q_name(A));
 }
 }  // namespace
 
@@ -129,13 +131,17 @@ Real advective_rate(const Grid& g, const FlowFields& f) {
   const CView u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(f.u.backend(), g.layout.interior(Stagger::centre), Real(0), MaxOp{},
-                [=] BOUSS_HD(int i, int j, int k) {
-                  const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  const Real au = fmax(fabs(u[idx]), fabs(u[idx + 1]));
-                  const Real av = fmax(fabs(v[idx]), fabs(v[idx + sy]));
-                  const Real aw = fmax(fabs(w[idx]), fabs(w[idx + sz]));
-                  return au * st.rd[0] + av * st.rd[1] + aw * st.rd[2];
-                }, "advective_rate");
+                [=] BOUSS_HD(int i, int j, int k) { return advective_rate_at_centre(i + j * sy + k * sz, u, v, w, st); },
+                "advective_rate");
+}
+
+void state_rate_into(const Grid& g, const FlowFields& f, Real* out) {
+  const Stencil st = make_stencil(g);
+  const CView u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  reduce_into(f.u.backend(), g.layout.interior(Stagger::centre), Real(0), MaxOp{},
+              [=] BOUSS_HD(int i, int j, int k) { return state_rate_at_centre(i + j * sy + k * sz, u, v, w, T, st); },
+              out, "state check (advective rate, non-finite values)");
 }
 
 Real max_abs_velocity(const Grid& g, const FlowFields& f) {

@@ -8,6 +8,8 @@
 //   rd[a] = 1/h[a],  rd2[a] = 1/h[a]^2
 #pragma once
 
+#include <cmath>
+
 #include "grid/config.hpp"
 #include "grid/view.hpp"
 
@@ -26,6 +28,27 @@ BOUSS_HD inline Real divergence_at_centre(std::ptrdiff_t idx, CView u, CView v, 
                                           const Stencil& st) {
   return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
          (w[idx + st.s[2]] - w[idx]) * st.rd[2];
+}
+
+// |u|/dx + |v|/dy + |w|/dz over the cell at idx, each the larger of its two faces: the
+// advective rate that the CFL number bounds (dt <= cfl / max rate).
+BOUSS_HD inline Real advective_rate_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w, const Stencil& st) {
+  const Real au = fmax(fabs(u[idx]), fabs(u[idx + st.s[0]]));
+  const Real av = fmax(fabs(v[idx]), fabs(v[idx + st.s[1]]));
+  const Real aw = fmax(fabs(w[idx]), fabs(w[idx + st.s[2]]));
+  return au * st.rd[0] + av * st.rd[1] + aw * st.rd[2];
+}
+
+// The advective rate with the cell's temperature folded in: t - t is 0 for a finite t and
+// NaN for NaN or Inf, and fmax would drop a NaN rate, so the sum carries either to a
+// NaN-propagating max. One pass checks the whole state (u, v, w, T) for non-finite values.
+BOUSS_HD inline Real state_rate_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w, CView T,
+                                          const Stencil& st) {
+  const Real t = T[idx];
+  const Real nonfinite = (u[idx] - u[idx]) + (u[idx + st.s[0]] - u[idx + st.s[0]]) + (v[idx] - v[idx]) +
+                         (v[idx + st.s[1]] - v[idx + st.s[1]]) + (w[idx] - w[idx]) +
+                         (w[idx + st.s[2]] - w[idx + st.s[2]]) + (t - t);
+  return advective_rate_at_centre(idx, u, v, w, st) + nonfinite;
 }
 
 // d(phi)/dx_A on the face normal to A at idx, from the centres on either side.

@@ -205,6 +205,37 @@ void add_correction(const Grid& g, Field<Real>& x, const Field<S>& e) {
 
 }  // namespace
 
+namespace {
+// Whether level l runs on the host: a coarse level of a GPU run with at most
+// cpu_coarse_cells cells (paper 004, "Run small problems on the CPU").
+bool level_runs_on_host(const Backend& backend, const std::array<int, 3>& shape, std::size_t l,
+                        const MultigridOptions& opt) {
+  return l > 0 && backend.is_cuda() && cell_count(shape) <= opt.cpu_coarse_cells;
+}
+
+// Bytes a hierarchy of element type S allocates, on the fine grid's backend and on the
+// host; follows the constructor below allocation by allocation (the unit test
+// Multigrid.MemoryEstimateIsWhatItAllocates holds them together).
+template <class S>
+void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const MultigridOptions& opt, bool own_level0,
+                         double& on_backend, double& on_host) {
+  const auto shapes = multigrid_levels(fine.layout.n);
+  bool previous_on_host = false;
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const bool host = level_runs_on_host(backend, shapes[l], l, opt);
+    const double array = double(Layout::make(shapes[l], fine.layout.ghost, sizeof(Real)).size) * sizeof(S);
+    double& here = host ? on_host : on_backend;
+    if (l > 0 || own_level0) here += 2 * array;      // x, b
+    if (l > 0 && host && !previous_on_host) on_backend += 2 * array;  // the device mirrors of x, b
+    if (l + 1 == shapes.size()) {
+      const double N = double(cell_count(shapes[l]));
+      here += array + N * N * sizeof(S);  // r and the dense coarse inverse
+    }
+    previous_on_host = host;
+  }
+}
+}  // namespace
+
 // The levels of one precision and the cycles over them.
 template <class S>
 class MultigridHierarchy {
@@ -232,7 +263,7 @@ class MultigridHierarchy {
     for (std::size_t l = 0; l < shapes.size(); ++l) {
       auto L = std::make_unique<Level>();
       L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost);
-      const bool host = l > 0 && backend.is_cuda() && cell_count(shapes[l]) <= opt.cpu_coarse_cells;
+      const bool host = level_runs_on_host(backend, shapes[l], l, opt);
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
       if (l > 0 || own_level0) {
@@ -434,6 +465,26 @@ Multigrid::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc
 }
 
 Multigrid::~Multigrid() = default;
+
+std::vector<Multigrid::LevelPlan> Multigrid::plan(const Backend& backend, const std::array<int, 3>& n,
+                                                  const MultigridOptions& opt) {
+  std::vector<LevelPlan> out;
+  const auto shapes = multigrid_levels(n);
+  for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], level_runs_on_host(backend, shapes[l], l, opt)});
+  return out;
+}
+
+std::pair<double, double> Multigrid::estimate_memory(const Backend& backend, const Grid& fine,
+                                                     const MultigridOptions& opt) {
+  double on_backend = 0, on_host = 0;
+  if (opt.mixed_precision) {
+    add_hierarchy_bytes<float>(backend, fine, opt, true, on_backend, on_host);
+  } else {
+    add_hierarchy_bytes<double>(backend, fine, opt, false, on_backend, on_host);
+    if (opt.fmg) on_backend += 2 * double(fine.layout.size) * sizeof(Real);  // defect, correction (at the first FMG)
+  }
+  return {on_backend, on_host};
+}
 
 int Multigrid::levels() const { return double_ ? double_->levels() : single_->levels(); }
 const Grid& Multigrid::level_grid(int l) const { return double_ ? double_->level(l).grid : single_->level(l).grid; }

@@ -15,6 +15,7 @@
 
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "grid/boundary.hpp"
@@ -61,6 +62,18 @@ class Multigrid {
 
   // max |b - lap x| over the interior (x's ghosts must be filled).
   Real residual_norm(const Field<Real>& x, const Field<Real>& b) const;
+
+  // The levels a multigrid of this grid would have, finest first, and which run on the host
+  // (without allocating anything: for `bouss check` and the log).
+  struct LevelPlan {
+    std::array<int, 3> n;
+    bool on_host;
+  };
+  static std::vector<LevelPlan> plan(const Backend& backend, const std::array<int, 3>& n, const MultigridOptions& opt);
+  // Bytes a multigrid for this grid and these options allocates: {on the backend, on the
+  // host} (host coarse levels of a GPU run are pinned host memory).
+  static std::pair<double, double> estimate_memory(const Backend& backend, const Grid& fine,
+                                                   const MultigridOptions& opt);
 
   int levels() const;
   const Grid& level_grid(int l) const;

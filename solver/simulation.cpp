@@ -6,15 +6,12 @@
 #include <stdexcept>
 
 #include "grid/field_ops.hpp"
+#include "io/file_util.hpp"
+#include "physics/time_step.hpp"
 
 namespace bouss {
 
 namespace {
-
-// Diffusive stability of AB2: dt * max(nu, kappa) * sum(1/h^2) <= this bound
-// (AB2's real-axis stability limit is dt*lambda <= 1 with lambda = 4 nu sum(1/h^2); 0.2
-// keeps a margin of 0.8 of it).
-constexpr Real diffusive_number = 0.2;
 
 // Uniform deviate in [-1, 1] from a counter (splitmix64): the same field on every backend
 // and machine for a given seed.
@@ -25,6 +22,8 @@ Real noise(std::uint64_t seed, std::uint64_t n) {
   z ^= z >> 31;
   return Real(z >> 11) * (Real(2) / Real(1ull << 53)) - 1;
 }
+
+constexpr int state_names_count = 9;  // Simulation::state_names()
 
 std::array<Real, 3> lengths(const Case& c) { return {c.length(0), c.length(1), c.length(2)}; }
 std::array<Real, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1][0], c.extent[2][0]}; }
@@ -46,11 +45,46 @@ MultigridOptions multigrid_options(const PressureParams& p, const Backend& backe
   return o;
 }
 
+MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
+  const Grid g = Grid::make(c.n, origins(c), lengths(c));
+  const double array = double(g.layout.size) * sizeof(Real);
+  MemoryEstimate m;
+  // now, next and tendencies (u, v, w, T each), phi and the divergence; the state check.
+  m.backend_bytes = 14 * array + sizeof(Real);
+  const auto [mg_backend, mg_host] = Multigrid::estimate_memory(backend, g, multigrid_options(c.pressure, backend));
+  m.backend_bytes += mg_backend;
+  m.host_bytes = mg_host + sizeof(Real);  // pinned coarse levels; the state check's host copy
+  // One field's padded host copy and its interior values at a time for a snapshot, or a
+  // checkpoint's arrays all together; the initial condition's host array before that.
+  const double interior = double(g.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
+  const double snapshot = array + interior;
+  const double checkpoint = c.checkpoint.enabled() ? array + double(state_names_count) * interior : 0;
+  m.output_bytes = std::max(snapshot, checkpoint);
+  return m;
+}
+
+void check_memory(const Case& c, const Backend& backend) {
+  const MemoryEstimate m = estimate_memory(c, backend);
+  // Reductions' scratch, CUDA graphs and the runtime's own allocations: a margin.
+  constexpr double margin = 64.0 * (1 << 20);
+  auto refuse = [&](const char* what, const char* who, double need, double have) {
+    throw CaseError(c.source + ": /grid/n: the run needs " + format_bytes(need) + " of " + what + ", " + who +
+                    " has " + format_bytes(have) + " free");
+  };
+  if (backend.is_cuda()) {
+    const double device_free = double(backend.available_bytes());
+    if (m.backend_bytes + margin > device_free) refuse("GPU memory", "the device", m.backend_bytes + margin, device_free);
+  }
+  const double host_free = double(Backend::host_available_bytes());
+  if (m.host_peak(backend) + margin > host_free) refuse("host memory", "the host", m.host_peak(backend) + margin, host_free);
+}
+
 Simulation::Simulation(const Case& c, const Backend& backend)
     : case_(c),
       backend_(backend),
       grid_(Grid::make(c.n, origins(c), lengths(c))),
-      bc_(flow_conditions(c)) {
+      bc_(flow_conditions(c)),
+      state_rate_(backend) {
   coeffs_.nu = c.physics.nu;
   coeffs_.kappa = c.physics.kappa;
   coeffs_.b_T = c.physics.buoyancy;
@@ -103,6 +137,23 @@ void Simulation::set_initial_condition() {
   fill_all_ghosts();
 }
 
+void Simulation::queue_state_check() {
+  state_rate_into(grid_, now_, state_rate_.target());
+  state_rate_.publish();
+  checked_step_ = step_;
+}
+
+Real Simulation::checked_rate() const {
+  const Real rate = state_rate_.get();
+  if (!std::isfinite(rate))
+    throw std::runtime_error("step " + std::to_string(checked_step_) + " (t = " + std::to_string(time_) +
+                             "): the flow holds NaN or Inf values (u, v, w or T): the run blew up; "
+                             "lower time.cfl or time.dt");
+  return rate;
+}
+
+void Simulation::verify_state() const { checked_rate(); }
+
 void Simulation::fill_flow_ghosts(int components) {
   Field<Real>* fields[max_fill_fields];
   const FieldBC* bcs[max_fill_fields];
@@ -113,29 +164,15 @@ void Simulation::fill_flow_ghosts(int components) {
   fill_ghosts(fields, bcs, components, grid_.h);
 }
 
-void Simulation::fill_all_ghosts() { fill_flow_ghosts(4); }
+void Simulation::fill_all_ghosts() {
+  fill_flow_ghosts(4);
+  queue_state_check();
+}
 
 Real Simulation::next_dt() const {
-  Real dt;
-  if (case_.time.dt) {
-    dt = *case_.time.dt;
-  } else {
-    Real inv_h2 = 0;
-    for (int a = 0; a < 3; ++a) inv_h2 += 1 / (grid_.h[a] * grid_.h[a]);
-    const Real diffusivity = std::max(coeffs_.nu, coeffs_.kappa);
-    dt = diffusivity > 0 ? diffusive_number / (diffusivity * inv_h2) : std::numeric_limits<Real>::infinity();
-    const Real rate = advective_rate(grid_, now_);
-    if (rate > 0) dt = std::min(dt, Real(case_.time.cfl) / rate);
-    if (!std::isfinite(dt))
-      throw std::runtime_error("no time step limit: the fluid is at rest and nu = kappa = 0; set time.dt");
-  }
-  if (case_.time.end) {
-    const Real left = *case_.time.end - time_;
-    // Land on the end time; avoid a sliver of a last step by stretching the one before.
-    if (left <= dt * (1 + 1e-12)) dt = left;
-    else if (left < 1.5 * dt) dt = left / 2;
-  }
-  return dt;
+  const Real dt = case_.time.dt ? Real(*case_.time.dt)
+                                : stable_time_step(grid_.h, coeffs_.nu, coeffs_.kappa, Real(case_.time.cfl), checked_rate());
+  return clip_to_end(dt, time_, case_.time.end);
 }
 
 bool Simulation::finished() const {
@@ -145,25 +182,32 @@ bool Simulation::finished() const {
 }
 
 void Simulation::step() {
-  const Real dt = next_dt();
+  const Real dt = next_dt();  // with an adaptive dt this reads, and verifies, the state check
   const AB2Coefficients ab = AB2Coefficients::make(dt, dt_old_, step_ == 0);
   advance_ab2(grid_, coeffs_, dt, ab, now_, G_, next_, unknown_);
+  if (case_.time.dt) verify_state();  // a fixed dt: read now, with the device busy
   now_.swap(next_);
-  fill_all_ghosts();
-  project(dt);
+  fill_flow_ghosts(4);
+  project_velocity(dt);
   if (!solve_.converged && !std::isfinite(solve_.residual_history.back()))
     throw std::runtime_error("step " + std::to_string(step_ + 1) + ": the pressure solve diverged (NaN); "
                              "the run is unstable: lower time.cfl or time.dt");
   time_ += dt;
   dt_old_ = dt;
   ++step_;
+  queue_state_check();
 }
 
-void Simulation::project(Real dt) {
+void Simulation::project_velocity(Real dt) {
   divergence(grid_, now_, rhs_, 1 / dt);
   solve_ = mg_->solve(phi_, rhs_, case_.pressure.tolerance);
   subtract_gradient(grid_, phi_, dt, now_, unknown_);
   fill_flow_ghosts(3);  // the velocity
+}
+
+void Simulation::project(Real dt) {
+  project_velocity(dt);
+  queue_state_check();
 }
 
 Diagnostics Simulation::diagnostics() const {
@@ -199,23 +243,46 @@ double Simulation::bytes_per_step(const SolveStats& s) const {
          (v_cycles + (s.fmg ? 0 : 1)) * mg_->bytes_per_cycle();
 }
 
+Field<Real>& Simulation::named(const std::string& name) {
+  if (name == "T") return now_.T;
+  if (name == "u") return now_.u;
+  if (name == "v") return now_.v;
+  if (name == "w") return now_.w;
+  if (name == "p") return phi_;
+  if (name == "G_u") return G_.u;
+  if (name == "G_v") return G_.v;
+  if (name == "G_w") return G_.w;
+  if (name == "G_T") return G_.T;
+  throw std::invalid_argument("unknown field \"" + name + "\"");
+}
+
 std::vector<double> Simulation::host_values(const std::string& name) const {
-  const Field<Real>* f = nullptr;
-  if (name == "T") f = &now_.T;
-  else if (name == "u") f = &now_.u;
-  else if (name == "v") f = &now_.v;
-  else if (name == "w") f = &now_.w;
-  else if (name == "p") f = &phi_;
-  else throw std::invalid_argument("unknown output field \"" + name + "\"");
-  const std::vector<Real> all = f->to_host();
-  const Layout& L = grid_.layout;
-  const Box box = L.interior(f->stagger());
-  std::vector<double> out;
-  out.reserve(box.cells());
-  for (int k = 0; k < box.hi[2]; ++k)
-    for (int j = 0; j < box.hi[1]; ++j)
-      for (int i = 0; i < box.hi[0]; ++i) out.push_back(double(all[L.origin + L.index(i, j, k)]));
-  return out;
+  return interior_values(const_cast<Simulation*>(this)->named(name));
+}
+
+const std::vector<std::string>& Simulation::state_names() {
+  static const std::vector<std::string> names = {"u", "v", "w", "T", "p", "G_u", "G_v", "G_w", "G_T"};
+  return names;
+}
+
+void Simulation::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, Real time,
+                         Real last_dt, long steps, int last_cycles) {
+  for (const std::string& name : state_names()) {
+    auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
+    if (it == arrays.end()) throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
+    set_interior_values(named(name), it->second);
+  }
+  // The ghosts as the step leaves them: the flow's from one fill of all four fields,
+  // the pressure's from the solver's own fill at the end of its solve.
+  fill_ghosts(phi_, bc_.pressure, grid_.h);
+  time_ = time;
+  dt_old_ = last_dt;
+  step_ = steps;
+  solve_ = SolveStats{};
+  solve_.cycles = last_cycles;
+  solve_.converged = true;
+  solve_.residual_history = {0};
+  fill_all_ghosts();
 }
 
 }  // namespace bouss

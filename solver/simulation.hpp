@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "grid/async_value.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "io/case.hpp"
@@ -36,10 +37,28 @@ struct Diagnostics {
 // The multigrid options a case's "pressure" section asks for.
 MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend);
 
+// What a run of a case allocates, estimated before anything is allocated: on the backend
+// (the device for CUDA) and on the host (pinned coarse levels, the host copies a snapshot
+// or checkpoint makes). `check_memory` compares them with what the machine has.
+struct MemoryEstimate {
+  double backend_bytes = 0;  // what a Simulation allocates on its backend: fields, multigrid levels
+  double host_bytes = 0;     // what it allocates on the host besides (pinned coarse levels of a GPU run)
+  double output_bytes = 0;   // host memory that snapshots and checkpoints take while they are written
+  // Host memory at the peak: for the CPU backend, everything.
+  double host_peak(const Backend& b) const { return (b.is_cuda() ? 0 : backend_bytes) + host_bytes + output_bytes; }
+};
+MemoryEstimate estimate_memory(const Case& c, const Backend& backend);
+// Throws CaseError "SOURCE: /grid/n: the run needs X of GPU memory, the device has Y free"
+// (or of host memory) when the run would not fit.
+void check_memory(const Case& c, const Backend& backend);
+
 class Simulation {
  public:
   Simulation(const Case& c, const Backend& backend);
 
+  // One step. Throws std::runtime_error when the state it starts from is not finite (a
+  // blow-up: caught one step after the step that made it, see check_state) or the
+  // pressure solve diverged.
   void step();
   // Removes the divergent part of the current velocity: lap(phi) = div(u)/dt, u -= dt grad(phi).
   void project(Real dt);
@@ -48,6 +67,9 @@ class Simulation {
   // and the diffusive limit, clipped to land on time.end.
   Real next_dt() const;
   bool finished() const;
+  // Waits for the check of the current state (queued at the end of the last step) and
+  // throws std::runtime_error naming the step when u, v, w or T holds a NaN or Inf.
+  void verify_state() const;
 
   Real time() const { return time_; }
   long steps_done() const { return step_; }
@@ -65,19 +87,33 @@ class Simulation {
   const Field<Real>& pressure() const { return phi_; }
   const FlowConditions& conditions() const { return bc_; }
   const Multigrid& multigrid() const { return *mg_; }
-  // Refills every ghost layer of the flow (after the caller changed the fields).
+  // Refills every ghost layer of the flow and checks the state again (after the caller
+  // changed the fields).
   void fill_all_ghosts();
-  void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
 
   // Estimated device-memory traffic of a step whose pressure solve went as `s` says, each
   // array counted once per pass that reads or writes it (see the model in simulation.cpp).
   double bytes_per_step(const SolveStats& s) const;
 
-  // Interior values of a named output field ("T", "u", "v", "w", "p") on the host, C order.
+  // Interior values of a named array on the host, C order (x fastest): the output fields
+  // "T", "u", "v", "w", "p", and the previous step's tendencies "G_u", "G_v", "G_w", "G_T".
   std::vector<double> host_values(const std::string& name) const;
+  // Everything a step needs, by name: what a checkpoint stores.
+  static const std::vector<std::string>& state_names();
+  // Continues from a stored state (a checkpoint): the named arrays' interior values, the
+  // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
+  // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.
+  void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, Real time, Real last_dt,
+               long steps, int last_cycles);
 
  private:
   void set_initial_condition();
+  void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
+  void project_velocity(Real dt);
+  // Queues the state check (advective rate with non-finite values folded in) of `now_`.
+  void queue_state_check();
+  Real checked_rate() const;  // the queued check's value; throws when it is not finite
+  Field<Real>& named(const std::string& name);
 
   Case case_;
   Backend backend_;
@@ -91,6 +127,11 @@ class Simulation {
   SolveStats solve_;
   Real time_ = 0, dt_old_ = 0;
   long step_ = 0;
+  // The state check of the latest state: its value arrives on the host without a device
+  // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
+  // once the next step's first kernels are queued, so the device never waits for it.
+  mutable AsyncValue<Real> state_rate_;
+  long checked_step_ = 0;
 };
 
 }  // namespace bouss

@@ -13,7 +13,10 @@ struct RunOptions {
   std::string backend;  // "" = the case's
   std::vector<std::string> overrides;
   std::optional<std::string> output;
-  double progress_seconds = 5;
+  double progress_seconds = 5;          // 0: no progress lines
+  std::optional<std::string> restart;   // a checkpoint to continue from
+  std::optional<std::string> wall_limit;  // HH:MM or HH:MM:SS of wall time
+  bool json = false;                    // check: the validated case as JSON only
 };
 
 struct BenchOptions {
@@ -52,13 +55,16 @@ struct ValidationOptions {
 
 // Each returns the process exit code: 0 done, 1 failed during the run, 2 bad input.
 int run_command(const RunOptions& o);
+int check_command(const RunOptions& o);
 int bench_command(const BenchOptions& o);
 int poisson_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);
 int converge_command(const ValidationOptions& o);
 
-// One-line error to stderr.
+// One-line error to stderr: "bouss: error: MESSAGE".
 void print_error(const std::string& message);
+// HH:MM or HH:MM:SS as seconds; throws CaseError naming the flag when malformed.
+double parse_wall_time(const std::string& text, const std::string& flag);
 
 }  // namespace bouss

@@ -1,7 +1,12 @@
 // bouss: the command line (CLI11).
 //   bouss run CASE.json [--backend auto|cuda|cpu] [--set key.path=VALUE]... [--output FILE]
+//                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
+//   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--json]
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
 #include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <string>
 
 #include "io/build_info.hpp"
 #include "tools/commands.hpp"
@@ -11,6 +16,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);
 
+  // Short messages: CLI11's own range validators print the bounds of a double in full.
+  const CLI::Validator positive(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && std::isfinite(x) && x > 0 ? std::string()
+                                                                             : "expected a positive number, got " + v;
+      },
+      "POSITIVE");
+  const CLI::Validator non_negative(
+      [](std::string& v) {
+        double x = 0;
+        return CLI::detail::lexical_cast(v, x) && std::isfinite(x) && x >= 0 ? std::string()
+                                                                              : "expected a number >= 0, got " + v;
+      },
+      "NUMBER>=0");
+
   bouss::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run a case and write its NetCDF output");
   run_cmd->add_option("case", run.case_file, "Case file (JSON)")->required();
@@ -19,7 +40,21 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--set", run.overrides, "Override a case key, JSON-typed: --set grid.n=[32,32,16] --set time.steps=20")
       ->allow_extra_args(false);
   run_cmd->add_option("--output", run.output, "NetCDF output file (overrides output.file)");
-  run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines")->check(CLI::PositiveNumber);
+  run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines (0: none)")
+      ->check(non_negative);
+  run_cmd->add_option("--restart", run.restart, "Continue the run from this checkpoint (STEM.checkpoint.STEP.nc)");
+  run_cmd->add_option("--wall-limit", run.wall_limit,
+                      "Write a checkpoint and stop cleanly before this much wall time (HH:MM or HH:MM:SS)");
+
+  bouss::RunOptions check;
+  auto* check_cmd = app.add_subcommand(
+      "check", "Dry run: validate a case, print it with every default, the memory it needs, the first dt and the "
+               "pressure solver's levels, and exit (0: it would run, 2: it would be refused)");
+  check_cmd->add_option("case", check.case_file, "Case file (JSON)")->required();
+  check_cmd->add_option("--backend", check.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  check_cmd->add_option("--set", check.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  check_cmd->add_option("--output", check.output, "NetCDF output file (overrides output.file)");
+  check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON");
 
   bouss::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand(
@@ -28,23 +63,23 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("case", bench.case_file, "Case file (JSON), or poisson, or relax")->required();
   bench_cmd->add_option("--backend", bench.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   bench_cmd->add_option("--set", bench.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
-  bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(CLI::PositiveNumber);
-  bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(CLI::NonNegativeNumber);
+  bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(positive);
+  bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(non_negative);
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
   bench_cmd->add_option("--n", bench.n, "poisson: grid NX,NY,NZ")->delimiter(',');
   bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
-  bench_cmd->add_option("--tolerance", bench.tolerance, "poisson: relative residual tolerance")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--tolerance", bench.tolerance, "poisson: relative residual tolerance")->check(positive);
   bench_cmd->add_option("--solver", bench.solvers, "poisson: mg, mg_mixed, fft, csr_cg (default all)")
       ->delimiter(',')->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg"}));
-  bench_cmd->add_option("--repeats", bench.repeats, "poisson: timed solves (median)")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--repeats", bench.repeats, "poisson: timed solves (median)")->check(positive);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
   bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson: smoothing sweeps before restriction");
   bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson: smoothing sweeps after prolongation");
   bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
   bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
   bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');
-  bench_cmd->add_option("--sweeps", bench.sweeps, "relax: relaxations timed")->check(CLI::PositiveNumber);
+  bench_cmd->add_option("--sweeps", bench.sweeps, "relax: relaxations timed")->check(positive);
 
   bouss::ValidationOptions onset;
   auto* onset_cmd = app.add_subcommand(
@@ -83,10 +118,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // One line, like every other error: "bouss: error: ...".
+    std::string what = e.what();
+    if (what.empty()) what = e.get_name();
+    bouss::print_error(what + " (bouss --help lists the commands and options)");
     return 2;
   }
   if (run_cmd->parsed()) return bouss::run_command(run);
+  if (check_cmd->parsed()) return bouss::check_command(check);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);
   if (converge_cmd->parsed()) return bouss::converge_command(converge);
   if (bench_cmd->parsed()) {

@@ -1,13 +1,14 @@
-// bouss run: validate, check the output path, allocate, step, write snapshots, report.
+// bouss run: validate, then hand the case to the run driver (solver/run.hpp) and report how
+// the run ended: 0 finished (or stopped at the wall-clock limit with a checkpoint), 1 failed
+// during the run (the output stays under its partial name), 2 refused before the run,
+// 128 + the signal after a clean stop on SIGINT or SIGTERM.
 #include <spdlog/spdlog.h>
 
-#include <chrono>
-#include <cmath>
-#include <memory>
+#include <csignal>
+#include <string>
 
 #include "io/case.hpp"
-#include "io/netcdf_writer.hpp"
-#include "solver/simulation.hpp"
+#include "solver/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 
@@ -15,67 +16,24 @@ namespace bouss {
 
 namespace {
 
-std::vector<SnapshotField> snapshot(const Simulation& sim) {
-  std::vector<SnapshotField> out;
-  for (const auto& name : sim.config().output.fields) out.push_back({name, sim.host_values(name)});
-  return out;
+// A word as the shell reads it back.
+std::string shell_word(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=+@%") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
 }
 
-std::map<std::string, double> snapshot_scalars(const Simulation& sim) { return {{"step", double(sim.steps_done())}}; }
-
-// The diagnostics of one series record, and the growth rate of the kinetic energy since
-// the previous record: sigma = d ln(KE) / dt / 2 (KE grows as exp(2 sigma t)).
-class DiagnosticsSeries {
- public:
-  std::map<std::string, double> record(const Simulation& sim, const Diagnostics& d) {
-    std::map<std::string, double> r = {{"kinetic_energy", d.kinetic_energy}, {"max_divergence", d.max_divergence},
-                                       {"max_velocity", d.max_velocity},     {"dt", sim.last_dt()},
-                                       {"pressure_cycles", double(sim.last_solve().cycles)}};
-    if (sim.has_plates()) {
-      r["nusselt_bottom"] = d.nusselt.bottom;
-      r["nusselt_top"] = d.nusselt.top;
-      r["nusselt_volume"] = d.nusselt.volume;
-    }
-    growth_ = NAN;
-    if (d.kinetic_energy > 0 && last_energy_ > 0 && sim.time() > last_time_)
-      growth_ = 0.5 * std::log(d.kinetic_energy / last_energy_) / (sim.time() - last_time_);
-    r["growth_rate"] = growth_;
-    last_energy_ = d.kinetic_energy;
-    last_time_ = sim.time();
-    return r;
-  }
-  double growth_rate() const { return growth_; }
-
- private:
-  double last_energy_ = 0, last_time_ = 0, growth_ = NAN;
-};
-
-// When the next snapshot is due, by simulation time and/or step count.
-class OutputSchedule {
- public:
-  explicit OutputSchedule(const OutputParams& p) : p_(p), next_time_(p.interval.value_or(0)) {}
-  bool due(const Simulation& sim) {
-    bool due = false;
-    if (p_.interval_steps && sim.steps_done() % *p_.interval_steps == 0) due = true;
-    if (p_.interval && sim.time() >= next_time_ * (1 - 1e-12)) {
-      due = true;
-      while (next_time_ <= sim.time() * (1 + 1e-12)) next_time_ += *p_.interval;
-    }
-    return due;
-  }
-
- private:
-  OutputParams p_;
-  double next_time_;
-};
-
-std::string clock_text(double seconds) {
-  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
-  const long s = long(seconds + 0.5);
-  char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
-  return buf;
+// The command that continues this run from a checkpoint ("{}").
+std::string restart_command(const RunOptions& o) {
+  std::string cmd = "bouss run " + shell_word(o.case_file);
+  if (!o.backend.empty()) cmd += " --backend " + o.backend;
+  for (const auto& s : o.overrides) cmd += " --set " + shell_word(s);
+  if (o.output) cmd += " --output " + shell_word(*o.output);
+  if (o.wall_limit) cmd += " --wall-limit " + *o.wall_limit;
+  return cmd + " --restart {}";
 }
 
 }  // namespace
@@ -85,82 +43,57 @@ int run_command(const RunOptions& o) {
   if (o.output) overrides.push_back("output.file=\"" + json_escape(*o.output) + "\"");
   Case c;
   Backend backend;
+  RunControl control;
   try {
     c = load_case(o.case_file, overrides);
     backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
-    if (!c.output.file.empty()) check_output_writable(c.output.file);
+    if (o.wall_limit) control.wall_limit_seconds = parse_wall_time(*o.wall_limit, "--wall-limit");
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
+  control.progress_seconds = o.progress_seconds > 0 ? std::optional<double>(o.progress_seconds) : std::nullopt;
+  control.restart = o.restart;
+  control.signals = true;
+  control.restart_command = restart_command(o);
 
   configure_logging();
   log_case_summary(c, backend);
-  std::unique_ptr<NetcdfWriter> writer;  // outlives the try: a failed run says where its partial file is
+  Run run(c, backend, control);
   try {
-    Simulation sim(c, backend);
-    log_solver_summary(sim);
-    if (!c.output.file.empty()) {
-      writer = std::make_unique<NetcdfWriter>(c.output.file, c);
-      writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
+    run.start();
+  } catch (const CaseError& e) {
+    print_error(e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  log_solver_summary(run.simulation());
+  RunEnd end;
+  try {
+    while (run.step()) {
     }
-    DiagnosticsSeries series;
-    Diagnostics latest = sim.diagnostics();
-    if (writer) writer->write_series(sim.time(), series.record(sim, latest));
-    OutputSchedule schedule(c.output);
-    using clock = std::chrono::steady_clock;
-    const auto start = clock::now();
-    auto last_report = start;
-    bool written_last = true;
-    while (!sim.finished()) {
-      sim.step();
-      written_last = false;
-      const bool series_due = sim.steps_done() % c.output.diagnostics_interval_steps == 0;
-      if (series_due) {
-        latest = sim.diagnostics();
-        const auto values = series.record(sim, latest);
-        if (writer) writer->write_series(sim.time(), values);
-      }
-      if (writer && schedule.due(sim)) {
-        writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
-        written_last = true;
-      }
-      const auto now = clock::now();
-      if (std::chrono::duration<double>(now - last_report).count() >= o.progress_seconds || sim.finished()) {
-        last_report = now;
-        if (!series_due) latest = sim.diagnostics();
-        if (!std::isfinite(latest.kinetic_energy))
-          throw std::runtime_error("step " + std::to_string(sim.steps_done()) + ": the kinetic energy is not finite; "
-                                   "the run blew up: lower time.cfl or time.dt");
-        const double elapsed = std::chrono::duration<double>(now - start).count();
-        const double done = progress_fraction(sim);
-        std::string nusselt;
-        if (sim.has_plates())
-          nusselt = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", latest.nusselt.bottom, latest.nusselt.top,
-                                latest.nusselt.volume);
-        spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
-                     sim.steps_done(), sim.time(), sim.last_dt(),
-                     clock_text(done > 0 ? elapsed * (1 - done) / done : NAN), sim.last_solve().cycles,
-                     latest.max_divergence, latest.kinetic_energy, series.growth_rate(), nusselt);
-      }
-    }
-    if (writer) {
-      if (!written_last) writer->write(sim.time(), snapshot(sim), snapshot_scalars(sim));
-      writer->close();
-      spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", c.output.file,
-                   writer->records(), writer->series_records(), sim.time());
-    }
-    const double elapsed = std::chrono::duration<double>(clock::now() - start).count();
-    spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step)", sim.steps_done(), elapsed,
-                 1e3 * elapsed / std::max<long>(1, sim.steps_done()));
+    end = run.finish();
   } catch (const std::exception& e) {
     std::string message = e.what();
-    if (writer && !writer->closed() && message.find(writer->partial_path()) == std::string::npos)
-      message += "; the output so far (" + std::to_string(writer->records()) + " snapshots) is in " +
-                 writer->partial_path();
+    if (!run.output_partial().empty()) message += "; the output so far is in " + run.output_partial();
     print_error(message);
     return 1;
   }
+  const Simulation& sim = run.simulation();
+  const double elapsed = run.elapsed_seconds();
+  spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step)", sim.steps_done(), elapsed,
+               1e3 * elapsed / std::max<long>(1, sim.steps_done()));
+  if (end == RunEnd::signal) {
+    const int sig = run.stop_signal();
+    spdlog::info("stopped by {} at step {} (t = {:.6g}); {}", sig == SIGINT ? "SIGINT" : "SIGTERM", sim.steps_done(),
+                 sim.time(), run.restart_hint());
+    return 128 + sig;
+  }
+  if (end == RunEnd::wall_limit)
+    spdlog::info("stopped before the wall-clock limit at step {} (t = {:.6g}); {}", sim.steps_done(), sim.time(),
+                 run.restart_hint());
   return 0;
 }
 

@@ -1,12 +1,16 @@
 #include "tools/run_support.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 namespace bouss {
 
-void configure_logging() { spdlog::set_pattern("[%H:%M:%S] %v"); }
+void configure_logging(bool to_stderr) {
+  if (to_stderr) spdlog::set_default_logger(spdlog::stderr_color_mt("bouss"));
+  spdlog::set_pattern("[%H:%M:%S] %v");
+}
 
 namespace {
 const char* units_name(Units u) {
@@ -33,24 +37,20 @@ void log_case_summary(const Case& c, const Backend& backend) {
   spdlog::info("backend {}", backend.describe());
 }
 
-void log_solver_summary(const Simulation& sim) {
-  const Multigrid& mg = sim.multigrid();
-  std::string levels;
-  for (int l = 0; l < mg.levels(); ++l) {
-    const auto& n = mg.level_grid(l).layout.n;
-    levels += (l ? ", " : "") + std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]) +
-              (mg.level_on_host(l) && sim.backend().is_cuda() ? " (host)" : "");
-  }
-  spdlog::info("pressure: multigrid V({},{}) to {:g}, {} levels: {}", mg.options().pre_sweeps,
-               mg.options().post_sweeps, sim.config().pressure.tolerance, mg.levels(), levels);
+std::string solver_summary(const Case& c, const Backend& backend) {
+  const MultigridOptions opt = multigrid_options(c.pressure, backend);
+  const auto levels = Multigrid::plan(backend, c.n, opt);
+  std::string text = fmt::format("multigrid V({},{}) to {:g}{}, {} levels: ", opt.pre_sweeps, opt.post_sweeps,
+                                 c.pressure.tolerance, opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)" : "",
+                                 levels.size());
+  for (std::size_t l = 0; l < levels.size(); ++l)
+    text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
+                        levels[l].on_host ? " (host)" : "");
+  return text;
 }
 
-double progress_fraction(const Simulation& sim) {
-  const Case& c = sim.config();
-  double f = 0;
-  if (c.time.steps) f = std::max(f, double(sim.steps_done()) / double(*c.time.steps));
-  if (c.time.end) f = std::max(f, sim.time() / *c.time.end);
-  return std::min(f, 1.0);
+void log_solver_summary(const Simulation& sim) {
+  spdlog::info("pressure: {}", solver_summary(sim.config(), sim.backend()));
 }
 
 std::string json_escape(const std::string& s) {

@@ -6,13 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "io/netcdf_writer.hpp"
-#include "solver/simulation.hpp"
+#include "solver/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 #include "validation/onset.hpp"
@@ -20,14 +17,6 @@
 namespace bouss {
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw CaseError(path + ": cannot read case file");
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 std::string grid_name(const std::array<int, 3>& n) {
   return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
@@ -55,7 +44,7 @@ int onset_command(const ValidationOptions& o) {
   Backend backend;
   std::vector<std::array<int, 3>> grids;
   try {
-    text = read_text(o.case_file);
+    text = read_case_text(o.case_file);
     base = parse_case(text, o.case_file, o.overrides);
     backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
     if (!base.physics.rayleigh)
@@ -66,7 +55,7 @@ int onset_command(const ValidationOptions& o) {
     print_error(e.what());
     return 2;
   }
-  configure_logging();
+  configure_logging(o.json);
   const double ra1 = o.ra.size() == 2 ? o.ra[0] : 0.97 * *base.physics.rayleigh;
   const double ra2 = o.ra.size() == 2 ? o.ra[1] : 1.03 * *base.physics.rayleigh;
   if (!o.json)
@@ -141,7 +130,7 @@ int converge_command(const ValidationOptions& o) {
     if (std::find(known.begin(), known.end(), o.diagnostic) == known.end())
       throw CaseError("--diagnostic " + o.diagnostic + ": expected one of nusselt_bottom, nusselt_top, nusselt_volume, "
                       "kinetic_energy, max_velocity");
-    text = read_text(o.case_file);
+    text = read_case_text(o.case_file);
     base = parse_case(text, o.case_file, o.overrides);
     backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
     for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
@@ -149,39 +138,26 @@ int converge_command(const ValidationOptions& o) {
     print_error(e.what());
     return 2;
   }
-  configure_logging();
+  configure_logging(o.json);
   std::vector<double> values;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
   try {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
-      const Case c = case_at(text, o.case_file, n, std::nullopt, o.overrides);
-      Simulation sim(c, backend);
-      // With --output-dir: each run's diagnostics series (and its first and last temperature).
-      std::unique_ptr<NetcdfWriter> writer;
+      Case c = case_at(text, o.case_file, n, std::nullopt, o.overrides);
+      // With --output-dir: each run's diagnostics series, and its first and last temperature.
       if (!o.output_dir.empty()) {
-        Case out = c;
-        out.output.fields = {"T"};
-        const std::string path = o.output_dir + "/" + c.name + "_" + grid_name(n) + ".nc";
-        check_output_writable(path);
-        writer = std::make_unique<NetcdfWriter>(path, out);
-        writer->write(sim.time(), {{"T", sim.host_values("T")}}, {});
+        c.output.file = o.output_dir + "/" + c.name + "_" + grid_name(n) + ".nc";
+        c.output.fields = {"T"};
+        c.output.interval.reset();
+        c.output.interval_steps.reset();
       }
-      auto record = [&] {
-        const Diagnostics d = sim.diagnostics();
-        writer->write_series(sim.time(), {{"kinetic_energy", d.kinetic_energy}, {"nusselt_bottom", d.nusselt.bottom},
-                                          {"nusselt_top", d.nusselt.top}, {"nusselt_volume", d.nusselt.volume}});
-      };
-      if (writer) record();
-      while (!sim.finished()) {
-        sim.step();
-        if (writer && sim.steps_done() % c.output.diagnostics_interval_steps == 0) record();
-      }
-      if (writer) {
-        writer->write(sim.time(), {{"T", sim.host_values("T")}}, {});
-        writer->close();
-      }
+      RunControl control;
+      control.progress_seconds.reset();
+      Run run(c, backend, control);
+      run.execute();
+      const Simulation& sim = run.simulation();
       const Diagnostics d = sim.diagnostics();
       const double v = o.diagnostic == "nusselt_bottom" ? d.nusselt.bottom
                        : o.diagnostic == "nusselt_top"  ? d.nusselt.top

@@ -1,11 +1,10 @@
 #include "validation/onset.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "solver/simulation.hpp"
+#include "solver/run.hpp"
 
 namespace bouss {
 
@@ -32,31 +31,40 @@ std::string number_json(double x) { return nlohmann::json(x).dump(); }
 GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, const GrowthProgress& on_progress,
                                       double progress_seconds) {
   if (!c.time.end) throw CaseError(c.source + ": /time/end: expected the duration of each growth-rate run");
-  Simulation sim(c, backend);
   std::vector<double> t, log_energy;
   double minimum = INFINITY;
   GrowthMeasurement m;
   m.rayleigh = c.physics.rayleigh.value_or(0);
-  auto last_report = std::chrono::steady_clock::now();
-  while (!sim.finished()) {
-    sim.step();
-    if (on_progress && sim.steps_done() % 256 == 0 &&
-        std::chrono::steady_clock::now() - last_report > std::chrono::duration<double>(progress_seconds)) {
-      last_report = std::chrono::steady_clock::now();
-      m.steps = sim.steps_done();
-      on_progress(m, sim.time());
-    }
+  Case quiet = c;
+  quiet.output.file = "";
+  quiet.checkpoint = CheckpointParams{};
+  RunControl control;
+  control.series = false;
+  control.progress_seconds.reset();
+  if (on_progress) {
+    control.progress_seconds = progress_seconds;
+    control.progress = [&](const Run& run) {
+      m.steps = run.simulation().steps_done();
+      on_progress(m, run.simulation().time());
+    };
+  }
+  // The kinetic energy of every step; a perturbation that has grown by 1e12 has left the
+  // linear regime, and the run stops there.
+  control.after_step = [&](Run& run) {
+    const Simulation& sim = run.simulation();
     const double ke = kinetic_energy(sim.grid(), sim.flow());
-    if (!(ke > 0) || !std::isfinite(ke)) continue;
+    if (!(ke > 0) || !std::isfinite(ke)) return;
     t.push_back(sim.time());
     log_energy.push_back(0.5 * std::log(ke));
     minimum = std::fmin(minimum, ke);
     if (ke > 1e12 * minimum) {
       m.stopped_nonlinear = true;
-      break;
+      run.stop();
     }
-  }
-  m.steps = sim.steps_done();
+  };
+  Run run(quiet, backend, control);
+  run.execute();
+  m.steps = run.simulation().steps_done();
   if (t.size() < 8) throw std::runtime_error(c.source + ": too few steps with motion to measure a growth rate");
   // The second half of the run, by time.
   const double t_mid = 0.5 * (t.front() + t.back());

@@ -6,6 +6,7 @@
 #include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
 #include "projection_checks.hpp"
+#include "run_checks.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -26,6 +27,54 @@ TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
   BOUSS_GPU_OR_SKIP();
   check_remove_mean_max_abs(gpu);
 }
+TEST(GpuFieldOps, ReductionsSeeANaNInAnyCell) {
+  BOUSS_GPU_OR_SKIP();
+  check_reductions_see_nan(gpu);
+}
+
+TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_restart_equivalence(gpu);
+}
+
+TEST(GpuMemoryEstimate, IsWhatTheRunAllocates) {
+  BOUSS_GPU_OR_SKIP();
+  for (const char* variant : {"pressure.mixed_precision=false", "pressure.mixed_precision=true",
+                              "pressure.cpu_coarse_cells=0", "pressure.cpu_coarse_cells=4096"}) {
+    SCOPED_TRACE(variant);
+    const Case c = restart_case("", {variant});
+    const MemoryEstimate m = estimate_memory(c, gpu);
+    const std::size_t device = allocated_bytes(BackendKind::cuda), host = allocated_bytes(BackendKind::cpu);
+    Simulation sim(c, gpu);
+    EXPECT_EQ(double(allocated_bytes(BackendKind::cuda) - device), m.backend_bytes);
+    EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - host), m.host_bytes);
+  }
+}
+
+// With BOUSS_CHECK_KERNELS=1 a fault inside a kernel is reported at its launch, naming the
+// kernel and the field (in a child process: a fault spoils the CUDA context for good).
+TEST(GpuCheckKernels, AFaultingKernelIsNamedWithItsField) {
+  BOUSS_GPU_OR_SKIP();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("BOUSS_CHECK_KERNELS", "1", 1);
+        const Backend b = Backend::cuda();
+        Field<Real> f(b, Layout::make({64, 64, 64}, 1, sizeof(Real)), Stagger::centre, "pressure guess");
+        Field<Real> none;
+        f.swap(none);  // f keeps its name and layout, its storage is now a null pointer (the child exits without freeing)
+        try {
+          fill(f, 1.0);
+          b.synchronize();
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::exit(3);
+        }
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(3), "kernel fill on field pressure guess");
+}
+
 TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact(gpu); }
 TEST(GpuOperators, GradientExact) { BOUSS_GPU_OR_SKIP(); check_gradient_exact(gpu); }
 TEST(GpuOperators, LaplacianExact) { BOUSS_GPU_OR_SKIP(); check_laplacian_exact(gpu); }

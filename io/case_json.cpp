@@ -1,0 +1,103 @@
+#include "io/case_json.hpp"
+
+namespace bouss {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson face_json(const FaceCondition& f) {
+  if (f.periodic()) return "periodic";
+  ojson face;
+  face["velocity"] = f.velocity == VelocityBC::no_slip ? "no_slip" : "free_slip";
+  switch (f.temperature) {
+    case TemperatureBC::fixed: face["temperature"] = {{"fixed", f.temperature_value}}; break;
+    case TemperatureBC::insulating: face["temperature"] = "insulating"; break;
+    case TemperatureBC::conducting: face["temperature"] = "conducting"; break;
+    case TemperatureBC::periodic: break;
+  }
+  return face;
+}
+
+}  // namespace
+
+ojson case_to_json(const Case& c) {
+  ojson j;
+  j["name"] = c.name;
+  if (!c.description.empty()) j["description"] = c.description;
+  j["grid"] = {{"n", c.n}, {"extent", c.extent}};
+
+  ojson physics;
+  if (c.physics.rayleigh) {
+    physics["rayleigh"] = *c.physics.rayleigh;
+    physics["prandtl"] = *c.physics.prandtl;
+    physics["units"] = c.physics.units == Units::diffusive ? "diffusive" : "free_fall";
+  } else {
+    physics["nu"] = c.physics.nu;
+    physics["kappa"] = c.physics.kappa;
+    physics["buoyancy"] = c.physics.buoyancy;
+  }
+  physics["reference_temperature"] = c.physics.reference_temperature;
+  j["physics"] = physics;
+
+  const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  ojson boundaries;
+  for (int f = 0; f < 6; ++f) boundaries[faces[f]] = face_json(c.faces[f]);
+  j["boundaries"] = boundaries;
+
+  const InitialCondition& ic = c.initial;
+  ojson temperature;
+  switch (ic.profile) {
+    case TemperatureProfile::uniform: temperature = {{"profile", "uniform"}, {"value", ic.value}}; break;
+    case TemperatureProfile::linear:
+      temperature = {{"profile", "linear"}, {"bottom", ic.bottom}, {"top", ic.top}};
+      break;
+    case TemperatureProfile::conduction: temperature = {{"profile", "conduction"}}; break;
+  }
+  ojson perturbation = {{"amplitude", ic.perturbation_amplitude}, {"seed", ic.seed}};
+  if (ic.perturbation_shape == PerturbationShape::mode) {
+    perturbation["shape"] = "mode";
+    perturbation["mode"] = ic.mode;
+  } else {
+    perturbation["shape"] = "random";
+  }
+  j["initial"] = {{"temperature", temperature}, {"perturbation", perturbation}};
+
+  ojson time;
+  if (c.time.steps) time["steps"] = *c.time.steps;
+  if (c.time.end) time["end"] = *c.time.end;
+  time["cfl"] = c.time.cfl;
+  if (c.time.dt) time["dt"] = *c.time.dt;
+  j["time"] = time;
+
+  const PressureParams& p = c.pressure;
+  ojson pressure = {{"solver", p.solver},       {"tolerance", p.tolerance},     {"max_cycles", p.max_cycles},
+                    {"pre_sweeps", p.pre_sweeps}, {"post_sweeps", p.post_sweeps}, {"omega", p.omega},
+                    {"fmg", p.fmg}};
+  if (p.mixed_precision) pressure["mixed_precision"] = *p.mixed_precision;
+  pressure["cuda_graphs"] = p.cuda_graphs;
+  if (p.cpu_coarse_cells) pressure["cpu_coarse_cells"] = *p.cpu_coarse_cells;
+  pressure["max_failures"] = p.max_failures;
+  j["pressure"] = pressure;
+  j["precision"] = c.precision;
+
+  ojson output = {{"file", c.output.file}};
+  if (c.output.interval) output["interval"] = *c.output.interval;
+  if (c.output.interval_steps) output["interval_steps"] = *c.output.interval_steps;
+  output["fields"] = c.output.fields;
+  output["diagnostics_interval_steps"] = c.output.diagnostics_interval_steps;
+  j["output"] = output;
+
+  if (c.checkpoint.enabled() || !c.checkpoint.file.empty()) {
+    ojson checkpoint;
+    if (c.checkpoint.interval) checkpoint["interval"] = *c.checkpoint.interval;
+    if (c.checkpoint.interval_steps) checkpoint["interval_steps"] = *c.checkpoint.interval_steps;
+    if (!c.checkpoint.file.empty()) checkpoint["file"] = c.checkpoint.file;
+    checkpoint["keep"] = c.checkpoint.keep;
+    j["checkpoint"] = checkpoint;
+  }
+  j["backend"] = c.backend;
+  return j;
+}
+
+}  // namespace bouss

@@ -1,0 +1,117 @@
+// The run driver: the one time loop of bouss (Oceananigans' `run!`, CaNS's main loop).
+// A Run owns the simulation, the output schedule and writer, the diagnostics series,
+// checkpoints, progress lines and the stop flag; `bouss run`, `bench`, `onset` and
+// `converge` are thin callers of it.
+//
+// Each step, in order: the step itself; the pressure solve's convergence accounting; a
+// diagnostics record when due; a snapshot when due; a checkpoint when due (or asked for by
+// SIGUSR1); the caller's after_step hook; a progress line when due; the stop conditions
+// (the end of the case, a stop signal, the wall-clock limit, the caller's stop()).
+// At the end: when the run stops early (or has checkpoints) a checkpoint first, then the
+// final diagnostics record and snapshot (unless this step had them), then the output is
+// closed under its final name. A checkpoint's record counts exclude those final records,
+// so a restart into the same file continues exactly as an uninterrupted run.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grid/backend.hpp"
+#include "io/case.hpp"
+#include "solver/diagnostics_series.hpp"
+#include "solver/schedule.hpp"
+#include "solver/simulation.hpp"
+
+namespace bouss {
+
+class NetcdfWriter;
+class Run;
+
+struct RunControl {
+  std::optional<double> progress_seconds = 5;  // wall seconds between progress lines (0: every step); none: no lines
+  std::function<void(const Run&)> progress;  // replaces the default progress line
+  std::function<void(Run&)> after_step;      // called after every step's duties
+  std::optional<std::string> restart;        // a checkpoint to continue from
+  std::optional<double> wall_limit_seconds;  // checkpoint and stop before this much wall time
+  bool signals = false;                      // obey SIGINT, SIGTERM, SIGUSR1 (solver/stop_signals.hpp)
+  bool series = true;                        // keep the diagnostics series (written when there is output)
+  std::string restart_command;               // the command that continues this run, with "{}" for the checkpoint
+};
+
+enum class RunEnd { finished, signal, wall_limit, caller };
+
+class Run {
+ public:
+  Run(const Case& c, const Backend& backend, RunControl control = {});
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Before the first step: refuses what cannot run (throws CaseError: memory, output path,
+  // an incompatible checkpoint) before allocating, then allocates and either writes the
+  // initial records or restores the checkpoint and reopens the output.
+  void start();
+  // One step and its duties; false when the run should end (finish() next).
+  bool step();
+  // The end of the run (see the header comment); returns why it ended.
+  RunEnd finish();
+  // start(), step() until it returns false, finish().
+  RunEnd execute();
+  // Ends the run after the current step (from an after_step hook, say).
+  void stop() { stop_ = true; }
+
+  Simulation& simulation() { return *sim_; }
+  const Simulation& simulation() const { return *sim_; }
+  const Case& config() const { return case_; }
+  const DiagnosticsSeries& series() const { return series_; }
+  RunEnd end() const { return end_; }
+  int stop_signal() const { return stop_signal_; }
+  double elapsed_seconds() const;
+  // The output's final name, and the partial name it is written under ("" without output).
+  const std::string& output_file() const { return case_.output.file; }
+  std::string output_partial() const;
+  const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // The stem checkpoints are named after (STEM.checkpoint.<step>.nc).
+  std::string checkpoint_stem() const;
+  // Writes a checkpoint of the current state now (it must be finite); returns its path.
+  std::string write_checkpoint();
+  // The line that tells a user how to continue from the last checkpoint.
+  std::string restart_hint() const;
+
+ private:
+  void start_fresh();
+  void start_from_checkpoint();
+  void record_series();
+  void write_snapshot();
+  void account_pressure_solve();
+  void report_progress();
+  bool wall_limit_near() const;
+
+  Case case_;
+  Backend backend_;
+  RunControl control_;
+  std::unique_ptr<Simulation> sim_;
+  std::unique_ptr<NetcdfWriter> writer_;
+  DiagnosticsSeries series_;
+  Schedule snapshots_, checkpoints_;
+  std::string superseded_partial_;  // an earlier run's partial file that this run's output replaces
+  std::vector<std::string> written_checkpoints_;
+  std::string last_checkpoint_;
+  std::int64_t checkpoint_step_ = -1, snapshot_step_ = -1, series_step_ = -1;
+  int pressure_failures_ = 0;
+  bool stop_ = false;
+  int stop_signal_ = 0;
+  RunEnd end_ = RunEnd::finished;
+  bool started_ = false, finished_ = false;
+  using clock = std::chrono::steady_clock;
+  clock::time_point start_time_, last_progress_;
+  std::int64_t progress_step_ = -1;
+  double slowest_step_ = 0, slowest_checkpoint_ = 0;
+};
+
+}  // namespace bouss

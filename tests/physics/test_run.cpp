@@ -1,0 +1,169 @@
+// The run driver in-process on the CPU: restart equivalence, refusals, the end of the
+// diagnostics series, the pressure solve's convergence accounting, the state check, and the
+// memory estimate against what a run allocates.
+#include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "grid/field_ops.hpp"
+#include "run_checks.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+TEST(Restart, StoppedAndRestartedEqualsUninterruptedBitForBit) { check_restart_equivalence(Backend::cpu()); }
+
+TEST(Restart, RefusesACheckpointOfAnotherCaseNamingWhatDiffers) {
+  ScratchDir dir("restart_refuse");
+  const std::string checkpoint = run_case(restart_case(dir.file("a.nc")), Backend::cpu(), 3);
+  auto refused = [&](const std::vector<std::string>& overrides, const std::string& what) {
+    RunControl control;
+    control.progress_seconds.reset();
+    control.restart = checkpoint;
+    bouss::Run run(restart_case(dir.file("b.nc"), overrides), Backend::cpu(), control);
+    try {
+      run.start();
+      ADD_FAILURE() << "restart accepted despite " << what;
+    } catch (const CaseError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(checkpoint), std::string::npos) << e.what();
+    }
+  };
+  refused({"grid.n=[32,16,8]"}, "/grid/n");
+  refused({"physics.rayleigh=2e5"}, "/physics");
+  refused({"pressure.tolerance=1e-6"}, "/pressure/tolerance");
+  refused({"boundaries.z_lo.velocity=\"free_slip\""}, "/boundaries/z_lo");
+  refused({"time.steps=3"}, "time.steps");  // the checkpoint is at the end already
+  // time, output and checkpoint keys may change.
+  RunControl control;
+  control.progress_seconds.reset();
+  control.restart = checkpoint;
+  bouss::Run run(restart_case(dir.file("c.nc"), {"time.steps=6", "output.interval_steps=2", "checkpoint.interval_steps=4"}),
+          Backend::cpu(), control);
+  EXPECT_NO_THROW(run.execute());
+  EXPECT_EQ(run.simulation().steps_done(), 6);
+}
+
+TEST(RunDriver, DiagnosticsSeriesEndsWithTheFinalState) {
+  ScratchDir dir("series_end");
+  const std::string out = dir.file("series.nc");
+  run_case(restart_case(out, {"time.steps=23", "output.diagnostics_interval_steps=10"}), Backend::cpu());
+  const auto v = read_variables(out);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.at("diagnostic_time").size(), 4u) << "t = 0, steps 10 and 20, and the final step 23";
+  EXPECT_EQ(v.at("diagnostic_time").back(), v.at("time").back()) << "the series ends where the snapshots do";
+  EXPECT_TRUE(std::isfinite(v.at("growth_rate").back())) << "the last record has a growth rate";
+}
+
+namespace {
+// Captures what the run logs (warnings included) while alive.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
+    spdlog::default_logger()->sinks().push_back(sink_);
+  }
+  ~LogCapture() {
+    auto& sinks = spdlog::default_logger()->sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+  }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+}  // namespace
+
+TEST(RunDriver, APressureSolveCappedAtMaxCyclesWarnsAndTheRunFailsAfterMaxFailuresInARow) {
+  ScratchDir dir("max_cycles");
+  // One V-cycle cannot reach 1e-13: every solve stops at max_cycles with a finite residual.
+  const std::vector<std::string> capped = {"pressure.max_cycles=1", "pressure.tolerance=1e-13", "time.steps=6"};
+  {
+    LogCapture log;
+    Case c = restart_case(dir.file("warns.nc"), capped);
+    c.pressure.max_failures = 100;
+    RunControl control;
+    control.progress_seconds.reset();
+    bouss::Run run(c, Backend::cpu(), control);
+    EXPECT_NO_THROW(run.execute());
+    const std::string text = log.text();
+    EXPECT_NE(text.find("stopped at pressure.max_cycles = 1"), std::string::npos) << text;
+    EXPECT_NE(text.find("relative residual of"), std::string::npos) << text;
+  }
+  Case c = restart_case(dir.file("fails.nc"), capped);
+  c.pressure.max_failures = 3;
+  RunControl control;
+  control.progress_seconds.reset();
+  bouss::Run run(c, Backend::cpu(), control);
+  try {
+    run.execute();
+    ADD_FAILURE() << "the run went on past pressure.max_failures";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("pressure.max_failures"), std::string::npos) << e.what();
+    EXPECT_EQ(run.simulation().steps_done(), 3);
+  }
+  EXPECT_TRUE(std::filesystem::exists(run.output_partial())) << "a failed run keeps its partial output";
+}
+
+// NaN or Inf in any of u, v, w, T makes the state check fail; a finite state passes.
+TEST(StateCheck, ANonFiniteValueInAnyFieldIsCaught) {
+  const Case c = restart_case("");
+  for (const char* name : {"u", "v", "w", "T"}) {
+    for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+      Simulation sim(c, Backend::cpu());
+      sim.step();
+      EXPECT_NO_THROW(sim.verify_state());
+      std::vector<double> values = sim.host_values(name);
+      values[values.size() / 2 + 3] = bad;
+      Field<Real>& f = std::string(name) == "T" ? sim.flow().T : sim.flow()[name[0] - 'u'];
+      set_interior_values(f, values);
+      sim.fill_all_ghosts();
+      try {
+        sim.verify_state();
+        ADD_FAILURE() << name << " = " << bad << " passed the check";
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("NaN or Inf"), std::string::npos) << e.what();
+      }
+    }
+  }
+}
+
+// A NaN that appears in the middle of a run (here: put into one cell of T between steps,
+// where no check sees it) stops the run within one step, whether dt adapts or is fixed.
+TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
+  for (const char* dt : {"", "time.dt=1e-3"}) {
+    SCOPED_TRACE(*dt ? dt : "adaptive dt");
+    std::vector<std::string> o = {"time.steps=40"};
+    if (*dt) o.push_back(dt);
+    Case c = restart_case("", o);
+    RunControl control;
+    control.progress_seconds.reset();
+    control.after_step = [](bouss::Run& run) {
+      if (run.simulation().steps_done() != 5) return;
+      Simulation& sim = run.simulation();
+      std::vector<double> T = sim.host_values("T");
+      T[100] = std::numeric_limits<double>::quiet_NaN();
+      set_interior_values(sim.flow().T, T);
+    };
+    bouss::Run run(c, Backend::cpu(), control);
+    EXPECT_THROW(run.execute(), std::runtime_error);
+    EXPECT_LE(run.simulation().steps_done(), 6) << "the step after the NaN appeared is the last one taken";
+  }
+}
+
+TEST(MemoryEstimate, IsWhatTheRunAllocates) {
+  for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true"}) {
+    SCOPED_TRACE(variant);
+    const Case c = restart_case("", {variant});
+    const MemoryEstimate m = estimate_memory(c, Backend::cpu());
+    const std::size_t before = allocated_bytes(BackendKind::cpu);
+    Simulation sim(c, Backend::cpu());
+    sim.step();  // FMG's work arrays are allocated at its first solve
+    EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before), m.backend_bytes + m.host_bytes);
+    EXPECT_GT(m.output_bytes, 0);
+  }
+}

@@ -1,0 +1,188 @@
+// Runs that survive, tried as a user would with the bouss executable: killed, interrupted,
+// signalled for a checkpoint, stopped at a wall-clock limit, and restarted.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "netcdf_compare.hpp"
+#include "process.hpp"
+#include "run_checks.hpp"
+
+namespace fs = std::filesystem;
+using namespace bouss::test;
+
+namespace {
+
+// Convection at 48x48x24 on the CPU: about ten milliseconds a step, long enough to be signalled
+// mid-run, short enough for a test. Snapshots every 4 steps, checkpoints every 20.
+std::string write_case(const ScratchDir& dir, int steps, const std::string& extra = "") {
+  const std::string path = dir.file("case.json");
+  std::ofstream(path) << R"({
+  "name": "survive",
+  "grid": {"n": [48, 48, 24], "extent": [[0, 2], [0, 2], [0, 1]]},
+  "physics": {"rayleigh": 1e5, "prandtl": 0.71, "units": "free_fall"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
+  "initial": {"perturbation": {"amplitude": 0.1, "seed": 3}},
+  "time": {"steps": )" + std::to_string(steps) + R"(},
+  "output": {"interval_steps": 4, "diagnostics_interval_steps": 2},
+  "checkpoint": {"interval_steps": 20}, "backend": "cpu")" + extra + R"(
+})";
+  return path;
+}
+
+long records_in(const std::string& path) {
+  const auto v = read_variables(path);
+  return v.count("time") ? long(v.at("time").size()) : 0;
+}
+
+std::vector<std::string> partials_of(const std::string& out) {
+  std::vector<std::string> found;
+  const fs::path p(out);
+  for (const auto& e : fs::directory_iterator(p.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(p.filename().string() + ".", 0) == 0 && name.size() > 8 &&
+        name.compare(name.size() - 8, 8, ".partial") == 0)
+      found.push_back(e.path().string());
+  }
+  return found;
+}
+
+std::string newest_checkpoint(const ScratchDir& dir, const std::string& stem) {
+  std::string best;
+  long best_step = -1;
+  for (const auto& e : fs::directory_iterator(dir.path())) {
+    const std::string name = e.path().filename().string();
+    const std::string prefix = fs::path(stem).filename().string() + ".checkpoint.";
+    if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + 4 || name.substr(name.size() - 3) != ".nc") continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 3);
+    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (std::stol(digits) > best_step) {
+      best_step = std::stol(digits);
+      best = e.path().string();
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST(Survival, SigkillLeavesAReadablePartialFileWithTheSnapshotsWritten) {
+  ScratchDir dir("sigkill");
+  const std::string out = dir.file("run.nc");
+  BoussProcess p({"run", write_case(dir, 100000), "--output", out}, dir.file("out"), dir.file("err"));
+  ASSERT_TRUE(wait_until([&] {
+    const auto partial = partials_of(out);
+    return !partial.empty() && records_in(partial.front()) >= 4;
+  })) << p.err();
+  p.signal(SIGKILL);
+  p.wait();
+  const auto partial = partials_of(out);
+  ASSERT_EQ(partial.size(), 1u);
+  EXPECT_GE(records_in(partial.front()), 4) << "every flushed snapshot reads back";
+  EXPECT_FALSE(fs::exists(out)) << "a killed run never appears under the final name";
+}
+
+TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And130) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    ScratchDir dir("sigterm");
+    const std::string out = dir.file("run.nc");
+    BoussProcess p({"run", write_case(dir, 100000), "--output", out}, dir.file("out"), dir.file("err"));
+    ASSERT_TRUE(wait_until([&] {
+      const auto partial = partials_of(out);
+      return !partial.empty() && records_in(partial.front()) >= 2;
+    })) << p.err();
+    p.signal(sig);
+    const int status = p.wait();
+    ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal instead of stopping cleanly; " << p.err();
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << p.err();
+    EXPECT_TRUE(fs::exists(out)) << "closed under its final name";
+    EXPECT_TRUE(partials_of(out).empty());
+    const std::string checkpoint = newest_checkpoint(dir, dir.file("run"));
+    EXPECT_FALSE(checkpoint.empty()) << "a checkpoint of the stop";
+    EXPECT_NE(p.out().find("--restart " + checkpoint), std::string::npos) << "how to continue: " << p.out();
+  }
+}
+
+// The user's whole story: a run killed after a checkpoint, restarted into the same file,
+// ends with the file an uninterrupted run writes, bit for bit; the killed run's partial goes.
+TEST(Survival, KilledAfterACheckpointAndRestartedIntoTheSameFileEqualsTheUninterruptedRun) {
+  ScratchDir dir("kill_restart");
+  const int steps = 200;
+  const std::string reference = dir.file("reference.nc");
+  {
+    BoussProcess p({"run", write_case(dir, steps), "--output", reference, "--set", "checkpoint.file=\"" + dir.file("ref") + "\""},
+                   dir.file("ref_out"), dir.file("ref_err"));
+    ASSERT_EQ(WEXITSTATUS(p.wait()), 0) << p.err();
+  }
+  const std::string out = dir.file("run.nc");
+  const std::string case_file = write_case(dir, steps);
+  {
+    BoussProcess p({"run", case_file, "--output", out}, dir.file("out"), dir.file("err"));
+    ASSERT_TRUE(wait_until([&] { return fs::exists(dir.file("run.checkpoint.40.nc")) || !p.running(); })) << p.err();
+    p.signal(SIGKILL);
+    p.wait();
+  }
+  const std::string checkpoint = newest_checkpoint(dir, dir.file("run"));
+  ASSERT_FALSE(checkpoint.empty());
+  const auto killed_partial = partials_of(out);
+  ASSERT_EQ(killed_partial.size(), 1u) << "the killed run left its partial output";
+  BoussProcess r({"run", case_file, "--output", out, "--restart", checkpoint}, dir.file("out2"), dir.file("err2"));
+  ASSERT_EQ(WEXITSTATUS(r.wait()), 0) << r.err();
+  EXPECT_EQ(bitwise_difference(reference, out), "");
+  EXPECT_TRUE(partials_of(out).empty()) << "the killed run's partial is replaced by the restarted file";
+}
+
+TEST(Survival, Sigusr1WritesACheckpointAndTheRunGoesOn) {
+  ScratchDir dir("sigusr1");
+  const std::string out = dir.file("run.nc");
+  BoussProcess p({"run", write_case(dir, 400), "--output", out, "--set", "checkpoint.interval_steps=100000"},
+                 dir.file("out"), dir.file("err"));
+  ASSERT_TRUE(wait_until([&] {
+    const auto partial = partials_of(out);
+    return !partial.empty() && records_in(partial.front()) >= 2;
+  }));
+  p.signal(SIGUSR1);
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << p.err();
+  EXPECT_FALSE(newest_checkpoint(dir, dir.file("run")).empty()) << p.out();
+  EXPECT_EQ(records_in(out), 400 / 4 + 1) << "the run went on to its end";
+}
+
+TEST(Survival, ASecondSignalStopsAtOnceAndLeavesThePartialFile) {
+  ScratchDir dir("second_signal");
+  const std::string out = dir.file("run.nc");
+  // Larger steps, so that the second signal arrives while the first is being honoured.
+  BoussProcess p({"run", write_case(dir, 100000), "--output", out, "--set", "grid.n=[96,96,48]"}, dir.file("out"),
+                 dir.file("err"));
+  ASSERT_TRUE(wait_until([&] { return !partials_of(out).empty() && records_in(partials_of(out).front()) >= 1; }));
+  p.signal(SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  p.signal(SIGINT);
+  const int status = p.wait();
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status << " " << p.err();
+  EXPECT_NE(p.err().find("second signal"), std::string::npos) << p.err();
+  EXPECT_EQ(partials_of(out).size(), 1u);
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Survival, WallLimitWritesACheckpointAndStopsCleanly) {
+  ScratchDir dir("wall_limit");
+  const std::string out = dir.file("run.nc");
+  // The margin (two steps, a checkpoint, 5 s) exceeds one second: the run stops after one step.
+  BoussProcess p({"run", write_case(dir, 100000), "--output", out, "--wall-limit", "00:00:01"}, dir.file("out"),
+                 dir.file("err"));
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << p.err();
+  EXPECT_NE(p.out().find("wall-clock limit"), std::string::npos) << p.out();
+  EXPECT_TRUE(fs::exists(out));
+  EXPECT_FALSE(newest_checkpoint(dir, dir.file("run")).empty());
+  BoussProcess bad({"run", write_case(dir, 10), "--wall-limit", "25:61"}, dir.file("out2"), dir.file("err2"));
+  EXPECT_EQ(WEXITSTATUS(bad.wait()), 2);
+  EXPECT_NE(bad.err().find("--wall-limit 25:61"), std::string::npos) << bad.err();
+}

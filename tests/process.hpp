@@ -1,0 +1,93 @@
+// Running the bouss executable from tests as a user would: in the background (to signal or
+// kill it), with its output captured in files, and waiting for what it leaves on disk.
+#pragma once
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace bouss::test {
+
+// HDF5 locks a file while a process writes it; reading a running run's partial file from a
+// test needs the lock ignored (docs/output.md says the same to users).
+struct IgnoreHdf5FileLocks {
+  IgnoreHdf5FileLocks() { ::setenv("HDF5_USE_FILE_LOCKING", "FALSE", 1); }
+};
+inline const IgnoreHdf5FileLocks ignore_hdf5_file_locks;
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+class BoussProcess {
+ public:
+  // Starts `bouss ARGS...` with stdout and stderr into OUT and ERR.
+  BoussProcess(const std::vector<std::string>& args, const std::string& out, const std::string& err)
+      : out_(out), err_(err) {
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::unsetenv("HDF5_USE_FILE_LOCKING");  // the run writes as a user's would
+      if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+      std::vector<char*> argv;
+      std::string exe = BOUSS_EXE;
+      argv.push_back(exe.data());
+      std::vector<std::string> copy = args;
+      for (auto& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      ::execv(exe.c_str(), argv.data());
+      ::_exit(127);
+    }
+  }
+  ~BoussProcess() {
+    if (!done_) {
+      ::kill(pid_, SIGKILL);
+      wait();
+    }
+  }
+  void signal(int sig) const { ::kill(pid_, sig); }
+  // Waits for the process to end; its wait status.
+  int wait() {
+    if (!done_) {
+      ::waitpid(pid_, &status_, 0);
+      done_ = true;
+    }
+    return status_;
+  }
+  bool running() {
+    if (done_) return false;
+    if (::waitpid(pid_, &status_, WNOHANG) == pid_) done_ = true;
+    return !done_;
+  }
+  std::string out() const { return slurp(out_); }
+  std::string err() const { return slurp(err_); }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = 0;
+  bool done_ = false;
+  std::string out_, err_;
+};
+
+// Polls `ready` every 10 ms for up to `seconds`; whether it became true.
+inline bool wait_until(const std::function<bool()>& ready, double seconds = 120) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (ready()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return ready();
+}
+
+}  // namespace bouss::test

@@ -1,0 +1,97 @@
+// bouss check: a dry run. Validates the case (after --set), prints it with every default
+// filled in, the memory the run will allocate against what the machine has, the first
+// time step, the pressure solver and its levels, the output and checkpoint plan; allocates
+// nothing and exits (0 when the run would start, 2 when it would be refused).
+#include <cstdio>
+#include <string>
+
+#include "io/case.hpp"
+#include "io/case_json.hpp"
+#include "io/file_util.hpp"
+#include "physics/time_step.hpp"
+#include "solver/simulation.hpp"
+#include "tools/commands.hpp"
+#include "tools/run_support.hpp"
+
+namespace bouss {
+
+namespace {
+
+std::string schedule_text(const std::optional<double>& interval, const std::optional<std::int64_t>& steps) {
+  std::string s;
+  if (interval) s += "every " + std::to_string(*interval) + " time units";
+  if (steps) s += (s.empty() ? "every " : " and every ") + std::to_string(*steps) + " steps";
+  return s;
+}
+
+}  // namespace
+
+int check_command(const RunOptions& o) {
+  std::vector<std::string> overrides = o.overrides;
+  if (o.output) overrides.push_back("output.file=\"" + json_escape(*o.output) + "\"");
+  Case c;
+  Backend backend;
+  try {
+    c = load_case(o.case_file, overrides);
+    backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  const std::string case_text = case_to_json(c).dump(2);
+  if (o.json) {
+    std::printf("%s\n", case_text.c_str());
+  } else {
+    std::printf("%s: valid; the case as it will run (defaults filled in):\n%s\n", c.source.c_str(), case_text.c_str());
+  }
+  int status = 0;
+  std::string memory;
+  try {
+    const MemoryEstimate m = estimate_memory(c, backend);
+    if (backend.is_cuda())
+      memory = "memory: " + format_bytes(m.backend_bytes) + " on the GPU (" + format_bytes(double(backend.available_bytes())) +
+               " free), " + format_bytes(m.host_peak(backend)) + " on the host at the peak (" +
+               format_bytes(double(Backend::host_available_bytes())) + " available)";
+    else
+      memory = "memory: " + format_bytes(m.host_peak(backend)) + " on the host at the peak, " +
+               format_bytes(m.backend_bytes + m.host_bytes) + " of it for the whole run (" +
+               format_bytes(double(Backend::host_available_bytes())) + " available)";
+    check_memory(c, backend);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    status = 2;
+  }
+  if (o.json) return status;
+  std::printf("backend: %s\n%s\n", backend.describe().c_str(), memory.c_str());
+  try {
+    // The fluid starts at rest: the advective limit does not bind the first step.
+    const std::array<Real, 3> h{c.spacing(0), c.spacing(1), c.spacing(2)};
+    const Real dt = c.time.dt ? Real(*c.time.dt) : stable_time_step(h, c.physics.nu, c.physics.kappa, c.time.cfl, 0);
+    std::printf("first dt: %.6g (%s)\n", clip_to_end(dt, 0, c.time.end),
+                c.time.dt ? "time.dt" : "the diffusive limit; the fluid starts at rest");
+  } catch (const std::exception& e) {
+    std::printf("first dt: none (%s)\n", e.what());
+  }
+  std::printf("pressure: %s\n", solver_summary(c, backend).c_str());
+  std::string end;
+  if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
+  if (c.time.end) end += (end.empty() ? "until t = " : " or until t = ") + std::to_string(*c.time.end);
+  std::printf("runs: %s\n", end.c_str());
+  if (c.output.file.empty()) {
+    std::printf("output: none\n");
+  } else {
+    const std::string when = schedule_text(c.output.interval, c.output.interval_steps);
+    std::printf("output: %s (fields", c.output.file.c_str());
+    for (const auto& f : c.output.fields) std::printf(" %s", f.c_str());
+    std::printf("; snapshots at the start%s and the end; diagnostics every %lld steps)\n",
+                when.empty() ? "" : (", " + when).c_str(), (long long)c.output.diagnostics_interval_steps);
+  }
+  if (c.checkpoint.enabled())
+    std::printf("checkpoints: %s, the last %d kept\n",
+                schedule_text(c.checkpoint.interval, c.checkpoint.interval_steps).c_str(), c.checkpoint.keep);
+  else
+    std::printf("checkpoints: none scheduled (SIGINT, SIGTERM, SIGUSR1 and --wall-limit still write one)\n");
+  return status;
+}
+
+}  // namespace bouss
