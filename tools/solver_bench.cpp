@@ -9,6 +9,8 @@
 #include <random>
 
 #include "grid/field_ops.hpp"
+#include "io/case.hpp"
+#include "io/file_util.hpp"
 #include "solver/multigrid.hpp"
 #include "tools/baselines.hpp"
 #include "tools/commands.hpp"
@@ -32,17 +34,83 @@ double convergence_factor(const std::vector<double>& history) {
   return std::pow(history.back() / history.front(), 1.0 / double(history.size() - 1));
 }
 
+// The options as a case, checked by the case validator itself (the same rules as a case
+// file: grid shape, tolerance, sweeps, ...); an error names the option, not the JSON path.
+void validate_poisson_options(const BenchOptions& o) {
+  nlohmann::json c = {{"name", "bench_poisson"},
+                      {"grid", {{"n", o.n}}},
+                      {"physics", {{"nu", 1}, {"kappa", 1}, {"buoyancy", 0}}},
+                      {"time", {{"steps", 1}}},
+                      {"pressure",
+                       {{"tolerance", o.tolerance},
+                        {"pre_sweeps", o.pre_sweeps},
+                        {"post_sweeps", o.post_sweeps},
+                        {"fmg", o.fmg},
+                        {"cuda_graphs", o.cuda_graphs}}},
+                      {"output", {{"file", ""}}}};
+  if (o.cpu_coarse_cells) c["pressure"]["cpu_coarse_cells"] = *o.cpu_coarse_cells;
+  const nlohmann::json wall = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
+  const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  for (int f = 0; f < 6; ++f) {
+    const bool periodic = o.bc == "periodic" || (o.bc == "mixed" && f < 4);
+    c["boundaries"][faces[f]] = periodic ? nlohmann::json("periodic") : wall;
+  }
+  c["grid"]["extent"] = {{0, 1}, {0, 1}, {0, 1}};  // the shape is what --n gets wrong, if anything
+  if (o.n[0] > 0 && o.n[1] > 0 && o.n[2] > 0) {
+    const int nmax = *std::max_element(o.n.begin(), o.n.end());
+    c["grid"]["extent"] = {{0, double(o.n[0]) / nmax}, {0, double(o.n[1]) / nmax}, {0, double(o.n[2]) / nmax}};
+  }
+  try {
+    parse_case(c.dump(), "bench poisson");
+  } catch (const CaseError& e) {
+    std::string what = e.what();
+    const std::pair<const char*, const char*> flags[] = {
+        {"/grid/n", "--n"},           {"/grid/extent", "--n"}, {"/pressure/tolerance", "--tolerance"},
+        {"/pressure/pre_sweeps", "--pre-sweeps"}, {"/pressure/post_sweeps", "--post-sweeps"},
+        {"/pressure/cpu_coarse_cells", "--cpu-coarse-cells"}, {"/pressure", "--pre-sweeps/--post-sweeps"}};
+    for (const auto& [path, flag] : flags) {
+      const auto at = what.find(std::string(path) + ":");
+      if (at != std::string::npos) {
+        what.replace(at, std::string(path).size(), flag);
+        break;
+      }
+    }
+    throw CaseError(what);
+  }
+}
+
+// Bytes the bench allocates at its peak on the backend: b0, b, x; the largest multigrid asked
+// for (and the checker of the baselines); cuSPARSE CG's matrix (7 entries a cell, values and
+// column indices) and its vectors, or cuFFT's complex arrays.
+double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const Grid& g, const FieldBC& bc) {
+  const double array = double(g.layout.size) * sizeof(Real), cells = double(g.layout.cells());
+  double solver = 0;
+  for (const std::string& s : o.solvers) {
+    MultigridOptions opt;
+    opt.mixed_precision = s == "mg_mixed";
+    opt.fmg = o.fmg;
+    opt.cpu_coarse_cells = s == "mg" || s == "mg_mixed" ? o.cpu_coarse_cells.value_or(default_cpu_coarse_cells) : 0;
+    double bytes = Multigrid::estimate_memory(backend, g, opt).first;
+    if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
+    if (s == "fft") bytes += 2 * cells * 16;
+    solver = std::max(solver, bytes);
+  }
+  (void)bc;
+  return 3 * array + solver;
+}
+
 }  // namespace
 
 int poisson_bench(const BenchOptions& o) {
   Backend backend;
   try {
+    validate_poisson_options(o);
     backend = Backend::from_name(o.backend.empty() ? "auto" : o.backend);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
-  configure_logging();
+  configure_logging(o.json);
   const std::array<int, 3> n = o.n;
   const int nmax = *std::max_element(n.begin(), n.end());
   // Uniform spacing 1/nmax: the domain is n/nmax long on each axis.
@@ -50,6 +118,15 @@ int poisson_bench(const BenchOptions& o) {
   const FieldBC bc = poisson_conditions(o.bc);
   const Box interior = g.layout.interior(Stagger::centre);
   const double cells = double(g.layout.cells());
+  {
+    const double need = poisson_bench_bytes(o, backend, g, bc), have = double(backend.available_bytes());
+    if (need > have) {
+      print_error("bench poisson --n " + std::to_string(n[0]) + "," + std::to_string(n[1]) + "," + std::to_string(n[2]) +
+                  ": needs " + format_bytes(need) + (backend.is_cuda() ? " of GPU memory, the device has " : " of memory, the host has ") +
+                  format_bytes(have) + " free");
+      return 2;
+    }
+  }
 
   // A random right-hand side, the same for every solver, mean-free (compatible).
   Field<Real> b0(backend, g.layout, Stagger::centre, "b"), b(backend, g.layout, Stagger::centre, "b work"),
@@ -164,7 +241,17 @@ int poisson_bench(const BenchOptions& o) {
 }
 
 int relax_bench(const BenchOptions& o) {
-  configure_logging();
+  try {
+    for (int n : o.sizes) {
+      if (n < 2 || n > 1024)
+        throw CaseError("--sizes " + std::to_string(n) + ": expected grid sizes n from 2 to 1024 (n^3 cells)");
+      check_grid_shape({n, n, n}, {true, true, false}, "--sizes " + std::to_string(n));
+    }
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  configure_logging(o.json);
   const bool cuda = Backend::cuda_available();
   const Backend cpu = Backend::cpu();
   nlohmann::json rows = nlohmann::json::array();

@@ -62,6 +62,18 @@ std::string small_case(const std::string& output, const std::string& grid_n = "[
 })";
 }
 
+// Files in out's folder whose names start with out's and end in ".partial" (any pid).
+bool has_partial(const fs::path& out) {
+  if (!fs::exists(out.parent_path())) return false;
+  for (const auto& e : fs::directory_iterator(out.parent_path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(out.filename().string() + ".", 0) == 0 && name.size() > 8 &&
+        name.compare(name.size() - 8, 8, ".partial") == 0)
+      return true;
+  }
+  return false;
+}
+
 int count_lines(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';
@@ -80,6 +92,10 @@ TEST(CommandLine, HelpAndVersionExitZero) {
   const Result version = run_bouss("--version");
   EXPECT_EQ(version.code, 0);
   EXPECT_NE(version.out.find(BOUSS_VERSION), std::string::npos);
+  // The build's provenance: the commit and how the arithmetic was compiled.
+  EXPECT_NE(version.out.find("(git "), std::string::npos) << version.out;
+  EXPECT_TRUE(version.out.find("fmad") != std::string::npos || version.out.find("no CUDA") != std::string::npos)
+      << version.out;
 }
 
 TEST(CommandLine, BadCaseGivesOneLineNamingFileAndPathExitTwoAndNoOutput) {
@@ -92,7 +108,7 @@ TEST(CommandLine, BadCaseGivesOneLineNamingFileAndPathExitTwoAndNoOutput) {
   EXPECT_NE(r.err.find(p.string()), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("/grid/n"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
-  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+  EXPECT_FALSE(has_partial(out));
 }
 
 TEST(CommandLine, BadOverrideAndMissingFileExitTwo) {
@@ -123,7 +139,7 @@ TEST(CommandLine, RunWritesTheOutputAndKeepsAnOldFileUntilDone) {
   const Result r = run_bouss("run " + p.string() + " --backend cpu --set time.steps=2");
   EXPECT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_TRUE(fs::exists(out));
-  EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+  EXPECT_FALSE(has_partial(out));
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << "the log says where the file went";
   // --output overrides the case's file.
   const fs::path other = fs::temp_directory_path() / "bouss_cli_test" / "other.nc";
@@ -163,4 +179,76 @@ TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("\"nusselt_top\""), std::string::npos) << c.out;
   EXPECT_EQ(run_bouss("converge " + nu_case + " --diagnostic entropy").code, 2);
+}
+
+TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
+  for (const char* args : {"run", "run x.json --bogus", "frobnicate", "run x.json --progress -1",
+                           "bench poisson --steps 0"}) {
+    const Result r = run_bouss(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(count_lines(r.err), 1) << args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("bouss: error: ", 0), 0u) << args << ": " << r.err;
+    EXPECT_LT(r.err.size(), 200u) << "no 309-digit bounds: " << r.err;
+  }
+}
+
+TEST(CommandLine, ProgressZeroMeansNoProgressLines) {
+  const fs::path p = write_case("progress.json", small_case(""));
+  const Result quiet = run_bouss("run " + p.string() + " --backend cpu --progress 0");
+  EXPECT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.out.find(" ETA "), std::string::npos) << quiet.out;
+  const Result loud = run_bouss("run " + p.string() + " --backend cpu");
+  EXPECT_NE(loud.out.find(" ETA "), std::string::npos) << "the final progress line: " << loud.out;
+}
+
+TEST(CommandLine, BenchOptionsGoThroughTheCaseRules) {
+  const Result zero = run_bouss("bench poisson --n 0,0,0 --backend cpu");
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("--n: expected 3 positive integers"), std::string::npos) << zero.err;
+  const Result odd = run_bouss("bench poisson --n 17,17,17 --backend cpu");
+  EXPECT_EQ(odd.code, 2);
+  EXPECT_NE(odd.err.find("--n: expected a grid the multigrid can coarsen"), std::string::npos) << odd.err;
+  const Result tolerance = run_bouss("bench poisson --n 16,16,16 --tolerance 3 --backend cpu");
+  EXPECT_EQ(tolerance.code, 2);
+  EXPECT_NE(tolerance.err.find("--tolerance"), std::string::npos) << tolerance.err;
+  const Result huge = run_bouss("bench poisson --n 8192,8192,4096 --backend cpu");
+  EXPECT_EQ(huge.code, 2);
+  EXPECT_NE(huge.err.find("needs"), std::string::npos) << huge.err;
+  const Result sizes = run_bouss("bench relax --sizes 4,0");
+  EXPECT_EQ(sizes.code, 2);
+  EXPECT_NE(sizes.err.find("--sizes 0"), std::string::npos) << sizes.err;
+}
+
+// A run that cannot fit is refused before anything is allocated, naming what it needs.
+TEST(CommandLine, ARunThatDoesNotFitIsRefusedUpFront) {
+  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "huge.nc";
+  fs::remove(out);
+  const fs::path p = write_case("huge.json", small_case(out.string(), "[8192, 8192, 4096]"));
+  for (const char* command : {"run", "check", "bench"}) {
+    const Result r = run_bouss(std::string(command) + " " + p.string() + " --backend cpu");
+    EXPECT_EQ(r.code, 2) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("/grid/n: the run needs"), std::string::npos) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("of host memory, the host has"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(has_partial(out));
+}
+
+TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
+  const fs::path p = write_case("check.json", small_case("out.nc"));
+  const Result r = run_bouss("check " + p.string() + " --backend cpu --set time.steps=7");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* what : {"\"steps\": 7", "\"max_failures\": 3", "memory:", "first dt:", "pressure: multigrid V(2,2)",
+                           "levels: 8x8x4", "runs: 7 steps"})
+    EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  // --json prints the case alone, with every default, and it reads back as the same case.
+  const Result j = run_bouss("check " + p.string() + " --backend cpu --json");
+  EXPECT_EQ(j.code, 0) << j.err;
+  const fs::path again = write_case("check_again.json", j.out);
+  const Result k = run_bouss("check " + again.string() + " --backend cpu --json");
+  EXPECT_EQ(k.out, j.out);
+  EXPECT_FALSE(fs::exists("out.nc")) << "a dry run writes nothing";
+  const Result bad = run_bouss("check " + p.string() + " --set grid.n=[8,0,4]");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("/grid/n"), std::string::npos);
 }
