@@ -247,6 +247,8 @@ void Backend::synchronize() const {
 #endif
 }
 
+std::size_t Backend::scratch_bytes() const { return state_->bytes; }
+
 void* Backend::scratch(std::size_t bytes) const {
   State& s = *state_;
   if (bytes > s.bytes) {
@@ -308,16 +310,22 @@ bool check_kernels_enabled() {
 void check_launch(const char* what, const Backend& backend, const char* field) {
 #ifdef BOUSS_HAVE_CUDA
   if (!backend.is_cuda()) return;
-  const std::string where = std::string("kernel ") + what + (field && *field ? std::string(" on field ") + field : "");
+  // The message is built only on failure: this runs after every launch.
+  auto fail = [&](cudaError_t e) {
+    cudaGetLastError();
+    throw std::runtime_error(std::string("CUDA error in kernel ") + what +
+                             (field && *field ? std::string(" on field ") + field : "") + ": " + cudaGetErrorString(e));
+  };
   // Launch errors only by default: a synchronising check would break graph capture and
   // cost a round trip per launch. Errors inside a kernel surface at the next synchronising
   // call, unless BOUSS_CHECK_KERNELS asks for a wait here.
-  check_cuda(cudaGetLastError(), where.c_str());
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) fail(e);
   if (check_kernels_enabled()) {
     const auto stream = static_cast<cudaStream_t>(backend.stream());
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    check_cuda(cudaStreamIsCapturing(stream, &capturing), where.c_str());
-    if (capturing == cudaStreamCaptureStatusNone) check_cuda(cudaStreamSynchronize(stream), where.c_str());
+    if (const cudaError_t e = cudaStreamIsCapturing(stream, &capturing); e != cudaSuccess) fail(e);
+    if (capturing == cudaStreamCaptureStatusNone)
+      if (const cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) fail(e);
   }
 #else
   (void)what;

@@ -42,6 +42,7 @@ class Backend {
   static Backend cpu_pinned();
   // State memory for reductions on this backend, grown as needed and kept.
   void* scratch(std::size_t bytes) const;
+  std::size_t scratch_bytes() const;  // its size now
 
   bool operator==(const Backend& o) const { return kind_ == o.kind_; }
   bool operator!=(const Backend& o) const { return !(*this == o); }

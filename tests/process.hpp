@@ -24,6 +24,17 @@ struct IgnoreHdf5FileLocks {
 };
 inline const IgnoreHdf5FileLocks ignore_hdf5_file_locks;
 
+// The bouss executable and the source tree, as built; the environment variables of the same
+// names point elsewhere (the GPU machine runs a carried copy from another folder).
+inline std::string bouss_exe() {
+  const char* env = std::getenv("BOUSS_EXE");
+  return env && *env ? env : BOUSS_EXE;
+}
+inline std::string source_path(const std::string& relative) {
+  const char* env = std::getenv("BOUSS_SOURCE_DIR");
+  return std::string(env && *env ? env : BOUSS_SOURCE_DIR) + "/" + relative;
+}
+
 inline std::string slurp(const std::string& path) {
   std::ifstream f(path);
   std::stringstream s;
@@ -41,7 +52,7 @@ class BoussProcess {
       ::unsetenv("HDF5_USE_FILE_LOCKING");  // the run writes as a user's would
       if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
       std::vector<char*> argv;
-      std::string exe = BOUSS_EXE;
+      std::string exe = bouss_exe();
       argv.push_back(exe.data());
       std::vector<std::string> copy = args;
       for (auto& a : copy) argv.push_back(a.data());

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The GPU round on the H200 test machine (see ../shared/device/README.md): run from the
 # repository root there, with .devpack (made by tools/h200_pack.sh) carried along.
-# Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case.
+# Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case,
+# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), compare (this build against the
+# one packed in .devpack-old, when present, on the same machine).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
 bin=.devpack/bin
-sections=${*:-tests sanitizer solver small case}
+sections=${*:-tests sanitizer solver small case survive}
+export BOUSS_EXE=$PWD/$bin/bouss BOUSS_SOURCE_DIR=$PWD
 nvidia-smi -L
 step() { echo; echo "=== $*"; }
 has() { [[ " $sections " == *" $1 "* ]]; }
@@ -18,7 +21,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*' 2>&1 | tail -4
+    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuMemoryEstimate.*' 2>&1 | tail -4
 fi
 if has solver; then
   step "bench relax: paper 004 Figure 2 crossover"
@@ -68,4 +71,29 @@ if has case; then
   step "bench: paper 004 Ra = 1e7, cpu ($(nproc) threads)"
   $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cpu --steps 3 --warmup 2 --json | tee "$out/bench_ra1e7_cpu.json" \
     | grep -E "ms_per_step\"|cycles"
+fi
+if has survive; then
+  step "checkpoints of paper 004's case (256x256x128): size and time, then a SIGTERM stop"
+  d=$(mktemp -d)
+  $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --output $d/rb.nc --set time.steps=40 \
+    --set output.interval_steps=1000 --set checkpoint.interval_steps=10 --progress 0 2>&1 | grep -E "checkpoint|done"
+  ls -la $d
+  $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --output $d/stop.nc --set time.steps=100000 \
+    --set output.interval_steps=1000 --progress 0 > $d/stop.log 2>&1 &
+  pid=$!; sleep 8; kill -TERM $pid; wait $pid; echo "exit after SIGTERM: $?"; grep -E "stopped|checkpoint" $d/stop.log
+  rm -rf $d
+fi
+if has compare && [ -x .devpack-old/bin/bouss ]; then
+  step "this build against .devpack-old, alternating on one machine (median ms/step)"
+  for c in "rayleigh_benard_ra1e7 [256,256,128] 20 20" "onset_no_slip [64,32,64] 300 30" "onset_cube [64,64,64] 300 30" \
+           "rayleigh_benard [48,48,24] 300 30"; do
+    set -- $c
+    for round in 1 2; do
+      for b in .devpack-old .devpack; do
+        ms=$( (. $b/env; $b/bin/bouss bench cases/$1.json --backend cuda --set grid.n=$2 --steps $3 --warmup $4 --json) \
+              | python3 -c 'import json,sys; print(json.load(sys.stdin)["ms_per_step"])')
+        echo "$1 $2 $b round $round: $ms ms/step"
+      done
+    done
+  done
 fi

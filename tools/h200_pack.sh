@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds for the H200 (sm_90) and gathers the executables with the libraries the GPU
-# machine lacks into .devpack (git-ignored), for tools/h200_check.sh to run there.
+# Builds for the H200 (sm_90) and gathers the executables, libbouss and the libraries the
+# GPU machine lacks into .devpack (git-ignored), for tools/h200_check.sh to run there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.devpack/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo /.devpack/ >> .git/info/exclude; }
