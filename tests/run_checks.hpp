@@ -12,28 +12,11 @@
 #include "io/case.hpp"
 #include "io/checkpoint.hpp"
 #include "netcdf_compare.hpp"
+#include "scratch_dir.hpp"
 #include "solver/run.hpp"
 
 namespace bouss::test {
 
-// A fresh folder under the system's temporary folder, removed with its content.
-class ScratchDir {
- public:
-  explicit ScratchDir(const std::string& tag) {
-    std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("bouss_" + tag + "_" + std::to_string(rd()) + std::to_string(rd()));
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Convection from noise between no-slip plates, small enough for a test: the flow is in
 // motion (Ra 1e5), dt adapts to the CFL limit every step, snapshots every 5 steps, the

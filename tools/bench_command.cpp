@@ -21,13 +21,7 @@ int bench_command(const BenchOptions& o) {
   overrides.push_back("output.file=\"\"");  // a benchmark writes nothing
   Case c;
   Backend backend;
-  try {
-    c = load_case(o.case_file, overrides);
-    backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
-  } catch (const std::exception& e) {
-    print_error(e.what());
-    return 2;
-  }
+  if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
   configure_logging(o.json);
   if (!o.json) log_case_summary(c, backend);
   c.time.steps.reset();  // the bench decides how many steps run
@@ -37,15 +31,7 @@ int bench_command(const BenchOptions& o) {
   control.progress_seconds.reset();
   control.series = false;  // the step alone is timed
   Run run(c, backend, control);
-  try {
-    run.start();
-  } catch (const CaseError& e) {
-    print_error(e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    print_error(e.what());
-    return 1;
-  }
+  if (const int refused = start_command_run(run)) return refused;
   try {
     const Simulation& sim = run.simulation();
     if (!o.json) log_solver_summary(sim);

@@ -31,13 +31,7 @@ int check_command(const RunOptions& o) {
   if (o.output) overrides.push_back("output.file=\"" + json_escape(*o.output) + "\"");
   Case c;
   Backend backend;
-  try {
-    c = load_case(o.case_file, overrides);
-    backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
-  } catch (const std::exception& e) {
-    print_error(e.what());
-    return 2;
-  }
+  if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
   const std::string case_text = case_to_json(c).dump(2);
   if (o.json) {
     std::printf("%s\n", case_text.c_str());

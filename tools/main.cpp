@@ -11,34 +11,39 @@
 #include "io/build_info.hpp"
 #include "tools/commands.hpp"
 
+namespace {
+// The options every case-driven subcommand takes: the case file, --backend and --set.
+void add_case_options(CLI::App* cmd, std::string& case_file, std::string& backend, std::vector<std::string>& overrides,
+                      const char* case_help = "Case file (JSON)") {
+  cmd->add_option("case", case_file, case_help)->required();
+  cmd->add_option("--backend", backend, "Where the fields live: auto (CUDA when a GPU is present), cuda or cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  cmd->add_option("--set", overrides, "Override a case key, JSON-typed: --set grid.n=[32,32,16] --set time.steps=20")
+      ->allow_extra_args(false);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock exchange)"};
   app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);
 
   // Short messages: CLI11's own range validators print the bounds of a double in full.
-  const CLI::Validator positive(
-      [](std::string& v) {
-        double x = 0;
-        return CLI::detail::lexical_cast(v, x) && std::isfinite(x) && x > 0 ? std::string()
-                                                                             : "expected a positive number, got " + v;
-      },
-      "POSITIVE");
-  const CLI::Validator non_negative(
-      [](std::string& v) {
-        double x = 0;
-        return CLI::detail::lexical_cast(v, x) && std::isfinite(x) && x >= 0 ? std::string()
-                                                                              : "expected a number >= 0, got " + v;
-      },
-      "NUMBER>=0");
+  auto number_at_least = [](double lowest, bool strict, const char* expected) {
+    return CLI::Validator(
+        [=](std::string& v) {
+          double x = 0;
+          const bool ok = CLI::detail::lexical_cast(v, x) && std::isfinite(x) && (strict ? x > lowest : x >= lowest);
+          return ok ? std::string() : std::string("expected ") + expected + ", got " + v;
+        },
+        expected);
+  };
+  const CLI::Validator positive = number_at_least(0, true, "a positive number");
+  const CLI::Validator non_negative = number_at_least(0, false, "a number >= 0");
 
   bouss::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run a case and write its NetCDF output");
-  run_cmd->add_option("case", run.case_file, "Case file (JSON)")->required();
-  run_cmd->add_option("--backend", run.backend, "Where the fields live: auto (CUDA when a GPU is present), cuda or cpu")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  run_cmd->add_option("--set", run.overrides, "Override a case key, JSON-typed: --set grid.n=[32,32,16] --set time.steps=20")
-      ->allow_extra_args(false);
+  add_case_options(run_cmd, run.case_file, run.backend, run.overrides, "Case file (JSON)");
   run_cmd->add_option("--output", run.output, "NetCDF output file (overrides output.file)");
   run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines (0: none)")
       ->check(non_negative);
@@ -50,9 +55,7 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand(
       "check", "Dry run: validate a case, print it with every default, the memory it needs, the first dt and the "
                "pressure solver's levels, and exit (0: it would run, 2: it would be refused)");
-  check_cmd->add_option("case", check.case_file, "Case file (JSON)")->required();
-  check_cmd->add_option("--backend", check.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  check_cmd->add_option("--set", check.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  add_case_options(check_cmd, check.case_file, check.backend, check.overrides, "Case file (JSON)");
   check_cmd->add_option("--output", check.output, "NetCDF output file (overrides output.file)");
   check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON");
 
@@ -60,9 +63,7 @@ int main(int argc, char** argv) {
   auto* bench_cmd = app.add_subcommand(
       "bench", "Time a case's step (median ms/step after warm-up, and the bandwidth it implies), "
                "the pressure solver alone (bench poisson), or coarse-grid relaxation on CPU and GPU (bench relax)");
-  bench_cmd->add_option("case", bench.case_file, "Case file (JSON), or poisson, or relax")->required();
-  bench_cmd->add_option("--backend", bench.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  bench_cmd->add_option("--set", bench.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
+  add_case_options(bench_cmd, bench.case_file, bench.backend, bench.overrides, "Case file (JSON), or poisson, or relax");
   bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(positive);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(non_negative);
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
   auto* onset_cmd = app.add_subcommand(
       "onset", "Critical Rayleigh number by growth rates around onset (secant iteration), per resolution, "
                "with Richardson extrapolation");
-  onset_cmd->add_option("case", onset.case_file, "Case file (JSON) in the rayleigh/prandtl form")->required();
+  add_case_options(onset_cmd, onset.case_file, onset.backend, onset.overrides, "Case file (JSON) in the rayleigh/prandtl form");
   onset_cmd->add_option("--resolutions", onset.resolutions, "nz of each resolution; the case's nx:ny:nz is kept")
       ->delimiter(',');
   onset_cmd->add_option("--ra", onset.ra, "Two Rayleigh numbers to start the secant from (default: the case's +-3%)")
@@ -94,21 +95,17 @@ int main(int argc, char** argv) {
                         "Only measure the growth rate at each of these Ra (one run each, no secant); Ra_c is where "
                         "their least-squares line crosses zero. Splits a long search into separate runs.")
       ->delimiter(',');
-  onset_cmd->add_option("--backend", onset.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  onset_cmd->add_option("--set", onset.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
   onset_cmd->add_flag("--json", onset.json, "Print one JSON object");
 
   bouss::ValidationOptions converge;
   auto* converge_cmd = app.add_subcommand(
       "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end");
-  converge_cmd->add_option("case", converge.case_file, "Case file (JSON)")->required();
+  add_case_options(converge_cmd, converge.case_file, converge.backend, converge.overrides, "Case file (JSON)");
   converge_cmd->add_option("--resolutions", converge.resolutions, "nz of each resolution")->delimiter(',');
   converge_cmd->add_option("--diagnostic", converge.diagnostic,
                            "nusselt_bottom, nusselt_top, nusselt_volume, kinetic_energy or max_velocity");
   converge_cmd->add_option("--output-dir", converge.output_dir,
                            "Write each run's diagnostics series (and first and last T) to DIR/NAME_NXxNYxNZ.nc");
-  converge_cmd->add_option("--backend", converge.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-  converge_cmd->add_option("--set", converge.overrides, "Override a case key, JSON-typed")->allow_extra_args(false);
   converge_cmd->add_flag("--json", converge.json, "Print one JSON object");
 
   try {

@@ -44,9 +44,8 @@ int run_command(const RunOptions& o) {
   Case c;
   Backend backend;
   RunControl control;
+  if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
   try {
-    c = load_case(o.case_file, overrides);
-    backend = Backend::from_name(o.backend.empty() ? c.backend : o.backend);
     if (o.wall_limit) control.wall_limit_seconds = parse_wall_time(*o.wall_limit, "--wall-limit");
   } catch (const std::exception& e) {
     print_error(e.what());
@@ -60,15 +59,7 @@ int run_command(const RunOptions& o) {
   configure_logging();
   log_case_summary(c, backend);
   Run run(c, backend, control);
-  try {
-    run.start();
-  } catch (const CaseError& e) {
-    print_error(e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    print_error(e.what());
-    return 1;
-  }
+  if (const int refused = start_command_run(run)) return refused;
   log_solver_summary(run.simulation());
   RunEnd end;
   try {

@@ -5,7 +5,35 @@
 
 #include <algorithm>
 
+#include "solver/run.hpp"
+#include "tools/commands.hpp"
+
 namespace bouss {
+
+bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
+                       const std::string& backend_name, Case& c, Backend& backend) {
+  try {
+    c = load_case(case_file, overrides);
+    backend = Backend::from_name(backend_name.empty() ? c.backend : backend_name);
+    return true;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return false;
+  }
+}
+
+int start_command_run(Run& run) {
+  try {
+    run.start();
+    return 0;
+  } catch (const CaseError& e) {
+    print_error(e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+}
 
 void configure_logging(bool to_stderr) {
   if (to_stderr) spdlog::set_default_logger(spdlog::stderr_color_mt("bouss"));

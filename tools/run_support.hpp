@@ -2,12 +2,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "grid/backend.hpp"
 #include "io/case.hpp"
 #include "solver/simulation.hpp"
 
 namespace bouss {
+
+class Run;
+
+// The case of a command (from CASE.json with --set overrides) and its backend (--backend,
+// else the case's). On bad input prints the one error line and returns false (exit 2).
+bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
+                       const std::string& backend_name, Case& c, Backend& backend);
+// Run::start() for a command: 0 when the run started, else the exit code after printing the
+// error line (2: refused before allocating; 1: failed while setting up).
+int start_command_run(Run& run);
 
 // Log lines as "[HH:MM:SS] text", on stdout, or on stderr where stdout carries JSON.
 void configure_logging(bool to_stderr = false);

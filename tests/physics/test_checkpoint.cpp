@@ -28,31 +28,14 @@
 #include "io/checkpoint.hpp"
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
+#include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace bouss;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    std::ostringstream os;
-    os << "bouss_test_checkpoint_" << std::hex << rd() << rd();
-    path_ = fs::temp_directory_path() / os.str();
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = bouss::test::ScratchDir;
 
 std::uint64_t bits(double d) {
   std::uint64_t u;

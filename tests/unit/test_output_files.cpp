@@ -24,34 +24,13 @@
 #include <vector>
 
 #include "io/netcdf_writer.hpp"
+#include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    std::ostringstream os;
-    os << "bouss_test_output_files_" << std::hex << rd() << rd();
-    path_ = fs::temp_directory_path() / os.str();
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    umount2((path_ / "disk").c_str(), MNT_DETACH);  // a tmpfs a test mounted, if any
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    for (const auto& e : fs::recursive_directory_iterator(path_, ec))
-      if (e.is_directory(ec)) fs::permissions(e.path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = bouss::test::ScratchDir;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
