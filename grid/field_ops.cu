@@ -90,16 +90,20 @@ Real remove_mean_max_abs(Field<S>& f) {
   return std::fmax(Real(S(r.max) - m), Real(m - S(r.min)));
 }
 
+// Row by row: each interior row of the padded array is contiguous.
 template <class S>
 std::vector<double> interior_values(const Field<S>& f) {
   const std::vector<S> all = f.to_host();
   const Layout& L = f.layout();
   const Box box = L.interior(f.stagger());
-  std::vector<double> out;
-  out.reserve(box.cells());
+  const int nx = box.hi[0];
+  std::vector<double> out(std::size_t(box.cells()));
+  double* o = out.data();
   for (int k = 0; k < box.hi[2]; ++k)
-    for (int j = 0; j < box.hi[1]; ++j)
-      for (int i = 0; i < box.hi[0]; ++i) out.push_back(double(all[L.origin + L.index(i, j, k)]));
+    for (int j = 0; j < box.hi[1]; ++j, o += nx) {
+      const S* row = all.data() + L.origin + L.index(0, j, k);
+      std::copy(row, row + nx, o);
+    }
   return out;
 }
 
@@ -111,10 +115,11 @@ void set_interior_values(Field<S>& f, const std::vector<double>& values) {
     throw std::invalid_argument("field " + f.name() + ": " + std::to_string(values.size()) + " values for " +
                                 std::to_string(box.cells()) + " interior points");
   std::vector<S> all = f.to_host();
-  std::size_t n = 0;
+  const int nx = box.hi[0];
+  const double* v = values.data();
   for (int k = 0; k < box.hi[2]; ++k)
-    for (int j = 0; j < box.hi[1]; ++j)
-      for (int i = 0; i < box.hi[0]; ++i) all[L.origin + L.index(i, j, k)] = S(values[n++]);
+    for (int j = 0; j < box.hi[1]; ++j, v += nx)
+      std::transform(v, v + nx, all.data() + L.origin + L.index(0, j, k), [](double x) { return S(x); });
   f.from_host(all);
 }
 
