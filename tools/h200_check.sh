@@ -96,4 +96,9 @@ if has compare && [ -x .devpack-old/bin/bouss ]; then
       done
     done
   done
+  for b in .devpack-old .devpack; do
+    (. $b/env; $b/bin/bouss bench cases/rayleigh_benard.json --backend cpu --steps 20 --warmup 5 --json) | python3 -c '
+import json, sys; r = json.load(sys.stdin)
+print("cpu rayleigh_benard %s: %.3f ms/step, copy %.1f GB/s, %.0f%% of the floor" % (sys.argv[1], r["ms_per_step"], r["copy_bandwidth_GBps"], 100 * r["fraction_of_floor"]))' $b
+  done
 fi
