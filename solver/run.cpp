@@ -87,6 +87,8 @@ void Run::start() {
   if (control_.signals) stop_signals::install();
   if (control_.restart) start_from_checkpoint();
   else start_fresh();
+  first_step_ = sim_->steps_done();
+  first_fraction_ = progress_fraction(*sim_);
   if (writer_)
     stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " +
                                     writer_->partial_path() + " (up to its last flush)");
@@ -324,11 +326,13 @@ void Run::report_progress() {
     return;
   }
   const Diagnostics d = series_step_ == sim_->steps_done() ? series_.latest() : sim_->diagnostics();
-  const double elapsed = elapsed_seconds(), done = progress_fraction(*sim_);
+  // The ETA from this run's own pace (a restarted run began part of the way through).
+  const double elapsed = elapsed_seconds(), done = progress_fraction(*sim_) - first_fraction_,
+               left = 1 - progress_fraction(*sim_);
   std::string nusselt;
   if (sim_->has_plates()) nusselt = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
   spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
-               sim_->steps_done(), sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * (1 - done) / done : NAN),
+               sim_->steps_done(), sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * left / done : NAN),
                sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, series_.growth_rate(), nusselt);
 }
 

@@ -72,6 +72,8 @@ class Run {
   RunEnd end() const { return end_; }
   int stop_signal() const { return stop_signal_; }
   double elapsed_seconds() const;
+  // Steps this run took (a restarted run counts from its checkpoint).
+  long steps_taken() const { return sim_ ? sim_->steps_done() - first_step_ : 0; }
   // The output's final name, and the partial name it is written under ("" without output).
   const std::string& output_file() const { return case_.output.file; }
   std::string output_partial() const;
@@ -111,6 +113,8 @@ class Run {
   using clock = std::chrono::steady_clock;
   clock::time_point start_time_, last_progress_;
   std::int64_t progress_step_ = -1;
+  long first_step_ = 0;          // steps done when this run started (the checkpoint's step)
+  double first_fraction_ = 0;    // the fraction of the case done then
   double slowest_step_ = 0, slowest_checkpoint_ = 0;
 };
 

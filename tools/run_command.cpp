@@ -74,8 +74,9 @@ int run_command(const RunOptions& o) {
   }
   const Simulation& sim = run.simulation();
   const double elapsed = run.elapsed_seconds();
-  spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step)", sim.steps_done(), elapsed,
-               1e3 * elapsed / std::max<long>(1, sim.steps_done()));
+  spdlog::info("done: {} steps in {:.1f} s ({:.2f} ms/step){}", run.steps_taken(), elapsed,
+               1e3 * elapsed / std::max<long>(1, run.steps_taken()),
+               o.restart ? fmt::format(", {} from the original start", sim.steps_done()) : "");
   if (end == RunEnd::signal) {
     const int sig = run.stop_signal();
     spdlog::info("stopped by {} at step {} (t = {:.6g}); {}", sig == SIGINT ? "SIGINT" : "SIGTERM", sim.steps_done(),
