@@ -67,6 +67,7 @@ struct Backend::State {
   BackendKind kind;
   bool pinned = false;
   void* stream = nullptr;
+  void* copy_stream = nullptr;
   void* ptr = nullptr;
   std::size_t bytes = 0;
   explicit State(BackendKind k) : kind(k) {}
@@ -75,6 +76,7 @@ struct Backend::State {
     if (kind == BackendKind::cuda) {
       if (ptr) cudaFree(ptr);
       if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+      if (copy_stream) cudaStreamDestroy(static_cast<cudaStream_t>(copy_stream));
       return;
     }
 #endif
@@ -96,6 +98,17 @@ Backend Backend::cpu_pinned() {
 }
 
 void* Backend::stream() const { return state_->stream; }
+
+void* Backend::copy_stream() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda() && !state_->copy_stream) {
+    cudaStream_t s;
+    check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate (copy stream)");
+    state_->copy_stream = s;
+  }
+#endif
+  return state_->copy_stream;
+}
 
 bool Backend::cuda_compiled() {
 #ifdef BOUSS_HAVE_CUDA
@@ -263,7 +276,7 @@ void* Backend::scratch(std::size_t bytes) const {
 
 namespace {
 #ifdef BOUSS_HAVE_CUDA
-cudaStream_t copy_stream(const Backend& a, const Backend& b) {
+cudaStream_t stream_of(const Backend& a, const Backend& b) {
   return static_cast<cudaStream_t>(a.is_cuda() ? a.stream() : b.stream());
 }
 #endif
@@ -274,7 +287,7 @@ void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
   if (bytes == 0) return;
 #ifdef BOUSS_HAVE_CUDA
   if (dst_backend.is_cuda() || src_backend.is_cuda()) {
-    const cudaStream_t s = copy_stream(dst_backend, src_backend);
+    const cudaStream_t s = stream_of(dst_backend, src_backend);
     check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
     check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy");
     return;
@@ -287,14 +300,17 @@ void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
 }
 
 void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
-                      const Backend& src_backend, std::size_t bytes) {
+                      const Backend& src_backend, std::size_t bytes, bool on_copy_stream) {
   if (bytes == 0) return;
 #ifdef BOUSS_HAVE_CUDA
   if (dst_backend.is_cuda() || src_backend.is_cuda()) {
-    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, copy_stream(dst_backend, src_backend)),
-               "cudaMemcpyAsync");
+    const Backend& gpu = dst_backend.is_cuda() ? dst_backend : src_backend;
+    const cudaStream_t s = on_copy_stream ? static_cast<cudaStream_t>(gpu.copy_stream()) : stream_of(dst_backend, src_backend);
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
     return;
   }
+#else
+  (void)on_copy_stream;
 #endif
   copy_bytes(dst, dst_backend, src, src_backend, bytes);
 }
@@ -340,7 +356,7 @@ StreamEvent::~StreamEvent() {
 #endif
 }
 
-void StreamEvent::record(const Backend& backend) {
+void StreamEvent::record(const Backend& backend, bool on_copy_stream) {
   recorded_cuda_ = backend.is_cuda();
 #ifdef BOUSS_HAVE_CUDA
   if (!recorded_cuda_) return;
@@ -349,8 +365,21 @@ void StreamEvent::record(const Backend& backend) {
     check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     event_ = e;
   }
-  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(backend.stream())),
+  const void* stream = on_copy_stream ? backend.copy_stream() : backend.stream();
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(const_cast<void*>(stream))),
              "cudaEventRecord");
+#else
+  (void)on_copy_stream;
+#endif
+}
+
+void StreamEvent::make_copy_stream_wait(const Backend& backend) const {
+#ifdef BOUSS_HAVE_CUDA
+  if (!recorded_cuda_ || !backend.is_cuda()) return;
+  check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(backend.copy_stream()), static_cast<cudaEvent_t>(event_), 0),
+             "cudaStreamWaitEvent");
+#else
+  (void)backend;
 #endif
 }
 

@@ -37,6 +37,9 @@ class Backend {
   // The CUDA stream every launch and copy of this backend is ordered on (a cudaStream_t;
   // null on the CPU). One stream keeps the step in order and lets it be graph-captured.
   void* stream() const;
+  // A second stream for device-to-host copies of output, so that they overlap the step's
+  // kernels (created at first use; null on the CPU).
+  void* copy_stream() const;
   // A CPU backend whose allocations are page-locked, for host levels that CUDA graphs
   // copy to and from. The same as cpu() in a build without CUDA.
   static Backend cpu_pinned();
@@ -58,9 +61,9 @@ class Backend {
 void copy_bytes(void* dst, const Backend& dst_backend, const void* src,
                 const Backend& src_backend, std::size_t bytes);
 // The same, ordered on the CUDA side's stream without waiting (capturable in a graph when
-// host memory is pinned). On the CPU alone it is a plain copy.
+// host memory is pinned), or on its copy stream. On the CPU alone it is a plain copy.
 void copy_bytes_async(void* dst, const Backend& dst_backend, const void* src,
-                      const Backend& src_backend, std::size_t bytes);
+                      const Backend& src_backend, std::size_t bytes, bool on_copy_stream = false);
 
 // Throws std::runtime_error with `what` (the kernel), `field` (when given) and the CUDA
 // error string if the last launch on `backend` failed. With BOUSS_CHECK_KERNELS=1 in the
@@ -83,9 +86,12 @@ class StreamEvent {
   ~StreamEvent();
   StreamEvent(const StreamEvent&) = delete;
   StreamEvent& operator=(const StreamEvent&) = delete;
-  void record(const Backend& backend);
+  // Marks the backend's stream (or its copy stream) at this point.
+  void record(const Backend& backend, bool on_copy_stream = false);
   bool ready() const;
   void wait() const;
+  // Makes the backend's copy stream wait for this point before its later work.
+  void make_copy_stream_wait(const Backend& backend) const;
 
  private:
   void* event_ = nullptr;  // cudaEvent_t, created at the first record on a CUDA backend

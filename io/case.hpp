@@ -86,6 +86,7 @@ struct OutputParams {
   std::optional<std::int64_t> interval_steps;  // steps between snapshots
   std::int64_t diagnostics_interval_steps = 10;  // steps between records of the diagnostics series
   std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
+  std::string precision = "double";  // of the snapshot fields in the file: "double" or "float"
 };
 
 // When and where checkpoints are written (everything the step needs to continue bit for

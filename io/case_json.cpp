@@ -85,6 +85,7 @@ ojson case_to_json(const Case& c) {
   if (c.output.interval) output["interval"] = *c.output.interval;
   if (c.output.interval_steps) output["interval_steps"] = *c.output.interval_steps;
   output["fields"] = c.output.fields;
+  output["precision"] = c.output.precision;
   output["diagnostics_interval_steps"] = c.output.diagnostics_interval_steps;
   j["output"] = output;
 

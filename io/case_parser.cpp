@@ -1153,13 +1153,15 @@ OutputParams parse_output(Validator& v, const json& root, const std::string& cas
   const json* output = v.optional_object(root, "output");
   if (!output) return o;
   const auto scope = v.enter("output");
-  v.check_no_unknown_keys(*output, {"file", "interval", "interval_steps", "fields", "diagnostics_interval_steps"});
+  v.check_no_unknown_keys(*output,
+                          {"file", "interval", "interval_steps", "fields", "diagnostics_interval_steps", "precision"});
   o.file = v.optional_string(*output, "file").value_or(o.file);
   o.interval = v.optional_number(*output, "interval", positive);
   o.interval_steps = v.optional_int(*output, "interval_steps", positive_int);
   o.diagnostics_interval_steps =
       v.optional_int(*output, "diagnostics_interval_steps", positive_int).value_or(o.diagnostics_interval_steps);
   o.fields = parse_fields(v, *output);
+  o.precision = v.optional_string_in(*output, "precision", {"double", "float"}).value_or(o.precision);
   return o;
 }
 

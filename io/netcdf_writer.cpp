@@ -269,12 +269,15 @@ struct NetcdfWriter::Impl {
   struct Field {
     NcVar var;
     std::array<size_t, 3> n;  // nx_f, ny_f, nz_f
+    size_t chunk_planes = 1;  // z-planes of one HDF5 chunk
   };
 
   std::string path;     // as given
   std::string target;   // the file close() replaces: path, or a symbolic link's target
   std::string partial;  // where the data is until close()
   Units units = Units::dimensional;
+  bool single = false;       // snapshot fields stored as float (output.precision)
+  long open_record = -1;     // a record begun and not yet ended (the slab path)
   int ncid = -1;        // open NetCDF handle, -1 when released
   bool set_up = false;  // the header is written; from here on the partial file is kept
   bool failed = false;  // a NetCDF failure ended this output (the handle is abandoned)
@@ -379,6 +382,12 @@ struct NetcdfWriter::Impl {
            const std::string& what) {
     run(what, [&] { return nc_put_vara_double(ncid, v.getId(), start.data(), count.data(), data); });
   }
+  // Values already in the variable's own type (float or double).
+  void put_raw(const NcVar& v, const std::vector<size_t>& start, const std::vector<size_t>& count, const void* data,
+               const std::string& what) {
+    run(what, [&] { return nc_put_vara(ncid, v.getId(), start.data(), count.data(), data); });
+  }
+  size_t field_bytes() const { return single ? sizeof(float) : sizeof(double); }
 
   bool dimensional() const { return units == Units::dimensional; }
 
@@ -447,6 +456,7 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
   Impl& m = *impl_;
   m.path = path;
   m.units = c.physics.units;
+  m.single = c.output.precision == "float";
   m.records = &records_;
   m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
@@ -564,16 +574,16 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
       n[a] = static_cast<size_t>(c.n[a]) + (spec.stagger == a ? 1 : 0);
       dims.push_back(spec.stagger == a ? face_dim[a] : centre_dim[a]);
     }
-    NcVar v = f.addVar(name, netCDF::ncDouble, dims);
+    NcVar v = single ? f.addVar(name, netCDF::ncFloat, dims) : f.addVar(name, netCDF::ncDouble, dims);
     std::vector<size_t> chunk{1, n[2], n[1], n[0]};
-    const size_t row = sizeof(double) * n[0], plane = row * n[1];
+    const size_t row = field_bytes() * n[0], plane = row * n[1];
     if (plane * n[2] > kMaxChunkBytes) chunk[1] = std::max<size_t>(1, kMaxChunkBytes / plane);
     if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
     v.setChunking(NcVar::nc_CHUNKED, chunk);
     v.putAtt("long_name", spec.long_name);
     put_units(v, spec.si_units);
     v.putAtt("grid_location", spec.location);
-    fields.emplace(name, Field{v, n});
+    fields.emplace(name, Field{v, n, chunk[1]});
     required_fields.push_back(name);
     reserved.insert(name);
   }
@@ -598,14 +608,71 @@ const std::string& NetcdfWriter::partial_path() const { return impl_->partial; }
 
 bool NetcdfWriter::closed() const { return impl_->closed; }
 
+void NetcdfWriter::begin_record(double time, const std::map<std::string, double>& scalars) {
+  Impl& m = *impl_;
+  m.require_writable("begin_record");
+  if (m.open_record >= 0) m.fail("begin_record: record " + std::to_string(m.open_record) + " is not ended");
+  std::uintmax_t bytes = sizeof(double) * (1 + scalars.size());
+  for (const auto& [name, f] : m.fields) bytes += m.field_bytes() * f.n[0] * f.n[1] * f.n[2];
+  std::uintmax_t new_variables = 0;
+  for (const auto& kv : scalars) {
+    if (m.reserved.count(kv.first))
+      m.fail("scalar '" + kv.first + "' has the name of a dimension, coordinate or field variable");
+    new_variables += m.scalars.count(kv.first) == 0;
+  }
+  const size_t rec = static_cast<size_t>(records_);
+  const std::string what = "cannot write snapshot " + std::to_string(records_) + " to " + m.partial;
+  // The room for the whole record is checked before any of it is written.
+  m.ensure_room(bytes, new_variables + m.fields.size(), what);
+  std::vector<std::pair<NcVar, double>> svars;
+  for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
+  const std::vector<size_t> at{rec}, one{1};
+  m.put(m.time_var, at, one, &time, what);
+  for (const auto& sv : svars) m.put(sv.first, at, one, &sv.second, what);
+  m.open_record = records_;
+}
+
+void NetcdfWriter::write_slab(const std::string& field, int k0, int nk, const void* values) {
+  Impl& m = *impl_;
+  m.require_writable("write_slab");
+  if (m.open_record < 0) m.fail("write_slab: no record begun");
+  auto it = m.fields.find(field);
+  if (it == m.fields.end()) m.fail("field '" + field + "' is not among the output fields");
+  const Impl::Field& f = it->second;
+  if (k0 < 0 || nk < 0 || size_t(k0 + nk) > f.n[2])
+    m.fail("field '" + field + "': planes [" + std::to_string(k0) + ", " + std::to_string(k0 + nk) + ") outside 0.." +
+           std::to_string(f.n[2]));
+  const size_t rec = static_cast<size_t>(m.open_record);
+  m.put_raw(f.var, {rec, size_t(k0), 0, 0}, {1, size_t(nk), f.n[1], f.n[0]}, values,
+            "cannot write snapshot " + std::to_string(rec) + " (" + field + ") to " + m.partial);
+}
+
+void NetcdfWriter::end_record() {
+  Impl& m = *impl_;
+  m.require_writable("end_record");
+  if (m.open_record < 0) m.fail("end_record: no record begun");
+  m.sync("cannot write snapshot " + std::to_string(m.open_record) + " to " + m.partial);
+  m.open_record = -1;
+  ++records_;
+}
+
+std::size_t NetcdfWriter::plane_bytes(const std::string& field) const {
+  const Impl::Field& f = impl_->fields.at(field);
+  return impl_->field_bytes() * f.n[0] * f.n[1];
+}
+
+int NetcdfWriter::chunk_planes(const std::string& field) const { return int(impl_->fields.at(field).chunk_planes); }
+
+bool NetcdfWriter::single_precision() const { return impl_->single; }
+
+const std::vector<std::string>& NetcdfWriter::fields() const { return impl_->required_fields; }
+
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
                          const std::map<std::string, double>& scalars) {
   Impl& m = *impl_;
   m.require_writable("write");
-
   // Validate everything first so that a bad call leaves no half-written record.
   std::set<std::string> given;
-  std::uintmax_t bytes = sizeof(double) * (1 + scalars.size());
   for (const auto& sf : fields) {
     auto it = m.fields.find(sf.name);
     if (it == m.fields.end()) {
@@ -622,33 +689,20 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
          << n[0] << " x " << n[1] << " x " << n[2] << ")";
       m.fail(os.str());
     }
-    bytes += sizeof(double) * expect;
   }
   for (const auto& r : m.required_fields)
     if (!given.count(r)) m.fail("field '" + r + "' missing from record " + std::to_string(records_));
-  std::uintmax_t new_variables = 0;
-  for (const auto& kv : scalars) {
-    if (m.reserved.count(kv.first))
-      m.fail("scalar '" + kv.first + "' has the name of a dimension, coordinate or field variable");
-    new_variables += m.scalars.count(kv.first) == 0;
-  }
-
-  const size_t rec = static_cast<size_t>(records_);
-  const std::string what = "cannot write snapshot " + std::to_string(records_) + " to " + m.partial;
-  m.ensure_room(bytes, new_variables + fields.size(), what);
-  // Define any new scalar series first (netCDF-4 re-enters define mode by itself).
-  std::vector<std::pair<NcVar, double>> svars;
-  for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
-
-  const std::vector<size_t> at{rec}, one{1};
-  m.put(m.time_var, at, one, &time, what);
+  begin_record(time, scalars);
   for (const auto& sf : fields) {
-    const auto& fld = m.fields.at(sf.name);
-    m.put(fld.var, {rec, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, sf.values.data(), what);
+    const int nz = int(m.fields.at(sf.name).n[2]);
+    if (m.single) {
+      const std::vector<float> narrow(sf.values.begin(), sf.values.end());
+      write_slab(sf.name, 0, nz, narrow.data());
+    } else {
+      write_slab(sf.name, 0, nz, sf.values.data());
+    }
   }
-  for (const auto& sv : svars) m.put(sv.first, at, one, &sv.second, what);
-  m.sync(what);
-  ++records_;
+  end_record();
 }
 
 void NetcdfWriter::write_series(double time, const std::map<std::string, double>& values) {
@@ -768,8 +822,11 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
   for (const auto& v : list_variables(in)) {
     if (v.dims.empty()) continue;
     if (v.dims[0] == "time" && v.dims.size() > 1) old_fields.push_back(v.name);
-    if (v.type != NC_DOUBLE && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time"))
-      refuse("its variable " + v.name + " is not double precision");
+    const bool field = v.dims[0] == "time" && v.dims.size() > 1;
+    const nc_type want = field && m.single ? NC_FLOAT : NC_DOUBLE;
+    if (v.type != want && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time"))
+      refuse("its variable " + v.name + " is not " + (want == NC_FLOAT ? "single" : "double") +
+             " precision as this run's output.precision asks");
     if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
     if (v.dims.size() == 1 && v.dims[0] == "diagnostic_time" && v.name != "diagnostic_time")
       old_series.push_back(v.name);
@@ -803,6 +860,7 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
   // One-dimensional variables go in blocks of at most kBlock values (bounded memory).
   constexpr size_t kBlock = 65536;
   std::vector<double> buffer;
+  std::vector<unsigned char> raw;  // one record of one field, in the file's type
   auto copy_1d = [&](const std::string& name, const NcVar& to, long count) {
     int vid = -1;
     if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
@@ -823,11 +881,12 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
       int vid = -1;
       nc_inq_varid(in, name.c_str(), &vid);
       const size_t start[4] = {r, 0, 0, 0}, count[4] = {1, fld.n[2], fld.n[1], fld.n[0]};
-      buffer.resize(fld.n[0] * fld.n[1] * fld.n[2]);
+      const size_t values = fld.n[0] * fld.n[1] * fld.n[2];
+      raw.resize(values * m.field_bytes());
       errno = 0;
-      if (const int s = nc_get_vara_double(in, vid, start, count, buffer.data())) read_error(name, s);
-      m.ensure_room(buffer.size() * sizeof(double), 0, what);
-      m.put(fld.var, {r, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, buffer.data(), what);
+      if (const int s = nc_get_vara(in, vid, start, count, raw.data())) read_error(name, s);
+      m.ensure_room(raw.size(), 0, what);
+      m.put_raw(fld.var, {r, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, raw.data(), what);
     }
     m.sync(what);
   }

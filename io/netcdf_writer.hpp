@@ -40,9 +40,23 @@ class NetcdfWriter {
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
 
   // Appends one record along time and flushes it. Fields named in the case's output.fields
-  // must be given; scalars (e.g. "step") become variables on (time).
+  // must be given (in double: stored as float when output.precision is "float"); scalars
+  // (e.g. "step") become variables on (time).
   void write(double time, const std::vector<SnapshotField>& fields,
              const std::map<std::string, double>& scalars);
+
+  // The same record in pieces (the asynchronous snapshot path): begin_record() checks the
+  // room for the whole record and writes its time and scalars; write_slab() puts z-planes
+  // [k0, k0 + nk) of one field, `values` in the file's precision (float or double), C order;
+  // end_record() flushes the record and counts it. Slabs of whole HDF5 chunks
+  // (chunk_planes) write fastest.
+  void begin_record(double time, const std::map<std::string, double>& scalars);
+  void write_slab(const std::string& field, int k0, int nk, const void* values);
+  void end_record();
+  std::size_t plane_bytes(const std::string& field) const;  // one z-plane, in the file's precision
+  int chunk_planes(const std::string& field) const;
+  bool single_precision() const;
+  const std::vector<std::string>& fields() const;  // output.fields, in order
   // Appends one record to the diagnostics series, a second unlimited dimension
   // `diagnostic_time` (written every few steps, more often than snapshots), and flushes it.
   // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).

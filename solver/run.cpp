@@ -11,6 +11,7 @@
 
 #include "io/build_info.hpp"
 #include "io/checkpoint.hpp"
+#include "grid/field_ops.hpp"
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
@@ -67,11 +68,13 @@ double state_value(const Checkpoint& ck, const char* key) {
 Run::Run(const Case& c, const Backend& backend, RunControl control)
     : case_(c), backend_(backend), control_(std::move(control)) {}
 
-Run::~Run() = default;
+// Every job queued for this run (snapshot slabs reading the staging ring, checkpoints) has
+// run, or been skipped after a failure, before the ring and the writer go.
+Run::~Run() { IoThread::instance().cleanup([] {}); }
 
 double Run::elapsed_seconds() const { return std::chrono::duration<double>(clock::now() - start_time_).count(); }
 
-std::string Run::output_partial() const { return writer_ ? writer_->partial_path() : std::string(); }
+std::string Run::output_partial() const { return partial_; }
 
 std::string Run::checkpoint_stem() const {
   if (!case_.checkpoint.file.empty()) return case_.checkpoint.file;
@@ -85,13 +88,14 @@ void Run::start() {
   started_ = true;
   start_time_ = last_progress_ = clock::now();
   if (control_.signals) stop_signals::install();
+  IoThread::instance().clear_failure();  // a failure of an earlier run in this process was reported there
   if (control_.restart) start_from_checkpoint();
   else start_fresh();
   first_step_ = sim_->steps_done();
   first_fraction_ = progress_fraction(*sim_);
   if (writer_)
-    stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " +
-                                    writer_->partial_path() + " (up to its last flush)");
+    stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " + partial_ +
+                                    " (up to its last flush)");
 }
 
 // Refusals that need no allocation: memory, then the output and checkpoint paths.
@@ -115,17 +119,39 @@ void Run::start_fresh() {
   snapshots_ = Schedule(case_.output.interval, case_.output.interval_steps);
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
   if (!case_.output.file.empty()) {
-    writer_ = std::make_unique<NetcdfWriter>(case_.output.file, case_);
+    open_output();
     write_snapshot();
   }
   if (control_.series) record_series();
+}
+
+// The writer on the IO thread, and the staging of its snapshots: each field goes in slabs of
+// whole HDF5 chunks; the slots hold the largest slab.
+void Run::open_output() {
+  writer_.emplace(case_.output.file, case_);
+  partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
+  snapshot_plan_.clear();
+  std::size_t slot = 0;
+  for (const std::string& name : case_.output.fields) {
+    SnapshotPlan p;
+    p.field = name;
+    const Field<Real>& f = sim_->field(name);
+    p.box = f.layout().interior(f.stagger());
+    const auto [plane, chunk] =
+        writer_.call([&](NetcdfWriter& w) { return std::make_pair(w.plane_bytes(name), w.chunk_planes(name)); });
+    p.plane_bytes = plane;
+    p.slab_planes = staging_slab_planes(plane, chunk, p.box.extent(2));
+    slot = std::max(slot, plane * std::size_t(p.slab_planes));
+    snapshot_plan_.push_back(p);
+  }
+  ring_ = std::make_unique<StagingRing>(backend_, slot, staging_slots);
 }
 
 void Run::start_from_checkpoint() {
   const std::string& path = *control_.restart;
   Checkpoint ck;
   try {
-    ck = read_checkpoint(path);
+    ck = IoThread::instance().call([&] { return read_checkpoint(path); });
   } catch (const std::exception& e) {
     throw CaseError(e.what());
   }
@@ -171,35 +197,64 @@ void Run::start_from_checkpoint() {
     const std::string saved_partial = ck.text.count("output_partial") ? ck.text.at("output_partial") : "";
     const bool from_partial = !saved_partial.empty() && path_kind(saved_partial) == PathKind::regular;
     const std::string source = from_partial ? saved_partial : case_.output.file;
-    writer_ = std::make_unique<NetcdfWriter>(case_.output.file, case_);
-    writer_->copy_records_from(source, long(ck.output_records), long(ck.series_records));
+    open_output();
+    writer_.call([&](NetcdfWriter& w) { w.copy_records_from(source, long(ck.output_records), long(ck.series_records)); });
     if (from_partial) superseded_partial_ = saved_partial;
     spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} snapshots, {} diagnostics records "
                  "kept from {})", path, ck.step, ck.time, case_.output.file, ck.output_records, ck.series_records,
                  source);
   } else {
     // A new file, whose first record is the state at the restart.
-    writer_ = std::make_unique<NetcdfWriter>(case_.output.file, case_);
+    open_output();
     write_snapshot();
     if (control_.series) record_series();
     spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, case_.output.file);
   }
-  writer_->append_history("restarted from " + path + " at step " + std::to_string(ck.step) + " by " +
-                          build_provenance());
+  const std::string history = "restarted from " + path + " at step " + std::to_string(ck.step) + " by " +
+                              build_provenance();
+  writer_.call([&](NetcdfWriter& w) { w.append_history(history); });
 }
 
 void Run::record_series() {
   const Diagnostics d = sim_->diagnostics();
   const auto values = series_.record(sim_->time(), d, sim_->last_dt(), sim_->last_solve().cycles, sim_->has_plates());
   series_step_ = sim_->steps_done();
-  if (writer_) writer_->write_series(sim_->time(), values);
+  if (writer_) writer_.post([time = sim_->time(), values](NetcdfWriter& w) { w.write_series(time, values); });
 }
 
+// Asynchronous: each slab is packed on the device in the output precision, copied to a pinned
+// slot on the copy stream and written by the IO thread; the next step's kernels, queued after
+// the pack kernels, may overwrite the fields at once. No device sync here.
 void Run::write_snapshot() {
-  sim_->verify_state();
-  std::vector<SnapshotField> fields;
-  for (const auto& name : case_.output.fields) fields.push_back({name, sim_->host_values(name)});
-  writer_->write(sim_->time(), fields, {{"step", double(sim_->steps_done())}});
+  const bool single = case_.output.precision == "float";
+  const double time = sim_->time();
+  writer_.post([time, step = sim_->steps_done()](NetcdfWriter& w) { w.begin_record(time, {{"step", double(step)}}); });
+  for (const SnapshotPlan& p : snapshot_plan_) {
+    const Field<Real>& f = sim_->field(p.field);
+    for (int k0 = 0; k0 < p.box.extent(2); k0 += p.slab_planes) {
+      const int nk = std::min(p.slab_planes, p.box.extent(2) - k0);
+      Box slab = p.box;
+      slab.lo[2] = k0;
+      slab.hi[2] = k0 + nk;
+      StagingRing::Slot& slot = ring_->acquire();
+      if (single) pack_box(f, slab, static_cast<float*>(slot.device), p.average);
+      else pack_box(f, slab, static_cast<double*>(slot.device), p.average);
+      const std::size_t bytes = p.plane_bytes * std::size_t(nk);
+      ring_->queue_copy(slot, bytes);
+      StagingRing* ring = ring_.get();
+      writer_.post([&slot, ring, bytes, k0, nk, field = p.field](NetcdfWriter& w) {
+        slot.copied.wait();
+        try {
+          w.write_slab(field, k0, nk, slot.host);
+        } catch (...) {
+          ring->release(slot, 0);
+          throw;
+        }
+        ring->release(slot, bytes);
+      });
+    }
+  }
+  writer_.post([](NetcdfWriter& w) { w.end_record(); });
   snapshot_step_ = sim_->steps_done();
 }
 
@@ -223,6 +278,7 @@ void Run::account_pressure_solve() {
 
 bool Run::step() {
   if (!started_) start();
+  IoThread::instance().check();  // a write that failed in the background stops the run here
   const auto t0 = clock::now();
   sim_->step();
   account_pressure_solve();
@@ -263,7 +319,7 @@ bool Run::step() {
 bool Run::wall_limit_near() const {
   if (!control_.wall_limit_seconds) return false;
   const double estimate = double(Simulation::state_names().size() * sim_->grid().layout.cells()) * sizeof(double) / 100e6;
-  const double checkpoint = slowest_checkpoint_ > 0 ? slowest_checkpoint_ : estimate;
+  const double slowest = slowest_checkpoint_.load(), checkpoint = slowest > 0 ? slowest : estimate;
   return elapsed_seconds() + 2 * slowest_step_ + checkpoint + 5 >= *control_.wall_limit_seconds;
 }
 
@@ -295,26 +351,38 @@ std::string Run::write_checkpoint() {
   }
   if (writer_) {
     ck.text["output_path"] = absolute(case_.output.file);
-    ck.text["output_partial"] = absolute(writer_->partial_path());
-    ck.output_records = writer_->records();
-    ck.series_records = writer_->series_records();
+    ck.text["output_partial"] = absolute(partial_);
   }
   const std::string path = checkpoint_path(checkpoint_stem(), ck.step);
-  bouss::write_checkpoint(path, ck);
-  const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
-  slowest_checkpoint_ = std::max(slowest_checkpoint_, seconds);
   checkpoint_step_ = ck.step;
   last_checkpoint_ = path;
   // Keep the last `keep` checkpoints this run wrote; never remove one it did not write.
+  std::vector<std::string> remove;
   written_checkpoints_.erase(std::remove(written_checkpoints_.begin(), written_checkpoints_.end(), path),
                              written_checkpoints_.end());
   written_checkpoints_.push_back(path);
   while (int(written_checkpoints_.size()) > case_.checkpoint.keep) {
-    std::remove(written_checkpoints_.front().c_str());
+    remove.push_back(written_checkpoints_.front());
     written_checkpoints_.erase(written_checkpoints_.begin());
   }
-  spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s)", path, ck.step, ck.time,
-               format_bytes(double(fs::file_size(path))), seconds);
+  // Written by the IO thread after every record queued before it, whose counts it takes
+  // there; the run goes on meanwhile. One checkpoint at a time in memory.
+  if (checkpoint_pending_) IoThread::instance().drain();
+  checkpoint_pending_ = true;
+  auto job = [this, ck = std::move(ck), path, remove, t0]() mutable {
+    if (writer_) writer_.call([&](NetcdfWriter& w) {
+      ck.output_records = w.records();
+      ck.series_records = w.series_records();
+    });
+    bouss::write_checkpoint(path, ck);
+    for (const std::string& old : remove) std::remove(old.c_str());
+    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    slowest_checkpoint_ = std::max(slowest_checkpoint_.load(), seconds);
+    checkpoint_pending_ = false;
+    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s)", path, ck.step, ck.time,
+                 format_bytes(double(fs::file_size(path))), seconds);
+  };
+  IoThread::instance().post(std::move(job));
   return path;
 }
 
@@ -349,10 +417,14 @@ RunEnd Run::finish() {
   if (control_.series && series_step_ != step) record_series();
   if (writer_ && snapshot_step_ != step) write_snapshot();
   if (control_.progress_seconds && progress_step_ != step) report_progress();
+  IoThread::instance().drain();  // the checkpoint and every record are written
   if (writer_) {
-    writer_->close();
-    spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", case_.output.file,
-                 writer_->records(), writer_->series_records(), sim_->time());
+    const auto [records, series] = writer_.call([](NetcdfWriter& w) {
+      w.close();
+      return std::make_pair(w.records(), w.series_records());
+    });
+    spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", case_.output.file, records,
+                 series, sim_->time());
     if (!superseded_partial_.empty() && path_kind(superseded_partial_) == PathKind::regular) {
       std::remove(superseded_partial_.c_str());
       spdlog::info("removed {}, which the restarted output replaces", superseded_partial_);

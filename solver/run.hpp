@@ -13,6 +13,7 @@
 // so a restart into the same file continues exactly as an uninterrupted run.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,8 @@
 
 #include "grid/backend.hpp"
 #include "io/case.hpp"
+#include "io/io_thread.hpp"
+#include "io/staging_ring.hpp"
 #include "solver/diagnostics_series.hpp"
 #include "solver/schedule.hpp"
 #include "solver/simulation.hpp"
@@ -86,6 +89,7 @@ class Run {
   std::string restart_hint() const;
 
  private:
+  void open_output();
   void start_fresh();
   void start_from_checkpoint();
   void record_series();
@@ -98,7 +102,20 @@ class Run {
   Backend backend_;
   RunControl control_;
   std::unique_ptr<Simulation> sim_;
-  std::unique_ptr<NetcdfWriter> writer_;
+  // The output file lives on the IO thread (io/io_thread.hpp); snapshots reach it through
+  // the staging ring, diagnostics records and checkpoints as queued jobs.
+  OnIoThread<NetcdfWriter> writer_;
+  std::string partial_;  // the writer's partial file
+  std::unique_ptr<StagingRing> ring_;
+  struct SnapshotPlan {
+    std::string field;
+    Box box;             // the field's interior points, on the device
+    int average = -1;    // pack_box's average_along
+    std::size_t plane_bytes = 0;
+    int slab_planes = 1;
+  };
+  std::vector<SnapshotPlan> snapshot_plan_;
+  std::atomic<bool> checkpoint_pending_{false};  // cleared by the IO thread
   DiagnosticsSeries series_;
   Schedule snapshots_, checkpoints_;
   std::string superseded_partial_;  // an earlier run's partial file that this run's output replaces
@@ -115,7 +132,8 @@ class Run {
   std::int64_t progress_step_ = -1;
   long first_step_ = 0;          // steps done when this run started (the checkpoint's step)
   double first_fraction_ = 0;    // the fraction of the case done then
-  double slowest_step_ = 0, slowest_checkpoint_ = 0;
+  double slowest_step_ = 0;
+  std::atomic<double> slowest_checkpoint_{0};  // set by the IO thread
 };
 
 }  // namespace bouss

@@ -98,6 +98,8 @@ class Simulation {
   // Interior values of a named array on the host, C order (x fastest): the output fields
   // "T", "u", "v", "w", "p", and the previous step's tendencies "G_u", "G_v", "G_w", "G_T".
   std::vector<double> host_values(const std::string& name) const;
+  // The same arrays on the backend, by name (for output packed on the device).
+  const Field<Real>& field(const std::string& name) const { return const_cast<Simulation*>(this)->named(name); }
   // Everything a step needs, by name: what a checkpoint stores.
   static const std::vector<std::string>& state_names();
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
