@@ -565,7 +565,7 @@ def draw_series(ds, path, args):
     for ax, group in zip(axes[:, 0], groups):
         for name in group:
             y = ds[name].values.astype(float)
-            ax.plot(t, y, label=f"{name}: {attr(ds[name], 'long_name', name)}" if len(group) > 1 else None, lw=1.3)
+            ax.plot(t, y, label=name if len(group) > 1 else None, lw=1.3)
             finite = y[np.isfinite(y)]
             report.append({"name": name, "count": int(finite.size),
                            "min": float(finite.min()) if finite.size else None,
