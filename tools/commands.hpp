@@ -61,6 +61,8 @@ int poisson_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);
 int converge_command(const ValidationOptions& o);
+// Execs /usr/bin/python3 tools/bouss_plot.py ARGS... (returns only when that fails: 1).
+int plot_command(const std::vector<std::string>& args);
 
 // One-line error to stderr: "bouss: error: MESSAGE".
 void print_error(const std::string& message);

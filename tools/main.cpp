@@ -3,6 +3,7 @@
 //                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
 //   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--json]
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
+//   bouss plot FILE.nc [...]   (flags parsed by tools/bouss_plot.py: bouss plot --help)
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -108,6 +109,13 @@ int main(int argc, char** argv) {
                            "Write each run's diagnostics series (and first and last T) to DIR/NAME_NXxNYxNZ.nc");
   converge_cmd->add_flag("--json", converge.json, "Print one JSON object");
 
+  // Every word after `plot` goes to the plotting script unparsed, --help included.
+  auto* plot_cmd = app.add_subcommand(
+      "plot", "Pictures from an output file: a slice of a field, the diagnostics series, the profiles, "
+              "animation frames (bouss plot --help)");
+  plot_cmd->prefix_command();
+  plot_cmd->set_help_flag();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -121,6 +129,7 @@ int main(int argc, char** argv) {
     bouss::print_error(what + " (bouss --help lists the commands and options)");
     return 2;
   }
+  if (plot_cmd->parsed()) return bouss::plot_command(plot_cmd->remaining());
   if (run_cmd->parsed()) return bouss::run_command(run);
   if (check_cmd->parsed()) return bouss::check_command(check);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);

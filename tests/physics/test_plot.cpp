@@ -1,0 +1,461 @@
+// `bouss plot` as a user meets it: the real executable draws each kind of picture from a small
+// Rayleigh-Benard run (and from a profile file written here in the layout bouss's profiles will
+// have), and each PNG is read back: a valid PNG of a plausible size whose plot area is coloured
+// and varied, not a blank frame. The output file's staggered fields are checked to carry CF
+// coordinates that a reader (xarray, the plotting script) finds. Bad input gets one line and
+// exit code 2. Every test skips, visibly, where /usr/bin/python3 lacks xarray or matplotlib
+// (tools/setup.sh installs them).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+#include "scratch_dir.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace bouss::test;
+
+namespace {
+
+bool python_can_plot() {
+  static const bool ok =
+      std::system("/usr/bin/python3 -c 'import xarray, matplotlib, netCDF4' >/dev/null 2>&1") == 0;
+  return ok;
+}
+
+#define SKIP_WITHOUT_PLOTTING_PYTHON()                                                                  \
+  if (!python_can_plot())                                                                             \
+  GTEST_SKIP() << "/usr/bin/python3 lacks xarray, matplotlib or netCDF4 (tools/setup.sh installs "     \
+                  "python3-xarray, python3-matplotlib and python3-netcdf4)"
+
+struct Outcome {
+  int code;
+  std::string out, err;
+};
+
+Outcome run_bouss(const ScratchDir& dir, const std::vector<std::string>& args) {
+  static int calls = 0;
+  const std::string tag = std::to_string(++calls);
+  BoussProcess p(args, dir.file("stdout_" + tag), dir.file("stderr_" + tag));
+  const int status = p.wait();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), p.out(), p.err()};
+}
+
+// Runs /usr/bin/python3 on a script with arguments; its exit code and stdout.
+Outcome python(const ScratchDir& dir, const std::string& name, const std::string& script,
+               const std::vector<std::string>& args) {
+  const std::string path = dir.file(name + ".py");
+  std::ofstream(path) << script;
+  std::string cmd = "/usr/bin/python3 " + path;
+  for (const auto& a : args) cmd += " '" + a + "'";
+  cmd += " >" + dir.file(name + ".out") + " 2>" + dir.file(name + ".err");
+  const int status = std::system(cmd.c_str());
+  return {WEXITSTATUS(status), slurp(dir.file(name + ".out")), slurp(dir.file(name + ".err"))};
+}
+
+// A small run, once per test process: 16x16x8, 30 steps, a snapshot every 10 steps (and at the
+// case's own output.interval), the diagnostics every 10.
+struct SmallRun {
+  ScratchDir dir{"plot"};
+  std::string file = dir.file("rb.nc");
+  int code = -1;
+  std::string err;
+  SmallRun() {
+    const auto r = run_bouss(dir, {"run", source_path("cases/rayleigh_benard.json"), "--set", "grid.n=[16,16,8]",
+                               "--set", "time.steps=30", "--set", "output.interval_steps=10", "--backend", "cpu",
+                               "--progress", "0", "--output", file});
+    code = r.code;
+    err = r.err;
+  }
+};
+
+const SmallRun& small_run() {
+  static const SmallRun run;
+  return run;
+}
+
+// What a PNG's own header says: the signature and the IHDR chunk's width and height.
+struct PngHeader {
+  bool valid = false;
+  std::uint32_t width = 0, height = 0;
+};
+
+PngHeader read_png_header(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  unsigned char b[24] = {};
+  PngHeader h;
+  if (!f.read(reinterpret_cast<char*>(b), sizeof b)) return h;
+  const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  h.valid = std::equal(signature, signature + 8, b) && std::string(reinterpret_cast<char*>(b + 12), 4) == "IHDR";
+  auto be32 = [&](int at) {
+    return std::uint32_t(b[at]) << 24 | std::uint32_t(b[at + 1]) << 16 | std::uint32_t(b[at + 2]) << 8 | b[at + 3];
+  };
+  h.width = be32(16);
+  h.height = be32(20);
+  return h;
+}
+
+// The pixels, read back with matplotlib: the share of coloured pixels (chroma above 0.15: a
+// colour map or a line, not the white, black and grey of axes and text), and the number of
+// distinct colours (on a 32-level grid) in the left three quarters, away from a colour bar.
+const char* const png_pixels_script = R"py(import json, sys
+import matplotlib.image as mpimg
+import numpy as np
+a = mpimg.imread(sys.argv[1])[..., :3]
+def colours(b):
+    chroma = b.max(axis=2) - b.min(axis=2)
+    c = b[chroma > 0.15]
+    return float((chroma > 0.15).mean()), (len(np.unique((c * 31).round().astype(int), axis=0)) if c.size else 0)
+coloured, _ = colours(a)
+_, distinct = colours(a[:, : a.shape[1] * 3 // 4])
+print(json.dumps({"height": a.shape[0], "width": a.shape[1], "coloured": coloured, "distinct_left": distinct}))
+)py";
+
+enum class Picture { Map, Lines };
+
+// A valid PNG of a plausible size that is not blank: a map (a slice) is coloured over a good
+// part of the picture with many colours left of its colour bar; a picture of lines has some
+// coloured pixels (an empty panel has none).
+void expect_a_picture(const ScratchDir& dir, const std::string& png, Picture kind) {
+  ASSERT_TRUE(fs::exists(png)) << png;
+  const auto bytes = fs::file_size(png);
+  EXPECT_GT(bytes, 5000u) << png;
+  EXPECT_LT(bytes, 2000000u) << png;
+  const PngHeader h = read_png_header(png);
+  ASSERT_TRUE(h.valid) << png << " is not a PNG";
+  EXPECT_GE(h.width, 300u);
+  EXPECT_LE(h.width, 3000u);
+  EXPECT_GE(h.height, 200u);
+  EXPECT_LE(h.height, 3000u);
+  const auto r = python(dir, "pixels", png_pixels_script, {png});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json p = json::parse(r.out);
+  EXPECT_EQ(p["width"], h.width);
+  EXPECT_EQ(p["height"], h.height);
+  if (kind == Picture::Map) {
+    EXPECT_GT(p["coloured"].get<double>(), 0.1) << png << ": " << r.out;
+    EXPECT_GE(p["distinct_left"].get<int>(), 8) << png << ": " << r.out;
+  } else {
+    EXPECT_GT(p["coloured"].get<double>(), 0.002) << png << ": " << r.out;
+  }
+}
+
+json plot_json(const ScratchDir& dir, std::vector<std::string> args) {
+  args.insert(args.begin(), "plot");
+  args.push_back("--json");
+  const auto r = run_bouss(dir, args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  if (r.code != 0) return json::object();
+  return json::parse(r.out);
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// Profiles in the layout bouss will write them (docs/plotting.md): an unlimited profile_time,
+// T_mean, T_rms, u_rms, v_rms on z and w_rms, wT_mean on zf, three records at t = 0, 10, 20.
+const char* const profile_file_script = R"py(import sys
+import netCDF4
+import numpy as np
+nz = 8
+with netCDF4.Dataset(sys.argv[1], "w") as f:
+    f.title = "profiles_test"
+    f.units_system = "free_fall"
+    f.createDimension("z", nz)
+    f.createDimension("zf", nz + 1)
+    f.createDimension("profile_time", None)
+    z = f.createVariable("z", "f8", ("z",)); z.axis = "Z"; z.units = "1"; z.long_name = "z (cell centre)"
+    zf = f.createVariable("zf", "f8", ("zf",)); zf.axis = "Z"; zf.units = "1"; zf.long_name = "z (cell face)"
+    zf.c_grid_axis_shift = -0.5
+    z[:] = (np.arange(nz) + 0.5) / nz
+    zf[:] = np.arange(nz + 1) / nz
+    t = f.createVariable("profile_time", "f8", ("profile_time",)); t.units = "1"; t.long_name = "time"
+    on = {"T_mean": "z", "T_rms": "z", "u_rms": "z", "v_rms": "z", "w_rms": "zf", "wT_mean": "zf"}
+    for k in range(3):
+        t[k] = 10.0 * k
+    for name, dim in on.items():
+        v = f.createVariable(name, "f8", ("profile_time", dim))
+        v.long_name = name.replace("_", " ")
+        v.units = "1"
+        c = z[:] if dim == "z" else zf[:]
+        for k in range(3):
+            v[k, :] = (1 - c if name == "T_mean" else 0.0) + 0.1 * (k + 1) * np.sin(np.pi * c)
+)py";
+
+}  // namespace
+
+TEST(Plot, SliceOfTemperatureAtMidHeight) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_slice_T");
+  const std::string png = dir.file("T_mid.png");
+  const json r = plot_json(dir, {run.file, "--field", "T", "--plane", "z=0.5", "--output", png});
+  EXPECT_EQ(r["kind"], "slice");
+  EXPECT_EQ(r["field"], "T");
+  EXPECT_EQ(r["plane"]["dim"], "z");
+  EXPECT_NEAR(r["plane"]["value"].get<double>(), 0.5, 1.0 / 16 + 1e-12);  // within half a cell of 1/8
+  EXPECT_EQ(r["axes"], json::array({"x", "y"}));
+  EXPECT_EQ(r["shape"], json::array({16, 16}));
+  EXPECT_EQ(r["record"], 4);  // the last of t = 0, 5 and steps 10, 20, 30
+  EXPECT_LT(r["min"].get<double>(), r["max"].get<double>());
+  EXPECT_GE(r["min"].get<double>(), -0.1);
+  EXPECT_LE(r["max"].get<double>(), 1.1);
+  expect_a_picture(dir, png, Picture::Map);
+}
+
+TEST(Plot, SliceOfVerticalVelocityCutsItsFaces) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_slice_w");
+  // A vertical slice at y = 1: w keeps its z faces as the vertical axis.
+  const std::string vertical = dir.file("w_y1.png");
+  const json r = plot_json(dir, {run.file, "--field", "w", "--plane", "y=1", "--output", vertical});
+  EXPECT_EQ(r["plane"]["dim"], "y");
+  EXPECT_NEAR(r["plane"]["value"].get<double>(), 1.0, 1.0 / 16 + 1e-12);
+  EXPECT_EQ(r["axes"], json::array({"x", "zf"}));
+  EXPECT_EQ(r["shape"], json::array({9, 16}));
+  EXPECT_LT(r["min"].get<double>(), 0.0);
+  EXPECT_GT(r["max"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(r["vmin"].get<double>(), -r["vmax"].get<double>());  // centred on rest
+  expect_a_picture(dir, vertical, Picture::Map);
+  // At z = 0.5 it cuts the nearest z face, exactly the face at 0.5, and says so.
+  const json h = plot_json(dir, {run.file, "--field", "w", "--plane", "z=0.5", "--output", dir.file("w_z.png")});
+  EXPECT_EQ(h["plane"]["dim"], "zf");
+  EXPECT_EQ(h["plane"]["face"], true);
+  EXPECT_DOUBLE_EQ(h["plane"]["value"].get<double>(), 0.5);
+  EXPECT_EQ(h["plane"]["index"], 4);
+}
+
+TEST(Plot, DiagnosticsSeriesOnePanelEach) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_series");
+  const std::string png = dir.file("series.png");
+  const json r = plot_json(dir, {run.file, "--series", "--output", png});
+  EXPECT_EQ(r["panels"], json::parse(R"([["kinetic_energy"], ["nusselt_bottom", "nusselt_top", "nusselt_volume"]])"));
+  EXPECT_EQ(r["records"], 4);  // t = 0 and steps 10, 20, 30
+  for (const auto& v : r["variables"]) {
+    EXPECT_EQ(v["count"], 4) << v;
+    EXPECT_LT(v["min"].get<double>(), v["max"].get<double>()) << v;
+  }
+  expect_a_picture(dir, png, Picture::Lines);
+  const std::string chosen = dir.file("chosen.png");
+  const json c = plot_json(dir, {run.file, "--series", "--diagnostics", "max_velocity,dt", "--output", chosen});
+  EXPECT_EQ(c["panels"], json::parse(R"([["max_velocity"], ["dt"]])"));
+  expect_a_picture(dir, chosen, Picture::Lines);
+}
+
+TEST(Plot, ProfilesAgainstTheirZ) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  ScratchDir dir("plot_profiles");
+  const std::string file = dir.file("profiles.nc");
+  const auto made = python(dir, "profile_file", profile_file_script, {file});
+  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string png = dir.file("profiles.png");
+  const json r = plot_json(dir, {file, "--profiles", "--time", "9", "--output", png});
+  EXPECT_EQ(r["record"], 1);  // t = 10 is nearest
+  EXPECT_DOUBLE_EQ(r["time"].get<double>(), 10.0);
+  EXPECT_EQ(r["panels"], json::parse(R"([["T_mean"], ["T_rms"], ["u_rms", "v_rms", "w_rms"], ["wT_mean"]])"));
+  for (const auto& v : r["variables"]) {
+    const bool on_faces = v["name"] == "w_rms" || v["name"] == "wT_mean";
+    EXPECT_EQ(v["zdim"], on_faces ? "zf" : "z") << v;
+    EXPECT_EQ(v["count"], on_faces ? 9 : 8) << v;
+  }
+  expect_a_picture(dir, png, Picture::Lines);
+  // The default is the last record.
+  EXPECT_EQ(plot_json(dir, {file, "--profiles", "--output", png})["record"], 2);
+}
+
+TEST(Plot, FramesOnePicturePerRecordForFfmpeg) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_frames");
+  const std::string frames = dir.file("frames");
+  const json r = plot_json(dir, {run.file, "--frames", frames, "--field", "T", "--plane", "y=1"});
+  EXPECT_EQ(r["count"], 5);
+  EXPECT_EQ(r["pattern"], frames + "/T_%05d.png");
+  PngHeader first;
+  for (int i = 0; i < 5; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "T_%05d.png", i);
+    const std::string png = frames + "/" + name;
+    expect_a_picture(dir, png, Picture::Map);
+    const PngHeader h = read_png_header(png);
+    if (i == 0) first = h;
+    // One size for all (an animation needs it), even in both directions (libx264 needs it).
+    EXPECT_EQ(h.width, first.width);
+    EXPECT_EQ(h.height, first.height);
+    EXPECT_EQ(h.width % 2, 0u);
+    EXPECT_EQ(h.height % 2, 0u);
+  }
+  EXPECT_FALSE(fs::exists(frames + "/T_00005.png"));
+}
+
+TEST(Plot, APlaneFileIsDrawnAtItsOnePlane) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_plane");
+  // A plane file as the run's y = 0.9375 row of cells, with a cell-centred u_c beside the fields.
+  const std::string plane = dir.file("plane.nc");
+  const auto made = python(dir, "plane_file", R"py(import sys
+import xarray as xr
+ds = xr.open_dataset(sys.argv[1], decode_times=False)
+p = ds.isel(y=[7], yf=[7])
+u = ds.u.isel(y=[7])
+p["u_c"] = 0.5 * (u.isel(xf=slice(0, -1)).rename(xf="x").assign_coords(x=ds.x)
+                  + u.isel(xf=slice(1, None)).rename(xf="x").assign_coords(x=ds.x))
+p["u_c"].attrs.update(long_name="x velocity (cell centre)", units="1", grid_location="cell centre")
+p.to_netcdf(sys.argv[2])
+)py",
+                             {run.file, plane});
+  ASSERT_EQ(made.code, 0) << made.err;
+  for (const std::string field : {"T", "u_c"}) {
+    const std::string png = dir.file(field + ".png");
+    const json r = plot_json(dir, {plane, "--field", field, "--output", png});
+    EXPECT_EQ(r["plane"]["axis"], "y") << field;
+    EXPECT_DOUBLE_EQ(r["plane"]["value"].get<double>(), 0.9375) << field;
+    EXPECT_EQ(r["axes"], json::array({"x", "z"})) << field;
+    expect_a_picture(dir, png, Picture::Map);
+  }
+  const auto other = run_bouss(dir, {"plot", plane, "--plane", "z=0.5", "--output", dir.file("no.png")});
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("holds one plane"), std::string::npos) << other.err;
+  EXPECT_FALSE(fs::exists(dir.file("no.png")));
+}
+
+TEST(OutputFile, StaggeredFieldsHaveCfCoordinates) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_cf");
+  // For each field, each dimension but time: a coordinate variable of that name, with units and
+  // a CF axis; a face coordinate has c_grid_axis_shift = -0.5 and one more point than its
+  // centres, from the domain's low end to its high end, the centres midway between.
+  const auto r = python(dir, "cf", R"py(import json, sys
+import xarray as xr
+ds = xr.open_dataset(sys.argv[1], decode_times=False)
+out = {}
+for name in ["T", "u", "v", "w", "p"]:
+    dims = {}
+    for d in ds[name].dims[1:]:
+        c = ds[d]
+        entry = {"coordinate": d in ds.coords, "units": c.attrs.get("units"), "axis": c.attrs.get("axis"),
+                 "shift": float(c.attrs["c_grid_axis_shift"]) if "c_grid_axis_shift" in c.attrs else None,
+                 "size": int(c.size), "first": float(c[0]), "last": float(c[-1])}
+        if d.endswith("f"):
+            centres = ds[d[0]].values
+            entry["centres_midway"] = bool(abs(0.5 * (c.values[:-1] + c.values[1:]) - centres).max() < 1e-12)
+        dims[d] = entry
+    out[name] = {"dims": list(ds[name].dims), "grid_location": ds[name].attrs.get("grid_location"), "coords": dims}
+print(json.dumps(out))
+)py",
+                        {run.file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json f = json::parse(r.out);
+  const std::map<std::string, std::vector<std::string>> dims{{"T", {"time", "z", "y", "x"}},
+                                                             {"u", {"time", "z", "y", "xf"}},
+                                                             {"v", {"time", "z", "yf", "x"}},
+                                                             {"w", {"time", "zf", "y", "x"}},
+                                                             {"p", {"time", "z", "y", "x"}}};
+  const std::map<std::string, std::string> location{
+      {"T", "cell centre"}, {"u", "x face"}, {"v", "y face"}, {"w", "z face"}, {"p", "cell centre"}};
+  const std::map<char, double> high{{'x', 2.0}, {'y', 2.0}, {'z', 1.0}};
+  const std::map<char, int> cells{{'x', 16}, {'y', 16}, {'z', 8}};
+  for (const auto& [name, expected] : dims) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(f[name]["dims"].get<std::vector<std::string>>(), expected);
+    EXPECT_EQ(f[name]["grid_location"], location.at(name));
+    for (const auto& [d, c] : f[name]["coords"].items()) {
+      SCOPED_TRACE(d);
+      const char axis = d[0];
+      EXPECT_TRUE(c["coordinate"].get<bool>());
+      EXPECT_EQ(c["units"], "1");  // free-fall units
+      EXPECT_EQ(c["axis"], std::string(1, char(std::toupper(axis))));
+      if (d.size() == 2 && d[1] == 'f') {
+        EXPECT_EQ(c["shift"], -0.5);
+        EXPECT_EQ(c["size"], cells.at(axis) + 1);
+        EXPECT_DOUBLE_EQ(c["first"].get<double>(), 0.0);
+        EXPECT_DOUBLE_EQ(c["last"].get<double>(), high.at(axis));
+        EXPECT_TRUE(c["centres_midway"].get<bool>());
+      } else {
+        EXPECT_TRUE(c["shift"].is_null());
+        EXPECT_EQ(c["size"], cells.at(axis));
+      }
+    }
+  }
+  // The plotting script finds the same: each field's dimensions, axes and face locations.
+  const json list = plot_json(dir, {run.file, "--list"});
+  EXPECT_EQ(list["fields"]["w"]["dims"][0]["dim"], "zf");
+  EXPECT_EQ(list["fields"]["w"]["dims"][0]["face"], true);
+  EXPECT_EQ(list["fields"]["u"]["dims"][2]["c_grid_axis_shift"], -0.5);
+  EXPECT_EQ(list["fields"]["T"]["dims"][0]["face"], false);
+}
+
+TEST(Plot, BadInputIsOneLineAndExitTwo) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_bad");
+  const std::string png = dir.file("bad.png");
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases{
+      {{dir.file("missing.nc")}, "missing.nc: no such file"},
+      {{run.file, "--field", "q"}, "has no field 'q'; it has T, u, v, w, p"},
+      {{run.file, "--plane", "z=1.5"}, "--plane z=1.5: outside the domain (z from 0 to 1)"},
+      {{run.file, "--plane", "x=-0.1"}, "outside the domain (x from 0 to 2)"},
+      {{run.file, "--plane", "height=0.5"}, "--plane expects AXIS=VALUE"},
+      {{run.file, "--time", "100"}, "--time 100: outside the snapshot records"},
+      {{run.file, "--record", "5"}, "--record 5: the file holds 5 snapshot records"},
+      {{run.file, "--series", "--diagnostics", "kinetic_energy,entropy"}, "has no diagnostic 'entropy'"},
+      {{run.file, "--profiles"}, "has no profiles"},
+      {{run.file, "--series", "--plane", "z=0.5"}, "--plane does not apply to --series"},
+      {{run.file, "--no-such-flag"}, "unrecognized arguments: --no-such-flag"},
+      {{source_path("cases/rayleigh_benard.json")}, "not a NetCDF file"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args{"plot"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--output", png});
+    const auto r = run_bouss(dir, args);
+    SCOPED_TRACE(c.says);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("bouss: error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(fs::exists(png));
+  }
+}
+
+TEST(Plot, HelpIsTheScripts) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const auto r = run_bouss(ScratchDir("plot_help"), {"plot", "--help"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("usage: bouss plot"), std::string::npos) << r.out;
+  for (const char* flag : {"--series", "--profiles", "--frames", "--plane", "--field", "--time", "--output"})
+    EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
+}
