@@ -99,6 +99,12 @@ std::string xml_escape(const std::string& s) {
   return out;
 }
 
+// Text inside an XML comment, which may not hold "--".
+std::string xml_comment(std::string s) {
+  for (size_t at = s.find("--"); at != std::string::npos; at = s.find("--", at)) s.replace(at, 2, "- -");
+  return "<!-- " + s + " -->";
+}
+
 std::string join(const std::vector<size_t>& v) {
   std::string s;
   for (size_t x : v) s += (s.empty() ? "" : " ") + std::to_string(x);
@@ -237,13 +243,16 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
   // Coordinates: the faces are the nodes of the cells; the centres must be there too.
   std::array<Dataset, 3> faces;
   std::array<size_t, 3> n{};
+  auto coordinate = [&](const char* name) {
+    int varid = -1;
+    if (nc_inq_varid(id, name, &varid) != NC_NOERR || !dim_length(name))
+      fail(std::string("it has no coordinate variable ") + name + " on a dimension " + name);
+    return varid;
+  };
   for (int a = 0; a < 3; ++a) {
-    int centre_id = -1, face_id = -1;
-    for (const char* name : {kCentreName[a], kFaceName[a]})
-      if (nc_inq_varid(id, name, name == kCentreName[a] ? &centre_id : &face_id) != NC_NOERR || !dim_length(name))
-        fail(std::string("it has no coordinate variable ") + name + " on a dimension " + name);
+    coordinate(kCentreName[a]);
     n[a] = *dim_length(kCentreName[a]);
-    faces[a] = dataset(face_id);
+    faces[a] = dataset(coordinate(kFaceName[a]));
     if (faces[a].shape != std::vector<size_t>{n[a] + 1} || faces[a].precision == 0)
       fail(std::string("its face coordinate ") + kFaceName[a] + " is not a float or double variable of " +
            std::to_string(n[a] + 1) + " values (" + kCentreName[a] + " has " + std::to_string(n[a]) + ")");
@@ -276,8 +285,8 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
       not_shown.push_back(d.name + "(" + dims + ")");
       continue;
     }
-    if (d.shape[0] != *records) fail("its variable " + d.name + " has " + std::to_string(d.shape[0]) +
-                                     " records, the time dimension " + std::to_string(*records));
+    // netCDF gives every variable on time the dimension's length, while its HDF5 dataset
+    // ends at the last record written to it; bouss writes every field at every record.
     fields.push_back({std::move(d), stagger});
   }
 
@@ -295,10 +304,11 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
   XmlOut x;
   x.line("<?xml version=\"1.0\" ?>");
   x.line("<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>");
-  x.line("<!-- Written by bouss from " + xml_escape(file) +
-         ". XDMF 2: ParaView opens it with its XDMF Reader (the Xdmf3 readers skip the face means and the vector). -->");
-  x.line("<!-- Cells: nodes on the faces xf, yf, zf; face fields F shown as F_c, the mean of the two faces of each cell. -->");
-  for (const auto& s : not_shown) x.line("<!-- Not shown (not a field on the cell grid): " + xml_escape(s) + " -->");
+  x.line(xml_comment("Written by bouss (io/xdmf.cpp), docs/output.md. XDMF 2: ParaView opens it with its XDMF Reader; "
+                     "its Xdmf3 readers skip HyperSlab and Function items."));
+  x.line(xml_comment("One grid of the cells per record, nodes on the faces xf, yf, zf; a face field F shows as F_c, "
+                     "the mean of the two faces of each cell; u_c, v_c, w_c as the vector velocity."));
+  for (const auto& s : not_shown) x.line(xml_comment("Not shown (not a field on the cells): " + xml_escape(s)));
   x.open("<Xdmf Version=\"2.0\">");
   x.open("<Domain>");
   x.open("<Grid Name=\"bouss\" GridType=\"Collection\" CollectionType=\"Temporal\">");

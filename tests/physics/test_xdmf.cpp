@@ -171,10 +171,23 @@ TEST(Xdmf, OnlyTheFieldsTheFileHas) {
   const Case c = box({4, 4, 3}, {"w", "T"});
   const std::string nc = dir.file("subset.nc");
   write_output(nc, c, {0.0});
+  {
+    // Variables that are no field on the cells: a profile, and a field on edges.
+    Reopened f(nc);
+    ASSERT_EQ(nc_redef(f.id()), NC_NOERR);
+    int v = -1;
+    const int profile[2] = {f.dim("time"), f.dim("z")}, edges[4] = {f.dim("time"), f.dim("z"), f.dim("yf"), f.dim("xf")};
+    ASSERT_EQ(nc_def_var(f.id(), "T_mean", NC_DOUBLE, 2, profile, &v), NC_NOERR);
+    ASSERT_EQ(nc_def_var(f.id(), "vorticity_z", NC_DOUBLE, 4, edges, &v), NC_NOERR);
+    ASSERT_EQ(nc_enddef(f.id()), NC_NOERR);
+  }
   write_xdmf(nc, xdmf_path_for(nc));
   const Checked r = check_xdmf(dir, xdmf_path_for(nc), "T,w_c");
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(bouss::test::slurp(xdmf_path_for(nc)).find("velocity"), std::string::npos);
+  const std::string text = bouss::test::slurp(xdmf_path_for(nc));
+  EXPECT_EQ(text.find("Name=\"velocity\""), std::string::npos);
+  EXPECT_NE(text.find("Not shown (not a field on the cells): T_mean(time, z)"), std::string::npos);
+  EXPECT_NE(text.find("Not shown (not a field on the cells): vorticity_z(time, z, yf, xf)"), std::string::npos);
 }
 
 TEST(Xdmf, TheFilesOwnCellVelocityIsTheVector) {
