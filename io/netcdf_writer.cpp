@@ -98,7 +98,6 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-const char* axis_letter(int a) { return a == 0 ? "X" : a == 1 ? "Y" : "Z"; }
 const char* axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
 // Per-field metadata: staggered axis (-1 for cell centred), long name, SI units.
@@ -545,11 +544,19 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   time_var.putAtt("axis", "T");
   put_units(time_var, "s");
 
-  // Spatial coordinates: centres and faces.
+  // Spatial coordinates: centres and faces, and the cell bounds of the centres (CF 7.1),
+  // x_bnds(x, nv) = the two faces of each cell.
   static const char* std_names[3] = {"projection_x_coordinate", "projection_y_coordinate", "height"};
-  std::array<NcVar, 3> centre_var, face_var;
+  std::array<NcVar, 3> centre_var, face_var, bounds_var;
+  const NcDim nv_dim = f.addDim("nv", 2);
+  reserved.insert("nv");
   for (int a = 0; a < 3; ++a) centre_var[a] = f.addVar(axis_name(a), netCDF::ncDouble, centre_dim[a]);
   for (int a = 0; a < 3; ++a) face_var[a] = f.addVar(std::string(axis_name(a)) + "f", netCDF::ncDouble, face_dim[a]);
+  for (int a = 0; a < 3; ++a) {
+    const std::string bounds = std::string(axis_name(a)) + "_bnds";
+    bounds_var[a] = f.addVar(bounds, netCDF::ncDouble, std::vector<NcDim>{centre_dim[a], nv_dim});
+    reserved.insert(bounds);
+  }
   for (int a = 0; a < 3; ++a) {
     const std::string an = axis_name(a);
     for (int s = 0; s < 2; ++s) {
@@ -558,8 +565,12 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
       // CF ties standard names to canonical units, so they go only with SI lengths.
       if (dim) v.putAtt("standard_name", std_names[a]);
       put_units(v, "m");
-      v.putAtt("axis", axis_letter(a));
+      // No axis = "X"/"Y": CF allows them, but ParaView's NetCDF reader takes X and Y for
+      // longitude and latitude and draws the box as a thin spherical shell (docs/output.md).
+      // Z means vertical to it, as it does to CF.
+      if (a == 2) v.putAtt("axis", "Z");
       if (a == 2) v.putAtt("positive", "up");
+      if (s == 0) v.putAtt("bounds", an + "_bnds");
       if (s == 1) v.putAtt("c_grid_axis_shift", netCDF::ncDouble, -0.5);
     }
   }
@@ -597,8 +608,14 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     for (int i = 0; i < na; ++i) xc[i] = lo + (i + 0.5) * h;
     for (int i = 0; i < na; ++i) xf[i] = lo + i * h;
     xf[na] = hi;
+    std::vector<double> bounds(2 * na);
+    for (int i = 0; i < na; ++i) {
+      bounds[2 * i] = xf[i];
+      bounds[2 * i + 1] = xf[i + 1];
+    }
     centre_var[a].putVar(xc.data());
     face_var[a].putVar(xf.data());
+    bounds_var[a].putVar(bounds.data());
   }
 }
 

@@ -147,6 +147,7 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
   EXPECT_EQ(f.getDim("xf").getSize(), 5u);
   EXPECT_EQ(f.getDim("yf").getSize(), 4u);
   EXPECT_EQ(f.getDim("zf").getSize(), 3u);
+  EXPECT_EQ(f.getDim("nv").getSize(), 2u);
 
   // Global attributes.
   EXPECT_EQ(text_att(f, "Conventions"), "CF-1.8");
@@ -172,6 +173,7 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
   EXPECT_EQ(read_all(t), (std::vector<double>{0.0, 0.75}));
   EXPECT_EQ(text_att(t, "units"), "1");
   EXPECT_EQ(text_att(t, "axis"), "T");
+  EXPECT_FALSE(has_att(t, "calendar"));  // simulation time, plain units
   EXPECT_EQ(text_att(t, "long_name"), "time");
   EXPECT_FALSE(has_att(t, "standard_name"));
   EXPECT_NE(text_att(t, "units_note").find("free-fall"), std::string::npos);
@@ -192,8 +194,30 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
     for (int i = 0; i <= c.n[a]; ++i) EXPECT_DOUBLE_EQ(faces[i], lo + i * h);
     EXPECT_EQ(faces.front(), lo);
     EXPECT_EQ(faces.back(), hi);
-    EXPECT_EQ(text_att(xc, "axis"), letters[a]);
-    EXPECT_EQ(text_att(xf, "axis"), letters[a]);
+    // x and y carry no axis attribute: ParaView's NetCDF reader takes axis = "X"/"Y" for
+    // longitude and latitude and draws a spherical shell (docs/output.md); z keeps "Z".
+    if (a == 2) {
+      EXPECT_EQ(text_att(xc, "axis"), letters[a]);
+      EXPECT_EQ(text_att(xf, "axis"), letters[a]);
+    } else {
+      EXPECT_FALSE(has_att(xc, "axis"));
+      EXPECT_FALSE(has_att(xf, "axis"));
+    }
+    // CF cell bounds: AXIS_bnds(AXIS, nv) holds the two faces of each cell; faces have none.
+    const std::string bounds = std::string(axes[a]) + "_bnds";
+    EXPECT_EQ(text_att(xc, "bounds"), bounds);
+    EXPECT_FALSE(has_att(xf, "bounds"));
+    netCDF::NcVar b = f.getVar(bounds);
+    ASSERT_FALSE(b.isNull());
+    std::vector<std::string> bdims;
+    for (const auto& d : b.getDims()) bdims.push_back(d.getName());
+    EXPECT_EQ(bdims, (std::vector<std::string>{axes[a], "nv"}));
+    auto cell_bounds = read_all(b);
+    ASSERT_EQ(cell_bounds.size(), 2 * size_t(c.n[a]));
+    for (int i = 0; i < c.n[a]; ++i) {
+      EXPECT_EQ(cell_bounds[2 * i], faces[i]);
+      EXPECT_EQ(cell_bounds[2 * i + 1], faces[i + 1]);
+    }
     EXPECT_EQ(text_att(xc, "units"), "1");
     EXPECT_EQ(text_att(xf, "units"), "1");
     EXPECT_EQ(text_att(xc, "long_name"), std::string(axes[a]) + " (cell centre)");
