@@ -1,6 +1,7 @@
 #include "io/io_thread.hpp"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -18,6 +19,7 @@ struct IoThread::State {
   };
   std::deque<Job> jobs;
   bool busy = false, stopping = false;
+  double busy_seconds = 0;
   std::exception_ptr failure;
   std::thread::id id;
   std::thread thread;
@@ -33,6 +35,7 @@ struct IoThread::State {
       const bool skip = failure && !job.cleanup;  // an earlier job failed: the output has ended
       g.unlock();
       std::exception_ptr e;
+      const auto t0 = std::chrono::steady_clock::now();
       if (!skip) {
         try {
           job.run();
@@ -40,8 +43,10 @@ struct IoThread::State {
           if (!job.cleanup) e = std::current_exception();
         }
       }
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       job.run = nullptr;  // its captures are released outside the lock
       g.lock();
+      busy_seconds += seconds;
       if (e && !failure) failure = e;
       busy = false;
       changed.notify_all();
@@ -106,6 +111,11 @@ void IoThread::cleanup(const std::function<void()>& job) noexcept {
                           true});
   state_->wake.notify_one();
   state_->changed.wait(g, [&] { return done.load(); });
+}
+
+double IoThread::busy_seconds() const {
+  std::lock_guard<std::mutex> g(state_->lock);
+  return state_->busy_seconds;
 }
 
 void IoThread::check() {

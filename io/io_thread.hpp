@@ -44,6 +44,8 @@ class IoThread {
   void drain();
   // Rethrows a failure of a posted job, if one happened (never waits).
   void check();
+  // Seconds the thread has spent running jobs since it started (for the writer's rate).
+  double busy_seconds() const;
   // True on the IO thread itself (jobs that call back into call() run inline).
   bool on_io_thread() const;
   // Forgets a failure that was reported (a later run in the same process starts clean).

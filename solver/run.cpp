@@ -15,6 +15,7 @@
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
+#include "io/xdmf.hpp"
 #include "solver/stop_signals.hpp"
 
 namespace bouss {
@@ -425,6 +426,13 @@ RunEnd Run::finish() {
     });
     spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", case_.output.file, records,
                  series, sim_->time());
+    // Beside it, the XDMF description ParaView opens (the NetCDF file is complete without it).
+    const std::string xdmf = xdmf_path_for(case_.output.file);
+    try {
+      IoThread::instance().call([&] { write_xdmf(case_.output.file, xdmf); });
+    } catch (const std::exception& e) {
+      spdlog::warn("no {}: {}", xdmf, e.what());
+    }
     if (!superseded_partial_.empty() && path_kind(superseded_partial_) == PathKind::regular) {
       std::remove(superseded_partial_.c_str());
       spdlog::info("removed {}, which the restarted output replaces", superseded_partial_);

@@ -7,6 +7,7 @@
 
 #include "grid/field_ops.hpp"
 #include "io/file_util.hpp"
+#include "io/staging_ring.hpp"
 #include "physics/time_step.hpp"
 
 namespace bouss {
@@ -60,6 +61,16 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const double snapshot = array + interior;
   const double checkpoint = c.checkpoint.enabled() ? array + double(state_names_count) * interior : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
+  // The snapshot staging ring (io/staging_ring.hpp): slots of a slab of whole planes, at most
+  // the target size or one plane, at most a whole field.
+  if (!c.output.file.empty()) {
+    const double elem = c.output.precision == "float" ? 4 : 8;
+    const double plane = double(c.n[0] + 1) * (c.n[1] + 1) * elem, field = plane * (c.n[2] + 1);
+    const double slot = std::min(field, std::max(double(staging_slab_target_bytes), plane));
+    const auto [device, pinned] = StagingRing::memory(backend, std::size_t(slot), staging_slots);
+    m.output_device_bytes = backend.is_cuda() ? device : 0;
+    m.output_bytes += backend.is_cuda() ? pinned : device;
+  }
   return m;
 }
 
@@ -73,7 +84,7 @@ void check_memory(const Case& c, const Backend& backend) {
   };
   if (backend.is_cuda()) {
     const double device_free = double(backend.available_bytes());
-    if (m.backend_bytes + margin > device_free) refuse("GPU memory", "the device", m.backend_bytes + margin, device_free);
+    if (m.device_peak() + margin > device_free) refuse("GPU memory", "the device", m.device_peak() + margin, device_free);
   }
   const double host_free = double(Backend::host_available_bytes());
   if (m.host_peak(backend) + margin > host_free) refuse("host memory", "the host", m.host_peak(backend) + margin, host_free);

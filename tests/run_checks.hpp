@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -91,6 +93,53 @@ inline void check_restart_equivalence(const Backend& be) {
     }
     EXPECT_EQ(a.at("kinetic_energy").back(), b.at("kinetic_energy").back());
     EXPECT_EQ(a.at("time").back(), b.at("time").back());
+  }
+}
+
+// Asynchronous snapshots (packed on the device, copied on the copy stream, written by the
+// IO thread while the next steps run) hold exactly the state of their step: a run writing
+// every step, in double and in float, against the same run's values read synchronously.
+inline void check_async_snapshots_hold_their_step(const Backend& be) {
+  ScratchDir dir("async_snapshots");
+  const int steps = 6;
+  for (const char* precision : {"double", "float"}) {
+    SCOPED_TRACE(precision);
+    const std::string out = dir.file(std::string(precision) + ".nc");
+    const std::vector<std::string> o = {"time.steps=" + std::to_string(steps), "output.interval_steps=1",
+                                        std::string("output.precision=\"") + precision + "\""};
+    run_case(restart_case(out, o), be);
+    // The same run without output, its fields read back after each step.
+    std::vector<std::map<std::string, std::vector<double>>> expected;
+    RunControl control;
+    control.progress_seconds.reset();
+    control.after_step = [&](Run& run) {
+      std::map<std::string, std::vector<double>> values;
+      for (const char* name : {"T", "u", "v", "w", "p"}) values[name] = run.simulation().host_values(name);
+      expected.push_back(values);
+    };
+    Run quiet(restart_case("", o), be, control);
+    quiet.start();
+    control.after_step(quiet);  // the initial state, record 0
+    while (quiet.step()) {
+    }
+    quiet.finish();
+    const auto file = read_variables(out);
+    ASSERT_EQ(file.at("time").size(), std::size_t(steps + 1));
+    ASSERT_EQ(expected.size(), std::size_t(steps + 1));
+    for (const char* name : {"T", "u", "v", "w", "p"}) {
+      const auto& got = file.at(name);
+      const std::size_t record = got.size() / (steps + 1);
+      for (int r = 0; r <= steps; ++r) {
+        const auto& want = expected[r].at(name);
+        ASSERT_EQ(want.size(), record);
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < record; ++i) {
+          const double w = std::string(precision) == "float" ? double(float(want[i])) : want[i];
+          differ += std::memcmp(&w, &got[r * record + i], sizeof(double)) != 0;
+        }
+        EXPECT_EQ(differ, 0u) << name << " record " << r;
+      }
+    }
   }
 }
 

@@ -6,7 +6,8 @@ directly. Needs python3-xarray, python3-matplotlib and python3-netcdf4 (tools/se
 installs them). Draws with matplotlib's Agg backend: no display is needed.
 
 Coordinates are found the CF way: each dimension of a field has a coordinate variable of the
-same name whose `axis` attribute (X, Y, Z) names the axis, and a face coordinate carries
+same name whose `axis` attribute (X, Y, Z) names the axis (or, without one, its name: x and
+y carry none, since ParaView takes axis X/Y for longitude/latitude), and a face coordinate carries
 `c_grid_axis_shift` (docs/output.md). So a slice of w, on (time, zf, y, x), at z = 0.5 cuts
 the nearest z face, and the picture says which.
 """
@@ -142,9 +143,9 @@ def dim_axis(ds, dim):
     coordinate variable's CF attributes, else from the name (x, xf, ...)."""
     if dim in ds.variables:
         a = str(attr(ds[dim], "axis", "")).lower()
-        if a in AXES:
+        if len(a) == 1 and a in AXES:
             return a, "c_grid_axis_shift" in ds[dim].attrs
-    if dim in AXES:
+    if len(dim) == 1 and dim in AXES:
         return dim, False
     if len(dim) == 2 and dim[0] in AXES and dim[1] == "f":
         return dim[0], True

@@ -43,7 +43,7 @@ int check_command(const RunOptions& o) {
   try {
     const MemoryEstimate m = estimate_memory(c, backend);
     if (backend.is_cuda())
-      memory = "memory: " + format_bytes(m.backend_bytes) + " on the GPU (" + format_bytes(double(backend.available_bytes())) +
+      memory = "memory: " + format_bytes(m.device_peak()) + " on the GPU (" + format_bytes(double(backend.available_bytes())) +
                " free), " + format_bytes(m.host_peak(backend)) + " on the host at the peak (" +
                format_bytes(double(Backend::host_available_bytes())) + " available)";
     else

@@ -36,6 +36,11 @@ struct BenchOptions {
   int pre_sweeps = 2, post_sweeps = 2;
   bool cuda_graphs = true;
   std::optional<long> cpu_coarse_cells;
+  // bench CASE --output-every: the cost of output
+  std::vector<int> output_every;                             // snapshot intervals in steps; empty: no output bench
+  std::vector<std::string> output_fields{"all", "T"};        // "all" (T u v w p) or one field name
+  std::vector<std::string> output_precision{"double", "float"};
+  std::string output_dir;                                    // "" = the case's output folder
   // bench relax
   std::vector<int> sizes{4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
   int sweeps = 100;
@@ -56,7 +61,9 @@ struct ValidationOptions {
 // Each returns the process exit code: 0 done, 1 failed during the run, 2 bad input.
 int run_command(const RunOptions& o);
 int check_command(const RunOptions& o);
+int xdmf_command(const std::string& netcdf_path);
 int bench_command(const BenchOptions& o);
+int output_bench(const BenchOptions& o);
 int poisson_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);

@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--output", check.output, "NetCDF output file (overrides output.file)");
   check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON");
 
+  std::string xdmf_file;
+  auto* xdmf_cmd = app.add_subcommand(
+      "xdmf", "Write FILE.xdmf2 beside a NetCDF output file: the description ParaView's XDMF Reader opens "
+              "(runs write it at their end; this is for partial files and copies)");
+  xdmf_cmd->add_option("file", xdmf_file, "NetCDF output file")->required();
+
   bouss::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "Time a case's step (median ms/step after warm-up, and the bandwidth it implies), "
@@ -68,6 +74,15 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(positive);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(non_negative);
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
+  bench_cmd->add_option("--output-every", bench.output_every,
+                        "The cost of output: time the steps with no output and with snapshots every N steps "
+                        "(a list: 1,10), each ending with the file fsynced; with the disk's and the writer's rates")
+      ->delimiter(',');
+  bench_cmd->add_option("--output-fields", bench.output_fields, "with --output-every: all (T u v w p) and/or one field (default all,T)")
+      ->delimiter(',');
+  bench_cmd->add_option("--output-precision", bench.output_precision, "with --output-every: double and/or float (default both)")
+      ->delimiter(',');
+  bench_cmd->add_option("--output-dir", bench.output_dir, "with --output-every: where the files go (default: the case's output folder)");
   bench_cmd->add_option("--n", bench.n, "poisson: grid NX,NY,NZ")->delimiter(',');
   bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
@@ -132,11 +147,13 @@ int main(int argc, char** argv) {
   if (plot_cmd->parsed()) return bouss::plot_command(plot_cmd->remaining());
   if (run_cmd->parsed()) return bouss::run_command(run);
   if (check_cmd->parsed()) return bouss::check_command(check);
+  if (xdmf_cmd->parsed()) return bouss::xdmf_command(xdmf_file);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);
   if (converge_cmd->parsed()) return bouss::converge_command(converge);
   if (bench_cmd->parsed()) {
     if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
     if (bench.case_file == "relax") return bouss::relax_bench(bench);
+    if (!bench.output_every.empty()) return bouss::output_bench(bench);
     return bouss::bench_command(bench);
   }
   return 2;

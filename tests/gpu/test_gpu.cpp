@@ -76,6 +76,11 @@ TEST(GpuRestart, TheRa1e7CaseKilledAndRestartedEqualsTheUninterruptedRun) {
   EXPECT_EQ(bitwise_difference(reference, out), "");
 }
 
+TEST(GpuAsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) {
+  BOUSS_GPU_OR_SKIP();
+  check_async_snapshots_hold_their_step(gpu);
+}
+
 TEST(GpuMemoryEstimate, IsWhatTheRunAllocates) {
   BOUSS_GPU_OR_SKIP();
   for (const char* variant : {"pressure.mixed_precision=false", "pressure.mixed_precision=true",

@@ -17,6 +17,8 @@ using namespace bouss::test;
 
 TEST(Restart, StoppedAndRestartedEqualsUninterruptedBitForBit) { check_restart_equivalence(Backend::cpu()); }
 
+TEST(AsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) { check_async_snapshots_hold_their_step(Backend::cpu()); }
+
 TEST(Restart, RefusesACheckpointOfAnotherCaseNamingWhatDiffers) {
   ScratchDir dir("restart_refuse");
   const std::string checkpoint = run_case(restart_case(dir.file("a.nc")), Backend::cpu(), 3);
