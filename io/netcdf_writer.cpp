@@ -277,6 +277,7 @@ struct NetcdfWriter::Impl {
   Units units = Units::dimensional;
   bool single = false;       // snapshot fields stored as float (output.precision)
   long open_record = -1;     // a record begun and not yet ended (the slab path)
+  int writeback_fd = -1;     // the partial file, for starting its writeback after each record
   int ncid = -1;        // open NetCDF handle, -1 when released
   bool set_up = false;  // the header is written; from here on the partial file is kept
   bool failed = false;  // a NetCDF failure ended this output (the handle is abandoned)
@@ -296,6 +297,7 @@ struct NetcdfWriter::Impl {
   long* series_records = nullptr;
 
   ~Impl() {
+    if (writeback_fd >= 0) ::close(writeback_fd);
     if (ncid < 0) return;
     // A failed run: close quietly; the partial file keeps every flushed record.
     if (nc_close(ncid) != NC_NOERR) abandon_handle();
@@ -375,6 +377,17 @@ struct NetcdfWriter::Impl {
 
   void sync(const std::string& what) {
     run(what, [&] { return nc_sync(ncid); });
+  }
+
+  // Starts the device's writeback of what the record left in the page cache, without waiting
+  // for it, so that the disk writes while HDF5 fills the next record; otherwise the dirty
+  // pages pile up in memory and the close's fsync pays for all of them at the end, after the
+  // writing, instead of alongside it. (Linux; elsewhere the close's fsync does it all.)
+  void start_writeback() {
+#if defined(__linux__)
+    if (writeback_fd < 0) writeback_fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+    if (writeback_fd >= 0) ::sync_file_range(writeback_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
   }
 
   void put(const NcVar& v, const std::vector<size_t>& start, const std::vector<size_t>& count, const double* data,
@@ -594,6 +607,12 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     v.putAtt("long_name", spec.long_name);
     put_units(v, spec.si_units);
     v.putAtt("grid_location", spec.location);
+    // No chunk cache for the fields: records go in slabs of whole chunks, which HDF5 then
+    // writes straight from the caller's buffer. With its default cache it copied each chunk
+    // through the cache first: 0.65 against 1.73 GB/s into the page cache, measured on
+    // 4 MiB chunks of a 256x256x128 field.
+    if (const int status = nc_set_var_chunk_cache(ncid, v.getId(), 0, 0, 0.75f); status != NC_NOERR)
+      nc_failed(status, errno, "cannot set up " + partial);
     fields.emplace(name, Field{v, n, chunk[1]});
     required_fields.push_back(name);
     reserved.insert(name);
@@ -669,8 +688,16 @@ void NetcdfWriter::end_record() {
   m.require_writable("end_record");
   if (m.open_record < 0) m.fail("end_record: no record begun");
   m.sync("cannot write snapshot " + std::to_string(m.open_record) + " to " + m.partial);
+  m.start_writeback();
   m.open_record = -1;
   ++records_;
+}
+
+void NetcdfWriter::flush_to_disk() {
+  Impl& m = *impl_;
+  m.require_writable("flush_to_disk");
+  m.sync("cannot flush " + m.partial);
+  fsync_file(m.partial);
 }
 
 std::size_t NetcdfWriter::plane_bytes(const std::string& field) const {
@@ -938,6 +965,10 @@ void NetcdfWriter::close() {
   m.require_writable("close");
   const std::string what = "cannot finish " + m.partial;
   m.sync(what);
+  if (m.writeback_fd >= 0) {
+    ::close(m.writeback_fd);
+    m.writeback_fd = -1;
+  }
   errno = 0;
   const int status = nc_close(m.ncid);
   const int err = errno;

@@ -53,6 +53,8 @@ class NetcdfWriter {
   void begin_record(double time, const std::map<std::string, double>& scalars);
   void write_slab(const std::string& field, int k0, int nk, const void* values);
   void end_record();
+  // Flushes what was written and fsyncs the partial file (benchmarks time from a clean disk).
+  void flush_to_disk();
   std::size_t plane_bytes(const std::string& field) const;  // one z-plane, in the file's precision
   int chunk_planes(const std::string& field) const;
   bool single_precision() const;

@@ -133,6 +133,7 @@ void Run::open_output() {
   partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
   snapshot_plan_.clear();
   std::size_t slot = 0;
+  double record = 0;
   for (const std::string& name : case_.output.fields) {
     SnapshotPlan p;
     p.field = name;
@@ -143,9 +144,10 @@ void Run::open_output() {
     p.plane_bytes = plane;
     p.slab_planes = staging_slab_planes(plane, chunk, p.box.extent(2));
     slot = std::max(slot, plane * std::size_t(p.slab_planes));
+    record += double(plane) * p.box.extent(2);
     snapshot_plan_.push_back(p);
   }
-  ring_ = std::make_unique<StagingRing>(backend_, slot, staging_slots);
+  ring_ = std::make_unique<StagingRing>(backend_, slot, staging_slot_count(slot, record));
 }
 
 void Run::start_from_checkpoint() {
@@ -446,6 +448,11 @@ RunEnd Run::execute() {
   while (step()) {
   }
   return finish();
+}
+
+void Run::flush_output() {
+  if (writer_) writer_.call([](NetcdfWriter& w) { w.flush_to_disk(); });
+  IoThread::instance().drain();
 }
 
 std::string Run::restart_hint() const {

@@ -83,6 +83,8 @@ class Run {
   const std::string& last_checkpoint() const { return last_checkpoint_; }
   // The stem checkpoints are named after (STEM.checkpoint.<step>.nc).
   std::string checkpoint_stem() const;
+  // Waits until everything queued for the output is written, and on the disk (fsync).
+  void flush_output();
   // Writes a checkpoint of the current state now (it must be finite); returns its path.
   std::string write_checkpoint();
   // The line that tells a user how to continue from the last checkpoint.

@@ -67,7 +67,9 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
     const double elem = c.output.precision == "float" ? 4 : 8;
     const double plane = double(c.n[0] + 1) * (c.n[1] + 1) * elem, field = plane * (c.n[2] + 1);
     const double slot = std::min(field, std::max(double(staging_slab_target_bytes), plane));
-    const auto [device, pinned] = StagingRing::memory(backend, std::size_t(slot), staging_slots);
+    const double record = field * double(c.output.fields.size());
+    const auto [device, pinned] =
+        StagingRing::memory(backend, std::size_t(slot), staging_slot_count(std::size_t(slot), record));
     m.output_device_bytes = backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;
   }
