@@ -379,10 +379,11 @@ struct NetcdfWriter::Impl {
     run(what, [&] { return nc_sync(ncid); });
   }
 
-  // Starts the device's writeback of what the record left in the page cache, without waiting
-  // for it, so that the disk writes while HDF5 fills the next record; otherwise the dirty
-  // pages pile up in memory and the close's fsync pays for all of them at the end, after the
-  // writing, instead of alongside it. (Linux; elsewhere the close's fsync does it all.)
+  // Starts the device's writeback of what the last slab or record left in the page cache,
+  // without waiting for it, so that the disk writes while HDF5 fills the next slab; otherwise
+  // the dirty pages pile up in memory, the kernel throttles the writer once they pass its
+  // limits, and the close's fsync pays for the rest at the end. (Linux; elsewhere the close's
+  // fsync does it all.)
   void start_writeback() {
 #if defined(__linux__)
     if (writeback_fd < 0) writeback_fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
@@ -681,6 +682,7 @@ void NetcdfWriter::write_slab(const std::string& field, int k0, int nk, const vo
   const size_t rec = static_cast<size_t>(m.open_record);
   m.put_raw(f.var, {rec, size_t(k0), 0, 0}, {1, size_t(nk), f.n[1], f.n[0]}, values,
             "cannot write snapshot " + std::to_string(rec) + " (" + field + ") to " + m.partial);
+  m.start_writeback();  // after every slab: little dirty data piles up (see start_writeback)
 }
 
 void NetcdfWriter::end_record() {
