@@ -225,12 +225,8 @@ int output_bench(const BenchOptions& o) {
                      cfg.name, t.ms_per_step, 100 * (t.ms_per_step / base - 1), bound,
                      100 * (t.ms_per_step / bound - 1), bytes_per_step * 1e-6, writer * 1e-9, disk * 1e-9);
     }
-  } catch (const CaseError& e) {
-    print_error(e.what());
-    return 2;
   } catch (const std::exception& e) {
-    print_error(e.what());
-    return 1;
+    return report_failure(e);
   }
   if (o.json) {
     const nlohmann::json out = {{"case", c.name}, {"n", c.n}, {"backend", backend.name()}, {"device", backend.describe()},

@@ -22,16 +22,17 @@ bool load_command_case(const std::string& case_file, const std::vector<std::stri
   }
 }
 
+int report_failure(const std::exception& e) {
+  print_error(e.what());
+  return dynamic_cast<const CaseError*>(&e) ? 2 : 1;
+}
+
 int start_command_run(Run& run) {
   try {
     run.start();
     return 0;
-  } catch (const CaseError& e) {
-    print_error(e.what());
-    return 2;
   } catch (const std::exception& e) {
-    print_error(e.what());
-    return 1;
+    return report_failure(e);
   }
 }
 

@@ -1,6 +1,7 @@
 // Shared pieces of the run and bench commands: logging set-up and the run summaries.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,9 @@ class Run;
 // else the case's). On bad input prints the one error line and returns false (exit 2).
 bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
                        const std::string& backend_name, Case& c, Backend& backend);
+// Prints the error line of a failed command and returns its exit code: 2 for bad input (a
+// CaseError: refused before the run), 1 for a failure while running.
+int report_failure(const std::exception& e);
 // Run::start() for a command: 0 when the run started, else the exit code after printing the
 // error line (2: refused before allocating; 1: failed while setting up).
 int start_command_run(Run& run);
