@@ -124,17 +124,13 @@ void set_interior_values(Field<S>& f, const std::vector<double>& values) {
 }
 
 template <class S, class T>
-void pack_box(const Field<S>& f, const Box& box, T* dst, int average_along) {
+void pack_box(const Field<S>& f, const Box& box, T* dst) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const std::ptrdiff_t nx = box.extent(0), nxy = nx * box.extent(1);
-  const std::ptrdiff_t next = average_along < 0 ? 0 : f.layout().stride(average_along);
-  const bool average = average_along >= 0;
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    const S value = average ? S(0.5) * (v[idx] + v[idx + next]) : v[idx];
-    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(value);
+    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(v[i + j * sy + k * sz]);
   }, "pack for output", f.name().c_str());
 }
 
@@ -150,10 +146,10 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_along) {
   template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)
 BOUSS_FIELD_OPS(float)
-template void pack_box<double, double>(const Field<double>&, const Box&, double*, int);
-template void pack_box<double, float>(const Field<double>&, const Box&, float*, int);
-template void pack_box<float, double>(const Field<float>&, const Box&, double*, int);
-template void pack_box<float, float>(const Field<float>&, const Box&, float*, int);
+template void pack_box<double, double>(const Field<double>&, const Box&, double*);
+template void pack_box<double, float>(const Field<double>&, const Box&, float*);
+template void pack_box<float, double>(const Field<float>&, const Box&, double*);
+template void pack_box<float, float>(const Field<float>&, const Box&, float*);
 #undef BOUSS_FIELD_OPS
 
 

@@ -31,10 +31,8 @@ template <class S> void set_interior_values(Field<S>& f, const std::vector<doubl
 
 // Packs f's values over `box` (points of its padded range) into dst, memory of f's backend,
 // C order with x fastest, converted to T: a snapshot's device-side staging, queued on the
-// backend's stream (on the CPU: done on return). With `average_along` = a (0, 1, 2) each
-// value is instead the mean of the point and the next one along a: a face field averaged
-// to the cell centres (u_c = (u[i] + u[i+1]) / 2).
-template <class S, class T> void pack_box(const Field<S>& f, const Box& box, T* dst, int average_along = -1);
+// backend's stream (on the CPU: done on return).
+template <class S, class T> void pack_box(const Field<S>& f, const Box& box, T* dst);
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

@@ -60,35 +60,37 @@ struct BoxPoint {
 constexpr long cpu_reduce_block_points = 8192;
 }  // namespace detail
 
-// Reduces f over the box into *out, which lives in the backend's memory (device memory
-// on the GPU, host memory on the CPU). On the GPU the work is queued on the backend's
-// stream and *out is ready once the stream reaches this point.
+namespace detail {
+// CUB's reduction on the backend's stream into *out, or, when out is null, into a slot of the
+// backend's scratch memory just past CUB's temporary storage; returns where the result is.
 template <class T, class Op, class F>
-void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
-  if (box.empty()) {
-    copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
-    return;
-  }
-  if (backend.is_cuda()) {
+T* reduce_on_device(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
 #if defined(__CUDACC__)
-    detail::BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1)};
-    auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
-    const std::int64_t count = box.cells();
-    std::size_t temp_bytes = 0;
-    const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
-    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, out, count, op, init, stream);
-    void* temp = backend.scratch(temp_bytes);
-    cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, count, op, init, stream);
-    check_launch(what, backend);
-    return;
+  BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1)};
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
+  const std::int64_t count = box.cells();
+  const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
+  std::size_t temp_bytes = 0;
+  cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, out, count, op, init, stream);
+  const std::size_t offset = (temp_bytes + 255) / 256 * 256;
+  char* scratch = static_cast<char*>(backend.scratch(offset + (out ? 0 : sizeof(T))));
+  if (!out) out = reinterpret_cast<T*>(scratch + offset);
+  cub::DeviceReduce::Reduce(scratch, temp_bytes, in, out, count, op, init, stream);
+  check_launch(what, backend);
+  return out;
 #else
-    throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
+  (void)backend, (void)box, (void)init, (void)op, (void)f, (void)out;
+  throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
 #endif
-  }
+}
+
+// The CPU's reduction: fixed blocks of rows, combined in a fixed order.
+template <class T, class Op, class F>
+T reduce_on_host(const Box& box, T init, Op op, F f) {
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const int ni = box.extent(0), nj = box.extent(1), nk = box.extent(2);
   const long rows = long(nj) * nk;
-  const long rows_per_block = std::max<long>(1, detail::cpu_reduce_block_points / ni);
+  const long rows_per_block = std::max<long>(1, cpu_reduce_block_points / ni);
   const long blocks = (rows + rows_per_block - 1) / rows_per_block;
   std::vector<T> partial(blocks, init);
 #ifdef _OPENMP
@@ -105,31 +107,26 @@ void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* 
   }
   T result = init;
   for (const T& p : partial) result = op(result, p);  // fixed order: reproducible
-  *out = result;
+  return result;
+}
+}  // namespace detail
+
+// Reduces f over the box into *out, which lives in the backend's memory (device memory
+// on the GPU, host memory on the CPU). On the GPU the work is queued on the backend's
+// stream and *out is ready once the stream reaches this point.
+template <class T, class Op, class F>
+void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
+  if (box.empty()) copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
+  else if (backend.is_cuda()) detail::reduce_on_device(backend, box, init, op, f, out, what);
+  else *out = detail::reduce_on_host(box, init, op, f);
 }
 
 // The same, returned to the host (waits for the device).
 template <class T, class Op, class F>
 T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char* what = "reduce") {
-  if (!backend.is_cuda()) {
-    T result{};
-    reduce_into(backend, box, init, op, f, &result, what);
-    return result;
-  }
-  // The result lands behind CUB's temporary storage in the backend's scratch memory.
-  std::size_t temp_bytes = 0;
-#if defined(__CUDACC__)
-  {
-    detail::BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], box.extent(0), box.extent(1)};
-    auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
-    cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), box.cells(), op, init,
-                              static_cast<cudaStream_t>(backend.stream()));
-  }
-#endif
-  const std::size_t offset = (temp_bytes + 255) / 256 * 256;
-  T* out = reinterpret_cast<T*>(static_cast<char*>(backend.scratch(offset + sizeof(T))) + offset);
-  // reduce_into asks for scratch of temp_bytes again: no regrowth, the slot past it stays.
-  reduce_into(backend, box, init, op, f, out, what);
+  if (box.empty()) return init;
+  if (!backend.is_cuda()) return detail::reduce_on_host(box, init, op, f);
+  const T* out = detail::reduce_on_device(backend, box, init, op, f, static_cast<T*>(nullptr), what);
   T result{};
   copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
   return result;

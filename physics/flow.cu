@@ -126,15 +126,6 @@ Real kinetic_energy(const Grid& g, const FlowFields& f) {
   return sum / Real(g.layout.cells());
 }
 
-Real advective_rate(const Grid& g, const FlowFields& f) {
-  const Stencil st = make_stencil(g);
-  const CView u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(f.u.backend(), g.layout.interior(Stagger::centre), Real(0), MaxOp{},
-                [=] BOUSS_HD(int i, int j, int k) { return advective_rate_at_centre(i + j * sy + k * sz, u, v, w, st); },
-                "advective_rate");
-}
-
 void state_rate_into(const Grid& g, const FlowFields& f, Real* out) {
   const Stencil st = make_stencil(g);
   const CView u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();

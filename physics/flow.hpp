@@ -65,11 +65,10 @@ Real max_abs_divergence(const Grid& g, const FlowFields& f);
 // Volume-averaged kinetic energy per unit mass, (1/V) sum 1/2 |u|^2 dV, with the squares
 // of the face velocities averaged to the centres.
 Real kinetic_energy(const Grid& g, const FlowFields& f);
-// max over cells of |u|/dx + |v|/dy + |w|/dz: dt <= cfl / rate is the advective limit.
-Real advective_rate(const Grid& g, const FlowFields& f);
-// The same rate into *out (backend memory, see grid/reduce.hpp reduce_into), made NaN when
-// any of u, v, w or T holds a NaN or Inf in the cells it reads: the step's check for a
-// blown-up state, folded into the reduction the time step needs anyway.
+// max over cells of |u|/dx + |v|/dy + |w|/dz (dt <= cfl / rate is the advective limit) into
+// *out (backend memory, see grid/reduce.hpp reduce_into), made NaN when any of u, v, w or T
+// holds a NaN or Inf in the cells it reads: the step's check for a blown-up state, folded
+// into the reduction the time step needs anyway.
 void state_rate_into(const Grid& g, const FlowFields& f, Real* out);
 Real max_abs_velocity(const Grid& g, const FlowFields& f);
 

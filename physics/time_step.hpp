@@ -19,7 +19,7 @@ namespace bouss {
 // a margin of 0.8 of it).
 constexpr Real diffusive_number = 0.2;
 
-// `rate` is the advective rate of the state (physics/flow.hpp advective_rate; 0 at rest).
+// `rate` is the advective rate of the state (physics/flow.hpp state_rate_into; 0 at rest).
 inline Real stable_time_step(const std::array<Real, 3>& h, Real nu, Real kappa, Real cfl, Real rate) {
   Real inv_h2 = 0;
   for (int a = 0; a < 3; ++a) inv_h2 += 1 / (h[a] * h[a]);

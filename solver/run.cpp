@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -31,13 +30,6 @@ std::string absolute(const std::string& path) {
   return ec ? path : p.lexically_normal().string();
 }
 
-int stagger_of(const std::string& name) {
-  if (name == "u" || name == "G_u") return 0;
-  if (name == "v" || name == "G_v") return 1;
-  if (name == "w" || name == "G_w") return 2;
-  return -1;
-}
-
 std::string clock_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const long s = long(seconds + 0.5);
@@ -46,8 +38,6 @@ std::string clock_text(double seconds) {
   else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
   return buf;
 }
-
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal"; }
 
 // Fraction of the run done, by steps or by time, whichever ends it first.
 double progress_fraction(const Simulation& sim) {
@@ -240,8 +230,8 @@ void Run::write_snapshot() {
       slab.lo[2] = k0;
       slab.hi[2] = k0 + nk;
       StagingRing::Slot& slot = ring_->acquire();
-      if (single) pack_box(f, slab, static_cast<float*>(slot.device), p.average);
-      else pack_box(f, slab, static_cast<double*>(slot.device), p.average);
+      if (single) pack_box(f, slab, static_cast<float*>(slot.device));
+      else pack_box(f, slab, static_cast<double*>(slot.device));
       const std::size_t bytes = p.plane_bytes * std::size_t(nk);
       ring_->queue_copy(slot, bytes);
       StagingRing* ring = ring_.get();
@@ -337,8 +327,9 @@ std::string Run::write_checkpoint() {
   ck.time = sim_->time();
   ck.last_dt = sim_->last_dt();
   ck.step = sim_->steps_done();
+  // The checkpoint's staggering: -1 for cell centres, else the axis of the faces.
   for (const std::string& name : Simulation::state_names())
-    ck.arrays.push_back({name, stagger_of(name), sim_->host_values(name)});
+    ck.arrays.push_back({name, int(sim_->field(name).stagger()) - 1, sim_->host_values(name)});
   ck.state = series_.state();
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;

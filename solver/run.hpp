@@ -112,7 +112,6 @@ class Run {
   struct SnapshotPlan {
     std::string field;
     Box box;             // the field's interior points, on the device
-    int average = -1;    // pack_box's average_along
     std::size_t plane_bytes = 0;
     int slab_planes = 1;
   };

@@ -24,8 +24,6 @@ Real noise(std::uint64_t seed, std::uint64_t n) {
   return Real(z >> 11) * (Real(2) / Real(1ull << 53)) - 1;
 }
 
-constexpr int state_names_count = 9;  // Simulation::state_names()
-
 std::array<Real, 3> lengths(const Case& c) { return {c.length(0), c.length(1), c.length(2)}; }
 std::array<Real, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1][0], c.extent[2][0]}; }
 
@@ -59,7 +57,8 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   // checkpoint's arrays all together; the initial condition's host array before that.
   const double interior = double(g.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
   const double snapshot = array + interior;
-  const double checkpoint = c.checkpoint.enabled() ? array + double(state_names_count) * interior : 0;
+  const double checkpoint =
+      c.checkpoint.enabled() ? array + double(Simulation::state_names().size()) * interior : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
   // The snapshot staging ring (io/staging_ring.hpp): slots of a slab of whole planes, at most
   // the target size or one plane, at most a whole field.
@@ -256,7 +255,7 @@ double Simulation::bytes_per_step(const SolveStats& s) const {
          (v_cycles + (s.fmg ? 0 : 1)) * mg_->bytes_per_cycle();
 }
 
-Field<Real>& Simulation::named(const std::string& name) {
+const Field<Real>& Simulation::field(const std::string& name) const {
   if (name == "T") return now_.T;
   if (name == "u") return now_.u;
   if (name == "v") return now_.v;
@@ -269,9 +268,11 @@ Field<Real>& Simulation::named(const std::string& name) {
   throw std::invalid_argument("unknown field \"" + name + "\"");
 }
 
-std::vector<double> Simulation::host_values(const std::string& name) const {
-  return interior_values(const_cast<Simulation*>(this)->named(name));
+Field<Real>& Simulation::field(const std::string& name) {
+  return const_cast<Field<Real>&>(static_cast<const Simulation&>(*this).field(name));
 }
+
+std::vector<double> Simulation::host_values(const std::string& name) const { return interior_values(field(name)); }
 
 const std::vector<std::string>& Simulation::state_names() {
   static const std::vector<std::string> names = {"u", "v", "w", "T", "p", "G_u", "G_v", "G_w", "G_T"};
@@ -283,7 +284,7 @@ void Simulation::restore(const std::vector<std::pair<std::string, std::vector<do
   for (const std::string& name : state_names()) {
     auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
     if (it == arrays.end()) throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
-    set_interior_values(named(name), it->second);
+    set_interior_values(field(name), it->second);
   }
   // The ghosts as the step leaves them: the flow's from one fill of all four fields,
   // the pressure's from the solver's own fill at the end of its solve.

@@ -59,7 +59,7 @@ class Simulation {
   Simulation(const Case& c, const Backend& backend);
 
   // One step. Throws std::runtime_error when the state it starts from is not finite (a
-  // blow-up: caught one step after the step that made it, see check_state) or the
+  // blow-up: caught one step after the step that made it, see verify_state) or the
   // pressure solve diverged.
   void step();
   // Removes the divergent part of the current velocity: lap(phi) = div(u)/dt, u -= dt grad(phi).
@@ -100,8 +100,10 @@ class Simulation {
   // Interior values of a named array on the host, C order (x fastest): the output fields
   // "T", "u", "v", "w", "p", and the previous step's tendencies "G_u", "G_v", "G_w", "G_T".
   std::vector<double> host_values(const std::string& name) const;
-  // The same arrays on the backend, by name (for output packed on the device).
-  const Field<Real>& field(const std::string& name) const { return const_cast<Simulation*>(this)->named(name); }
+  // The same arrays on the backend, by name (for output packed on the device; a caller that
+  // changes one calls fill_all_ghosts after).
+  const Field<Real>& field(const std::string& name) const;
+  Field<Real>& field(const std::string& name);
   // Everything a step needs, by name: what a checkpoint stores.
   static const std::vector<std::string>& state_names();
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
@@ -117,7 +119,6 @@ class Simulation {
   // Queues the state check (advective rate with non-finite values folded in) of `now_`.
   void queue_state_check();
   Real checked_rate() const;  // the queued check's value; throws when it is not finite
-  Field<Real>& named(const std::string& name);
 
   Case case_;
   Backend backend_;
@@ -134,7 +135,7 @@ class Simulation {
   // The state check of the latest state: its value arrives on the host without a device
   // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
   // once the next step's first kernels are queued, so the device never waits for it.
-  mutable AsyncValue<Real> state_rate_;
+  AsyncValue<Real> state_rate_;
   long checked_step_ = 0;
 };
 

@@ -2,6 +2,8 @@
 // filled in, the memory the run will allocate against what the machine has, the first
 // time step, the pressure solver and its levels, the output and checkpoint plan; allocates
 // nothing and exits (0 when the run would start, 2 when it would be refused).
+#include <spdlog/fmt/fmt.h>
+
 #include <cstdio>
 #include <string>
 
@@ -19,7 +21,7 @@ namespace {
 
 std::string schedule_text(const std::optional<double>& interval, const std::optional<std::int64_t>& steps) {
   std::string s;
-  if (interval) s += "every " + std::to_string(*interval) + " time units";
+  if (interval) s += fmt::format("every {:g} time units", *interval);
   if (steps) s += (s.empty() ? "every " : " and every ") + std::to_string(*steps) + " steps";
   return s;
 }
@@ -69,7 +71,7 @@ int check_command(const RunOptions& o) {
   std::printf("pressure: %s\n", solver_summary(c, backend).c_str());
   std::string end;
   if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
-  if (c.time.end) end += (end.empty() ? "until t = " : " or until t = ") + std::to_string(*c.time.end);
+  if (c.time.end) end += fmt::format("{}until t = {:g}", end.empty() ? "" : " or ", *c.time.end);
   std::printf("runs: %s\n", end.c_str());
   if (c.output.file.empty()) {
     std::printf("output: none\n");

@@ -9,6 +9,7 @@
 namespace bouss {
 
 struct RunOptions {
+  std::string program = "bouss";  // how bouss was invoked (argv[0]), for the restart hint
   std::string case_file;
   std::string backend;  // "" = the case's
   std::vector<std::string> overrides;

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   const CLI::Validator non_negative = number_at_least(0, false, "a number >= 0");
 
   bouss::RunOptions run;
+  run.program = argv[0];
   auto* run_cmd = app.add_subcommand("run", "Run a case and write its NetCDF output");
   add_case_options(run_cmd, run.case_file, run.backend, run.overrides, "Case file (JSON)");
   run_cmd->add_option("--output", run.output, "NetCDF output file (overrides output.file)");

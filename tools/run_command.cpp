@@ -28,7 +28,7 @@ std::string shell_word(const std::string& s) {
 
 // The command that continues this run from a checkpoint ("{}").
 std::string restart_command(const RunOptions& o) {
-  std::string cmd = "bouss run " + shell_word(o.case_file);
+  std::string cmd = shell_word(o.program) + " run " + shell_word(o.case_file);
   if (!o.backend.empty()) cmd += " --backend " + o.backend;
   for (const auto& s : o.overrides) cmd += " --set " + shell_word(s);
   if (o.output) cmd += " --output " + shell_word(*o.output);

@@ -35,7 +35,8 @@ using GrowthProgress = std::function<void(const GrowthMeasurement&, double t)>;
 GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, const GrowthProgress& on_progress = {},
                                       double progress_seconds = 30);
 
-// The case text at another resolution and Rayleigh number, validated again.
+// The case text at another resolution and Rayleigh number, validated again; with no output
+// file and no checkpoints (these runs write nothing).
 Case case_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
              std::optional<double> rayleigh, const std::vector<std::string>& overrides = {});
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -86,6 +87,14 @@ TEST(Survival, SigkillLeavesAReadablePartialFileWithTheSnapshotsWritten) {
   ASSERT_EQ(partial.size(), 1u);
   EXPECT_GE(records_in(partial.front()), 4) << "every flushed snapshot reads back";
   EXPECT_FALSE(fs::exists(out)) << "a killed run never appears under the final name";
+  // ParaView's description of what the killed run left, made afterwards.
+  BoussProcess x({"xdmf", partial.front()}, dir.file("xout"), dir.file("xerr"));
+  ASSERT_EQ(WEXITSTATUS(x.wait()), 0) << x.err();
+  const std::string xdmf = partial.front() + ".xdmf2";
+  ASSERT_TRUE(fs::exists(xdmf));
+  if (std::system("/usr/bin/python3 -c 'import h5py' 2>/dev/null") != 0) GTEST_SKIP() << "python3-h5py missing";
+  const std::string check = "/usr/bin/python3 '" + source_path("tests/check_xdmf.py") + "' '" + xdmf + "' >/dev/null 2>&1";
+  EXPECT_EQ(std::system(check.c_str()), 0) << "the XDMF names datasets of the partial file with their shapes";
 }
 
 TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And130) {
@@ -102,6 +111,7 @@ TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And1
     ASSERT_TRUE(WIFEXITED(status)) << "ended by a signal instead of stopping cleanly; " << p.err();
     EXPECT_EQ(WEXITSTATUS(status), 128 + sig) << p.err();
     EXPECT_TRUE(fs::exists(out)) << "closed under its final name";
+    EXPECT_TRUE(fs::exists(out + ".xdmf2")) << "with its XDMF description beside it";
     EXPECT_TRUE(partials_of(out).empty());
     const std::string checkpoint = newest_checkpoint(dir, dir.file("run"));
     EXPECT_FALSE(checkpoint.empty()) << "a checkpoint of the stop";

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -251,4 +253,29 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   const Result bad = run_bouss("check " + p.string() + " --set grid.n=[8,0,4]");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("/grid/n"), std::string::npos);
+}
+
+// bench --output-every: one timed configuration besides no output, the bytes it writes
+// exactly (T of 8x8x4 cells in float every 2 steps: 8*8*4*4/2 bytes a step), and no file
+// left behind in the folder.
+TEST(CommandLine, OutputBenchReportsEachConfigurationAndLeavesNoFiles) {
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test" / ("output_bench_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path p = write_case("output_bench.json", small_case(""));
+  const Result r = run_bouss("bench " + p.string() + " --backend cpu --output-every 2 --output-fields T "
+                             "--output-precision float --steps 4 --warmup 1 --json --output-dir " + dir.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["configs"].size(), 2u) << r.out;
+  EXPECT_EQ(j["configs"][0]["config"], "none");
+  EXPECT_EQ(j["configs"][1]["config"], "T_float_every2");
+  EXPECT_EQ(j["configs"][1]["bytes_per_step"].get<double>(), 8 * 8 * 4 * 4 / 2.0);
+  EXPECT_EQ(j["configs"][1]["steps"].get<int>(), 40) << "20 snapshots";
+  EXPECT_GT(j["configs"][1]["disk_GBps"].get<double>(), 0);
+  EXPECT_TRUE(fs::is_empty(dir)) << "the bench removes its files";
+  const Result bad = run_bouss("bench " + p.string() + " --backend cpu --output-every 2 --output-fields q");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--output-fields q"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
 }
