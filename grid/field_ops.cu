@@ -37,6 +37,14 @@ void sum_into(const Field<S>& f, const Box& box, Real* out) {
 }
 
 template <class S>
+void sum_levels_into(const Field<S>& f, const Box& box, Real* out) {
+  const View<const S> v = f.cview();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  reduce_levels_into(f.backend(), box, Real(0), SumOp{},
+                     [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, out, "sum of levels");
+}
+
+template <class S>
 Real max_abs(const Field<S>& f, const Box& box) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
@@ -138,6 +146,7 @@ void pack_box(const Field<S>& f, const Box& box, T* dst) {
   template void fill<S>(Field<S>&, Real);                      \
   template Real sum<S>(const Field<S>&, const Box&);           \
   template void sum_into<S>(const Field<S>&, const Box&, Real*); \
+  template void sum_levels_into<S>(const Field<S>&, const Box&, Real*); \
   template Real max_abs<S>(const Field<S>&, const Box&);       \
   template void add_constant<S>(Field<S>&, const Box&, Real);  \
   template Real remove_mean<S>(Field<S>&);                     \

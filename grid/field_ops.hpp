@@ -16,6 +16,9 @@ template <class S> Real max_abs(const Field<S>& f, const Box& box);
 // The sum into *out, memory of f's backend (a device scalar on the GPU), without waiting
 // for it (grid/reduce.hpp reduce_into; read it with grid/async_value.hpp).
 template <class S> void sum_into(const Field<S>& f, const Box& box, Real* out);
+// The sum over each z-level k of the box into out[k - box.lo[2]], memory of f's backend,
+// without waiting (grid/reduce.hpp reduce_levels_into).
+template <class S> void sum_levels_into(const Field<S>& f, const Box& box, Real* out);
 // f += value on a box.
 template <class S> void add_constant(Field<S>& f, const Box& box, Real value);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.

@@ -19,6 +19,7 @@
 
 #if defined(__CUDACC__)
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #endif
@@ -53,6 +54,13 @@ struct BoxPoint {
     const int k = int(r / nj);
     return f(i0 + i, j0 + j, k0 + k);
   }
+};
+
+// The first point number of level k of a box of `plane` points per level: the segment
+// offsets of the segmented reduction (level k is the segment [k plane, (k+1) plane)).
+struct LevelStart {
+  std::int64_t plane;
+  BOUSS_HD std::int64_t operator()(std::int64_t k) const { return k * plane; }
 };
 
 // CPU blocking: rows (j, k) are grouped into blocks of about this many points, a block
@@ -109,6 +117,62 @@ T reduce_on_host(const Box& box, T init, Op op, F f) {
   for (const T& p : partial) result = op(result, p);  // fixed order: reproducible
   return result;
 }
+
+// CUB's segmented reduction, one segment per z-level of the box, on the backend's stream into
+// out[0 .. levels), or, when out is null, into `levels` slots of the backend's scratch memory
+// just past CUB's temporary storage; returns where the results are.
+template <class T, class Op, class F>
+T* reduce_levels_on_device(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
+#if defined(__CUDACC__)
+  const int ni = box.extent(0), nj = box.extent(1);
+  BoxPoint<F> map{f, box.lo[0], box.lo[1], box.lo[2], ni, nj};
+  auto in = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0), map);
+  auto starts = thrust::make_transform_iterator(thrust::counting_iterator<std::int64_t>(0),
+                                                LevelStart{std::int64_t(ni) * nj});
+  const std::int64_t levels = box.extent(2);
+  const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
+  std::size_t temp_bytes = 0;
+  cub::DeviceSegmentedReduce::Reduce(nullptr, temp_bytes, in, out, levels, starts, starts + 1, op, init, stream);
+  const std::size_t offset = (temp_bytes + 255) / 256 * 256;
+  char* scratch = static_cast<char*>(backend.scratch(offset + (out ? 0 : std::size_t(levels) * sizeof(T))));
+  if (!out) out = reinterpret_cast<T*>(scratch + offset);
+  cub::DeviceSegmentedReduce::Reduce(scratch, temp_bytes, in, out, levels, starts, starts + 1, op, init, stream);
+  check_launch(what, backend);
+  return out;
+#else
+  (void)backend, (void)box, (void)init, (void)op, (void)f, (void)out;
+  throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
+#endif
+}
+
+// The CPU's: each level reduced as a box of its own, so that a level's result is exactly what
+// reduce() over that level gives.
+template <class T, class Op, class F>
+void reduce_levels_on_host(const Box& box, T init, Op op, F f, T* out) {
+  for (int k = box.lo[2]; k < box.hi[2]; ++k) {
+    Box level = box;
+    level.lo[2] = k;
+    level.hi[2] = k + 1;
+    out[k - box.lo[2]] = reduce_on_host(level, init, op, f);
+  }
+}
+
+// Where the levels go: `out`, or the backend's scratch when out is null (see reduce_levels_to_scratch).
+template <class T, class Op, class F>
+T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
+  const int levels = box.extent(2);
+  if (levels == 0) return out;
+  if (box.empty()) {  // levels with no points: init each
+    if (!out) out = static_cast<T*>(backend.scratch(std::size_t(levels) * sizeof(T)));
+    const std::vector<T> inits(levels, init);
+    copy_bytes(out, backend, inits.data(), Backend::cpu(), inits.size() * sizeof(T));
+    return out;
+  }
+  if (backend.is_cuda()) return reduce_levels_on_device(backend, box, init, op, f, out, what);
+  if (!out) out = static_cast<T*>(backend.scratch(std::size_t(levels) * sizeof(T)));
+  reduce_levels_on_host(box, init, op, f, out);
+  return out;
+}
 }  // namespace detail
 
 // Reduces f over the box into *out, which lives in the backend's memory (device memory
@@ -130,6 +194,26 @@ T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char*
   T result{};
   copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
   return result;
+}
+
+// Reduces f(i, j, k) over each z-level k of the box (all its i and j) into out[k - box.lo[2]],
+// memory of the backend, queued on its stream without waiting (as reduce_into). The same
+// result run to run: on the CPU each level is exactly reduce() over that level's box; on the
+// GPU one CUB segment per level (its order of summation differs from reduce()'s).
+template <class T, class Op, class F>
+void reduce_levels_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out,
+                        const char* what = "reduce levels") {
+  detail::reduce_levels(backend, box, init, op, f, out, what);
+}
+
+// The same into the backend's scratch memory (on the GPU just past CUB's temporary storage),
+// returning where the box.extent(2) results are: for results that the next kernel on the
+// backend's stream consumes, so that the caller keeps no buffer of its own. They stay valid,
+// in stream order, until the next reduction on this backend (or any other use of its scratch).
+template <class T, class Op, class F>
+T* reduce_levels_to_scratch(const Backend& backend, const Box& box, T init, Op op, F f,
+                            const char* what = "reduce levels") {
+  return detail::reduce_levels(backend, box, init, op, f, static_cast<T*>(nullptr), what);
 }
 
 }  // namespace bouss

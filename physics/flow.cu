@@ -147,6 +147,7 @@ Real max_abs_velocity(const Grid& g, const FlowFields& f) {
 }
 
 Nusselt nusselt_numbers(const Grid& g, const FlowFields& f, Real kappa, Real T_bottom, Real T_top) {
+  const Stencil st = make_stencil(g);
   const CView w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const auto& n = g.layout.n;
@@ -162,8 +163,7 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields& f, Real kappa, Real T_b
                                "nusselt top") / plate_cells;
   const Real wT = reduce(f.w.backend(), Box{{0, 0, 1}, {n[0], n[1], n[2]}}, Real(0), SumOp{},
                          [=] BOUSS_HD(int i, int j, int k) {
-                           const std::ptrdiff_t idx = i + j * sy + k * sz;
-                           return w[idx] * Real(0.5) * (T[idx] + T[idx - sz]);
+                           return advective_heat_flux_at_zface(i + j * sy + k * sz, w, T, st);
                          }, "nusselt volume") / Real(g.layout.cells());
   nu.bottom = -kappa * grad_bottom / conductive;
   nu.top = -kappa * grad_top / conductive;

@@ -119,4 +119,11 @@ BOUSS_HD inline Real buoyancy_at_zface(std::ptrdiff_t idx, CView T, Real b_T, Re
   return b_T * (Real(0.5) * (T[idx] + T[idx - st.s[2]]) - T_ref);
 }
 
+// The advective heat flux w T through the z-face at idx, T interpolated to the face from the
+// cells below and above as in the advective flux (advection_at_centre): the flux whose
+// volume mean gives the volume Nusselt number and whose horizontal mean is the wT profile.
+BOUSS_HD inline Real advective_heat_flux_at_zface(std::ptrdiff_t idx, CView w, CView T, const Stencil& st) {
+  return w[idx] * Real(0.5) * (T[idx] + T[idx - st.s[2]]);
+}
+
 }  // namespace bouss

@@ -101,4 +101,51 @@ inline void check_reductions_see_nan(const Backend& be) {
   EXPECT_EQ(later.get(), 0.25 * double(box.cells()));
 }
 
+// sum_levels_into (grid/reduce.hpp reduce_levels_into) leaves the sum of each z-level of a
+// box in the backend's memory, at the level's place counted from the box's lowest level: on
+// the CPU exactly what sum() gives over that level alone (levels large enough for the
+// parallel path), elsewhere to round-off. Levels with no points sum to 0.
+template <class S>
+void check_level_sums_for(const Backend& be, bool exact) {
+  const Layout L = Layout::make({190, 180, 5}, 1, sizeof(S));
+  std::vector<S> host(L.size);
+  std::mt19937_64 rng(21);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (auto& x : host) x = S(U(rng) * std::exp(6 * U(rng)));  // many magnitudes: order matters
+  Field<S> f(be, L, Stagger::face_z, "f");
+  f.from_host(host);
+  const Box box{{1, 0, 1}, {L.n[0], L.n[1] + 1, L.n[2] + 1}};  // levels 1..n (the top face), rows 0..n
+  ASSERT_GE(long(box.extent(0)) * box.extent(1), 32768) << "each level large enough for the parallel path";
+  const int levels = box.extent(2);
+  Real* out = static_cast<Real*>(be.allocate(levels * sizeof(Real)));
+  sum_levels_into(f, box, out);
+  std::vector<Real> got(levels);
+  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(Real));
+  for (int k = box.lo[2]; k < box.hi[2]; ++k) {
+    Box level = box;
+    level.lo[2] = k;
+    level.hi[2] = k + 1;
+    const Real expected = sum(f, level);
+    if (exact) {
+      EXPECT_EQ(got[k - box.lo[2]], expected) << "level " << k << ", " << sizeof(S) << "-byte values";
+      continue;
+    }
+    double magnitude = 0;  // the sum of |f|: what the round-off of any order is relative to
+    for (int j = level.lo[1]; j < level.hi[1]; ++j)
+      for (int i = level.lo[0]; i < level.hi[0]; ++i) magnitude += std::fabs(double(host[L.origin + L.index(i, j, k)]));
+    EXPECT_NEAR(got[k - box.lo[2]], expected, 1e-14 * magnitude) << "level " << k << ", " << sizeof(S) << "-byte values";
+  }
+  Box no_rows = box;
+  no_rows.hi[1] = no_rows.lo[1];
+  sum_levels_into(f, no_rows, out);
+  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(Real));
+  for (int k = 0; k < levels; ++k) EXPECT_EQ(got[k], 0.0) << "empty level " << k;
+  be.deallocate(out);
+}
+
+inline void check_level_sums(const Backend& be, bool exact) {
+  check_level_sums_for<double>(be, exact);
+  check_level_sums_for<float>(be, exact);
+}
+
 }  // namespace bouss::test

@@ -5,6 +5,7 @@
 #include "ghost_checks.hpp"
 #include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
+#include "profile_checks.hpp"
 #include "projection_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
@@ -31,6 +32,32 @@ TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
 TEST(GpuFieldOps, ReductionsSeeANaNInAnyCell) {
   BOUSS_GPU_OR_SKIP();
   check_reductions_see_nan(gpu);
+}
+
+TEST(GpuFieldOps, LevelSumsAreEachLevelsSum) {
+  BOUSS_GPU_OR_SKIP();
+  check_level_sums(gpu, false);
+}
+
+// The profiles of one state on the GPU: the CPU's to round-off, the host's computation, the
+// same bits on a second call, and still right after a larger reduction grew the scratch
+// that holds their level sums.
+TEST(GpuProfiles, EqualTheCpuProfilesOfTheSameState) {
+  BOUSS_GPU_OR_SKIP();
+  const Grid g = Grid::make({37, 19, 11}, {0, 0, 0}, {1.9, 1.0, 0.6});
+  FlowFields on_cpu = FlowFields::make(Backend::cpu(), g.layout, "");
+  FlowFields on_gpu = FlowFields::make(gpu, g.layout, "");
+  set_random_flow(on_cpu, 7);
+  for (int c = 0; c < 4; ++c) on_gpu[c].copy_from(on_cpu[c]);
+  const std::vector<std::string> names = {"T_rms", "wT_mean", "u_rms", "T_mean", "v_rms", "w_rms"};
+  const std::vector<double> cpu_values = profiles_of(g, on_cpu, names), gpu_values = profiles_of(g, on_gpu, names);
+  ASSERT_EQ(gpu_values.size(), cpu_values.size());
+  for (std::size_t n = 0; n < cpu_values.size(); ++n)
+    EXPECT_NEAR(gpu_values[n], cpu_values[n], 1e-12 * std::fabs(cpu_values[n])) << "value " << n;
+  check_profiles_match_host(g, on_gpu, names, 1e-13);
+  EXPECT_EQ(profiles_of(g, on_gpu, names), gpu_values) << "the same bits run to run";
+  check_level_sums(gpu, false);  // grows the backend's scratch
+  EXPECT_EQ(profiles_of(g, on_gpu, names), gpu_values);
 }
 
 TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {

@@ -27,3 +27,4 @@ TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
 TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) { check_remove_mean_max_abs(Backend::cpu()); }
 TEST(FieldOps, ReductionsSeeANaNInAnyCell) { check_reductions_see_nan(Backend::cpu()); }
 TEST(FieldOps, CpuSumsDoNotDependOnTheThreadCount) { check_sum_independent_of_threads(); }
+TEST(FieldOps, CpuLevelSumsAreExactlyEachLevelsSum) { check_level_sums(Backend::cpu(), true); }

@@ -1,0 +1,141 @@
+// Horizontally averaged profiles (physics/profiles.hpp): the closed forms of known fields,
+// a plain host computation of any state, and the volume Nusselt number as the vertical mean
+// of the heat-flux profile of a convecting run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "profile_checks.hpp"
+#include "solver/simulation.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+namespace {
+const double pi = std::acos(-1.0);
+
+// The profile `name` out of the values of all of profile_names(), in that order.
+std::vector<double> slice(const std::vector<double>& all, const std::string& name, int nz) {
+  std::size_t offset = 0;
+  for (const std::string& n : profile_names()) {
+    const std::size_t count = profile_values({n}, nz);
+    if (n == name) return std::vector<double>(all.begin() + offset, all.begin() + offset + count);
+    offset += count;
+  }
+  return {};
+}
+}  // namespace
+
+TEST(Profiles, NamesLevelsAndSizes) {
+  EXPECT_EQ(profile_names(), (std::vector<std::string>{"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"}));
+  for (const std::string& n : profile_names())
+    EXPECT_EQ(profile_on_faces(n), n == "w_rms" || n == "wT_mean") << n;
+  EXPECT_EQ(profile_values(profile_names(), 10), 6u * 10 + 2);
+  EXPECT_EQ(profile_values({"wT_mean", "T_mean"}, 7), 15u);
+  EXPECT_EQ(profile_values({}, 7), 0u);
+  EXPECT_THROW(profile_on_faces("S_mean"), std::invalid_argument);
+  EXPECT_THROW(profile_values({"T_mean", "T_rms", "T_mean"}, 4), std::invalid_argument);
+  const Grid g = Grid::make({4, 4, 4}, {0, 0, 0}, {1, 1, 1});
+  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  double dst[8];
+  EXPECT_THROW(horizontal_profiles_into(g, f, {"u_mean"}, dst), std::invalid_argument);
+}
+
+// T = a(z) + b(z) cos(kx x) + c(z) cos(kx x) cos(ky y), u = U(z) sin(kx x), v = V(z) cos(ky y),
+// w = W(z) cos(kx x) cos(ky y), periodic in x and y: the discrete means of the cosines over
+// whole periods are exactly 0 and of their squares 1/2, so
+//   T_mean = a, T_rms = sqrt(b^2/2 + c^2/4), u_rms = |U|/sqrt2, v_rms = |V|/sqrt2,
+//   w_rms = |W|/2, wT_mean = W c/4 (c linear: its mean across the face is c at the face).
+TEST(Profiles, MeansAndRmsOfPeriodicWavesAreTheirClosedForms) {
+  const double Lx = 2.0, Ly = 1.5, kx = 2 * pi / Lx, ky = 2 * pi / Ly;
+  const int nz = 6;
+  const Grid g = Grid::make({16, 12, nz}, {0, 0, 0}, {Lx, Ly, 1.0});
+  auto a = [](double z) { return 1 + 0.5 * z; };
+  auto b = [](double z) { return 0.8 - 0.3 * z; };
+  auto c = [](double z) { return 0.4 + 0.2 * z; };
+  auto U = [](double z) { return 0.7 - z; };
+  auto V = [](double z) { return 0.3 + z * z; };
+  auto W = [](double z) { return 0.5 + z; };
+  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  set_field(f.T, g, [&](double x, double y, double z) {
+    return a(z) + b(z) * std::cos(kx * x) + c(z) * std::cos(kx * x) * std::cos(ky * y);
+  });
+  set_field(f.u, g, [&](double x, double, double z) { return U(z) * std::sin(kx * x); });
+  set_field(f.v, g, [&](double, double y, double z) { return V(z) * std::cos(ky * y); });
+  set_field(f.w, g, [&](double x, double y, double z) { return W(z) * std::cos(kx * x) * std::cos(ky * y); });
+
+  const std::vector<double> all = profiles_of(g, f, profile_names());
+  ASSERT_EQ(all.size(), profile_values(profile_names(), nz));
+  auto expect_profile = [&](const std::string& name, auto exact, double tolerance) {
+    const std::vector<double> got = slice(all, name, nz);
+    for (std::size_t k = 0; k < got.size(); ++k) {
+      const double z = g.coordinate(profile_on_faces(name) ? Stagger::face_z : Stagger::centre, 2, int(k));
+      EXPECT_NEAR(got[k], exact(z), tolerance * std::fabs(exact(z))) << name << " at level " << k << ", z = " << z;
+    }
+  };
+  expect_profile("T_mean", a, 1e-14);
+  expect_profile("T_rms", [&](double z) { return std::sqrt(b(z) * b(z) / 2 + c(z) * c(z) / 4); }, 1e-14);
+  expect_profile("u_rms", [&](double z) { return std::fabs(U(z)) / std::sqrt(2.0); }, 1e-13);
+  expect_profile("v_rms", [&](double z) { return std::fabs(V(z)) / std::sqrt(2.0); }, 1e-13);
+  expect_profile("w_rms", [&](double z) { return std::fabs(W(z)) / 2; }, 1e-13);
+  expect_profile("wT_mean", [&](double z) { return W(z) * c(z) / 4; }, 1e-13);
+}
+
+// A perturbation of 1e-7 on the conduction profile: T_rms keeps its digits. The unshifted
+// <T^2> - <T>^2 would not: its round-off, about epsilon |T|^2, is a tenth of a variance of 1e-15.
+TEST(Profiles, TemperatureRmsOfASmallPerturbationKeepsItsDigits) {
+  const double kx = 2 * pi, ky = 2 * pi, amplitude = 1e-7;
+  const Grid g = Grid::make({16, 16, 8}, {0, 0, 0}, {1.0, 1.0, 1.0});
+  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  for (int c = 0; c < 3; ++c) set_field(f[c], g, [](double, double, double) { return 0.0; });
+  set_field(f.T, g, [&](double x, double y, double z) {
+    return 1 - z + amplitude * (1 + z) * std::cos(kx * x) * std::cos(ky * y);
+  });
+  const std::vector<double> got = profiles_of(g, f, {"T_rms", "T_mean"});
+  for (int k = 0; k < 8; ++k) {
+    const double z = g.coordinate(Stagger::centre, 2, k);
+    EXPECT_NEAR(got[k], amplitude * (1 + z) / 2, 1e-6 * amplitude) << "T_rms at level " << k;
+    EXPECT_NEAR(got[8 + k], 1 - z, 1e-15) << "T_mean at level " << k;
+  }
+}
+
+TEST(Profiles, EqualAPlainHostComputationOfAnyState) {
+  const Grid g = Grid::make({7, 5, 4}, {0, 0, 0}, {1.4, 1.0, 0.8});
+  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  set_random_flow(f, 11);
+  check_profiles_match_host(g, f, profile_names(), 1e-13);
+  // Any order and any subset: each profile where `names` puts it.
+  check_profiles_match_host(g, f, {"wT_mean", "u_rms", "T_mean", "w_rms", "T_rms", "v_rms"}, 1e-13);
+  check_profiles_match_host(g, f, {"v_rms", "wT_mean"}, 1e-13);
+}
+
+// Convection between plates from the conduction state plus a mode: the profiles of the
+// run's state are the host's, and the volume Nusselt number, 1 + <w T> / (kappa dT / H),
+// is 1 + the vertical mean of wT_mean over the inner faces over the conductive flux.
+TEST(Profiles, VolumeNusseltNumberIsTheVerticalMeanOfTheHeatFluxProfile) {
+  Case c = box_case({12, 8, 8}, {2.0, 2.0, 1.0});
+  make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip, 2.0, 0.5);
+  c.initial.perturbation_amplitude = 0.05;
+  c.initial.perturbation_shape = PerturbationShape::mode;
+  c.initial.mode = {1, 1};
+  c.time.steps = 30;
+  Simulation sim(c, Backend::cpu());
+  while (!sim.finished()) sim.step();
+  const Grid& g = sim.grid();
+  const int nz = g.n()[2];
+  check_profiles_match_host(g, sim.flow(), profile_names(), 1e-13);
+
+  const std::vector<double> wT = profiles_of(g, sim.flow(), {"wT_mean"});
+  ASSERT_EQ(int(wT.size()), nz + 1);
+  EXPECT_EQ(wT[0], 0.0) << "no flux through the plates (w = 0 there)";
+  EXPECT_EQ(wT[nz], 0.0);
+  double inner = 0;
+  for (int k = 1; k < nz; ++k) inner += wT[k];
+  const double conductive = c.physics.kappa * (2.0 - 0.5) / 1.0;
+  const double advective = sim.diagnostics().nusselt.volume - 1;
+  EXPECT_GT(std::fabs(advective), 1e-4) << "the mode carries heat";
+  EXPECT_NEAR(inner / nz / conductive, advective, 1e-12 * std::fabs(advective));
+}
