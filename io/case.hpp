@@ -80,14 +80,54 @@ struct PressureParams {
   int max_failures = 3;  // solves in a row that stop at max_cycles unconverged before the run fails
 };
 
-struct OutputParams {
-  std::string file;                  // "" = no output
-  std::optional<double> interval;    // simulation time between snapshots
-  std::optional<std::int64_t> interval_steps;  // steps between snapshots
-  std::int64_t diagnostics_interval_steps = 10;  // steps between records of the diagnostics series
-  std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
-  std::string precision = "double";  // of the snapshot fields in the file: "double" or "float"
+// The plane of cells a stream writes (docs/output.md, "Output streams"), or the whole domain.
+struct OutputRegion {
+  int axis = -1;            // -1: the whole domain; 0, 1, 2: the plane of cells across x, y or z
+  double coordinate = 0;    // the plane as the case gave it
+  int index = 0;            // the cell that holds it (the upper of two when it lies on a face)
+  bool whole() const { return axis < 0; }
 };
+
+// HDF5's deflate (zlib) with the shuffle filter on a stream's fields and profiles, and
+// optionally NetCDF's quantization (nc_def_var_quantize, GranularBR) before it.
+struct OutputCompression {
+  int deflate = 0;  // zlib level 1..9; 0: stored uncompressed
+  bool shuffle = true;
+  std::optional<int> significant_digits;  // quantize to this many significant decimal digits
+  bool enabled() const { return deflate > 0; }
+};
+
+// One output stream: a file written on its own schedule with its own contents. The case's
+// "output" is one stream (an object) or a list of them.
+struct OutputStream {
+  std::string file;
+  std::optional<double> interval;              // simulation time between records
+  std::optional<std::int64_t> interval_steps;  // steps between records
+  // Snapshot fields: T u v w p on their own grid locations, and u_c v_c w_c (the mean of
+  // each cell's two faces, on the cell centres).
+  std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
+  // Horizontally averaged profiles (physics/profiles.hpp), on their own record dimension.
+  std::vector<std::string> profiles;
+  std::string precision = "double";  // of the fields in the file: "double" or "float"
+  OutputRegion region;
+  OutputCompression compression;
+  bool diagnostics = false;  // this file holds the run's diagnostics series
+};
+
+struct OutputParams {
+  std::vector<OutputStream> streams;  // none: the run writes no file
+  std::int64_t diagnostics_interval_steps = 10;  // steps between records of the diagnostics series
+  // The stream that holds the diagnostics series, or null.
+  const OutputStream* series_stream() const {
+    for (const OutputStream& s : streams)
+      if (s.diagnostics) return &s;
+    return nullptr;
+  }
+};
+
+// The names an output stream's "fields" may hold, and the cell-centred means of the faces.
+const std::vector<std::string>& output_field_names();  // T u v w p u_c v_c w_c
+const std::vector<std::string>& profile_names();       // T_mean T_rms u_rms v_rms w_rms wT_mean
 
 // When and where checkpoints are written (everything the step needs to continue bit for
 // bit: see solver/run.hpp). Files are STEM.checkpoint.<step>.nc.
@@ -140,6 +180,9 @@ void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& pe
 Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});
 // The text of a case file, read with load_case's limits (at most 4 MiB; not a folder).
 std::string read_case_text(const std::string& path);
+// The --set override that makes `file` the first output stream's file (`--output FILE`):
+// "output.file=..." when the case's output is one object, "output.0.file=..." for a list.
+std::string output_file_override(const std::string& case_path, const std::string& file);
 // Same, from text already in memory (source names it in messages).
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides = {});

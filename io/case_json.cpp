@@ -81,12 +81,25 @@ ojson case_to_json(const Case& c) {
   j["pressure"] = pressure;
   j["precision"] = c.precision;
 
-  ojson output = {{"file", c.output.file}};
-  if (c.output.interval) output["interval"] = *c.output.interval;
-  if (c.output.interval_steps) output["interval_steps"] = *c.output.interval_steps;
-  output["fields"] = c.output.fields;
-  output["precision"] = c.output.precision;
-  output["diagnostics_interval_steps"] = c.output.diagnostics_interval_steps;
+  // Always the list form: one entry per stream, every default filled in.
+  ojson output = ojson::array();
+  for (const OutputStream& o : c.output.streams) {
+    ojson stream = {{"file", o.file}};
+    if (o.interval) stream["interval"] = *o.interval;
+    if (o.interval_steps) stream["interval_steps"] = *o.interval_steps;
+    stream["fields"] = o.fields;
+    stream["profiles"] = o.profiles;
+    stream["precision"] = o.precision;
+    if (!o.region.whole()) stream["region"] = {{std::string(1, "xyz"[o.region.axis]), o.region.coordinate}};
+    if (o.compression.enabled()) {
+      ojson z = {{"deflate", o.compression.deflate}, {"shuffle", o.compression.shuffle}};
+      if (o.compression.significant_digits) z["significant_digits"] = *o.compression.significant_digits;
+      stream["compression"] = z;
+    }
+    stream["diagnostics"] = o.diagnostics;
+    if (o.diagnostics) stream["diagnostics_interval_steps"] = c.output.diagnostics_interval_steps;
+    output.push_back(stream);
+  }
   j["output"] = output;
 
   if (c.checkpoint.enabled() || !c.checkpoint.file.empty()) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,7 +33,6 @@ using Faces = std::array<FaceCondition, 6>;
 using Tokens = std::vector<std::string>;
 
 const Names face_names = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
-const Names field_names = {"T", "u", "v", "w", "p"};
 constexpr int z_lo = 4, z_hi = 5;
 
 // ---------------------------------------------------------------------------
@@ -1125,44 +1125,143 @@ std::string parse_precision(const Validator& v, const json& root) {
   v.fail_expected("precision", "\"double\"", *precision);
 }
 
-std::vector<std::string> parse_fields(Validator& v, const json& output) {
-  const json* given = Validator::find(output, "fields");
-  if (!given) return field_names;
-  const std::string expected = "an array of distinct names from " + quoted_list(field_names);
-  if (!given->is_array()) v.fail_expected("fields", expected, *given);
-  if (given->empty()) {
-    v.fail_expected("fields", "at least one field name (set \"file\" to \"\" for no output)",
-                    *given);
-  }
-  const auto scope = v.enter("fields");
-  std::vector<std::string> fields;
+// Distinct names from `allowed` in the array at `key`; `fallback` when it is missing.
+Names parse_names(Validator& v, const json& object, const std::string& key, const Names& allowed,
+                  const Names& fallback) {
+  const json* given = Validator::find(object, key);
+  if (!given) return fallback;
+  const std::string expected = "an array of distinct names from " + quoted_list(allowed);
+  if (!given->is_array()) v.fail_expected(key, expected, *given);
+  const auto scope = v.enter(key);
+  Names names;
   for (std::size_t i = 0; i < given->size(); ++i) {
     const std::string index = std::to_string(i);
-    const std::string name = v.get_string_in((*given)[i], index, field_names);
-    if (contains(fields, name)) {
-      v.fail(index, "expected distinct field names, got " + quote(name) + " twice");
-    }
-    fields.push_back(name);
+    const std::string name = v.get_string_in((*given)[i], index, allowed);
+    if (contains(names, name)) v.fail(index, "expected distinct names, got " + quote(name) + " twice");
+    names.push_back(name);
   }
-  return fields;
+  return names;
 }
 
-OutputParams parse_output(Validator& v, const json& root, const std::string& case_name) {
-  OutputParams o;
-  o.file = "output/" + case_name + ".nc";
-  const json* output = v.optional_object(root, "output");
-  if (!output) return o;
-  const auto scope = v.enter("output");
-  v.check_no_unknown_keys(*output,
-                          {"file", "interval", "interval_steps", "fields", "diagnostics_interval_steps", "precision"});
-  o.file = v.optional_string(*output, "file").value_or(o.file);
-  o.interval = v.optional_number(*output, "interval", positive);
-  o.interval_steps = v.optional_int(*output, "interval_steps", positive_int);
-  o.diagnostics_interval_steps =
-      v.optional_int(*output, "diagnostics_interval_steps", positive_int).value_or(o.diagnostics_interval_steps);
-  o.fields = parse_fields(v, *output);
-  o.precision = v.optional_string_in(*output, "precision", {"double", "float"}).value_or(o.precision);
+// "region": {"z": 0.5}: the plane of cells that holds the coordinate.
+OutputRegion parse_region(Validator& v, const json& stream, const Case& c) {
+  OutputRegion r;
+  const json* region = v.optional_object(stream, "region");
+  if (!region) return r;
+  const std::string expected = "one of \"x\", \"y\", \"z\" with the plane's coordinate, as {\"z\": 0.5}";
+  if (region->size() != 1) v.fail_expected("region", expected, *region);
+  const auto scope = v.enter("region");
+  const std::string axis = region->begin().key();
+  if (axis != "x" && axis != "y" && axis != "z") v.fail(axis, "unknown key; expected " + expected);
+  r.axis = axis == "x" ? 0 : axis == "y" ? 1 : 2;
+  const double lo = c.extent[r.axis][0], hi = c.extent[r.axis][1];
+  const NumberRule inside{"a coordinate inside the domain", lo, hi, false, false};
+  const json& value = region->begin().value();
+  if (!value.is_number() || !inside.admits(value.get<double>()))
+    v.fail_expected(axis, "a coordinate inside the domain, " + format_number(lo) + " <= " + axis + " <= " +
+                              format_number(hi),
+                    value);
+  r.coordinate = value.get<double>();
+  const int n = c.n[r.axis];
+  r.index = std::clamp(int(std::floor((r.coordinate - lo) / c.spacing(r.axis))), 0, n - 1);
+  return r;
+}
+
+OutputCompression parse_compression(Validator& v, const json& stream, const std::string& precision) {
+  OutputCompression z;
+  const json* compression = v.optional_object(stream, "compression");
+  if (!compression) return z;
+  const auto scope = v.enter("compression");
+  v.check_no_unknown_keys(*compression, {"deflate", "shuffle", "significant_digits"});
+  const IntRule level{"a zlib level from 1 to 9", 1, 9};
+  z.deflate = static_cast<int>(v.get_int(v.require(*compression, "deflate", level.description), "deflate", level));
+  z.shuffle = v.optional_bool(*compression, "shuffle").value_or(z.shuffle);
+  const IntRule digits{precision == "float" ? "a number of significant digits from 1 to 7 (float)"
+                                            : "a number of significant digits from 1 to 15 (double)",
+                       1, precision == "float" ? 7 : 15};
+  if (const auto d = v.optional_int(*compression, "significant_digits", digits)) z.significant_digits = int(*d);
+  return z;
+}
+
+// One stream: `index` its place in the list (-1 for the single-object form).
+OutputStream parse_stream(Validator& v, const json& stream, const Case& c, int index,
+                          std::int64_t& diagnostics_interval_steps) {
+  OutputStream o;
+  v.check_no_unknown_keys(stream, {"file", "interval", "interval_steps", "fields", "profiles", "precision", "region",
+                                   "compression", "diagnostics", "diagnostics_interval_steps"});
+  if (index <= 0) o.file = "output/" + c.name + ".nc";
+  if (index > 0) o.file = v.require_nonempty_string(stream, "file");
+  else o.file = v.optional_string(stream, "file").value_or(o.file);
+  o.interval = v.optional_number(stream, "interval", positive);
+  o.interval_steps = v.optional_int(stream, "interval_steps", positive_int);
+  const json* all_profiles = Validator::find(stream, "profiles");
+  if (all_profiles && all_profiles->is_boolean()) o.profiles = all_profiles->get<bool>() ? profile_names() : Names{};
+  else o.profiles = parse_names(v, stream, "profiles", profile_names(), {});
+  // Profiles alone, unless fields are asked for too.
+  o.fields = parse_names(v, stream, "fields", output_field_names(), o.profiles.empty() ? o.fields : Names{});
+  if (o.fields.empty() && o.profiles.empty()) {
+    const json* given = Validator::find(stream, "fields");
+    v.fail_expected(given ? "fields" : "profiles",
+                    "at least one field or profile (set \"file\" to \"\" or \"output\" to [] for no output)",
+                    given ? *given : json::array());
+  }
+  o.precision = v.optional_string_in(stream, "precision", {"double", "float"}).value_or(o.precision);
+  o.region = parse_region(v, stream, c);
+  if (o.region.axis == 2 && !o.profiles.empty())
+    v.fail("profiles", "profiles span the whole height, and this stream's region is the plane z = " +
+                           format_number(o.region.coordinate) + ": write them in a stream of their own");
+  o.compression = parse_compression(v, stream, o.precision);
+  // The series: in the stream that says so, else in the first (the caller settles it).
+  const std::optional<bool> holds = v.optional_bool(stream, "diagnostics");
+  o.diagnostics = holds.value_or(false);
+  if (const auto d = v.optional_int(stream, "diagnostics_interval_steps", positive_int)) {
+    if (!holds.value_or(index <= 0))
+      v.fail("diagnostics_interval_steps", "this stream does not hold the diagnostics series (give it \"diagnostics\": true)");
+    diagnostics_interval_steps = *d;
+  }
+  if (!holds && index <= 0) o.diagnostics = true;  // provisional: a later stream may claim it
   return o;
+}
+
+// "output": one stream (an object; "file": "" for none) or a list of streams ([] for none).
+OutputParams parse_output(Validator& v, const json& root, const Case& c) {
+  OutputParams out;
+  const json* output = Validator::find(root, "output");
+  if (!output) {
+    out.streams.push_back(OutputStream{});
+    out.streams[0].file = "output/" + c.name + ".nc";
+    out.streams[0].diagnostics = true;
+    return out;
+  }
+  if (!output->is_object() && !output->is_array())
+    v.fail_expected("output", "an object (one output stream) or an array of them", *output);
+  const auto scope = v.enter("output");
+  if (output->is_object()) {
+    OutputStream s = parse_stream(v, *output, c, -1, out.diagnostics_interval_steps);
+    if (!s.file.empty()) out.streams.push_back(std::move(s));
+    return out;
+  }
+  std::vector<std::string> seen;  // the files, as absolute paths
+  int claims = 0;                 // streams that say "diagnostics": true
+  for (std::size_t i = 0; i < output->size(); ++i) {
+    const std::string index = std::to_string(i);
+    const json& stream = v.get_object((*output)[i], index);
+    const auto in = v.enter(index);
+    OutputStream s = parse_stream(v, stream, c, int(i), out.diagnostics_interval_steps);
+    if (s.file.empty()) v.fail_expected("file", "a non-empty file name in a list of streams", json(s.file));
+    std::error_code ec;
+    const std::string path = std::filesystem::absolute(s.file, ec).lexically_normal().string();
+    if (contains(seen, path)) v.fail("file", "expected a file of its own, got " + quote(s.file) + ", which an earlier stream writes");
+    seen.push_back(path);
+    const json* says = Validator::find(stream, "diagnostics");
+    if (says && *says == true) {
+      if (++claims > 1)
+        v.fail("diagnostics", "the diagnostics series goes to one stream; an earlier stream holds it already");
+      if (i > 0 && !Validator::find((*output)[0], "diagnostics")) out.streams[0].diagnostics = false;
+    }
+    out.streams.push_back(std::move(s));
+  }
+  return out;
 }
 
 // Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
@@ -1177,10 +1276,10 @@ CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputPa
   c.interval_steps = v.optional_int(*checkpoint, "interval_steps", positive_int);
   c.file = v.optional_string(*checkpoint, "file").value_or(c.file);
   c.keep = static_cast<int>(v.optional_int(*checkpoint, "keep", positive_int32).value_or(c.keep));
-  if (c.enabled() && c.file.empty() && output.file.empty()) {
+  if (c.enabled() && c.file.empty() && output.streams.empty()) {
     const std::string expected =
-        "a non-empty file stem when there is no output file (output.file is \"\"; checkpoints "
-        "are named STEM.checkpoint.<step>.nc)";
+        "a non-empty file stem when there is no output file (checkpoints are named "
+        "STEM.checkpoint.<step>.nc)";
     if (const json* given = Validator::find(*checkpoint, "file")) v.fail_expected("file", expected, *given);
     v.fail("file", "missing key; expected " + expected);
   }
@@ -1222,13 +1321,37 @@ Case validate_case(Validator& v, const json& root) {
   c.time = parse_time(v, root);
   c.pressure = parse_pressure(v, root);
   c.precision = parse_precision(v, root);
-  c.output = parse_output(v, root, c.name);
+  c.output = parse_output(v, root, c);
   c.checkpoint = parse_checkpoint(v, root, c.output);
   c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
   return c;
 }
 
 }  // namespace
+
+std::string output_file_override(const std::string& case_path, const std::string& file) {
+  json root;
+  try {
+    root = json::parse(read_case_text(case_path));
+  } catch (const std::exception&) {
+    // load_case reports what is wrong with the file.
+  }
+  const json* output = root.is_object() ? Validator::find(root, "output") : nullptr;
+  const std::string value = dump_compact(json(file));
+  if (output && output->is_array())
+    return output->empty() ? "output=[{\"file\":" + value + "}]" : "output.0.file=" + value;
+  return "output.file=" + value;
+}
+
+const std::vector<std::string>& output_field_names() {
+  static const std::vector<std::string> names = {"T", "u", "v", "w", "p", "u_c", "v_c", "w_c"};
+  return names;
+}
+
+const std::vector<std::string>& profile_names() {
+  static const std::vector<std::string> names = {"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"};
+  return names;
+}
 
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides) {

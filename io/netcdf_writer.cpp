@@ -115,7 +115,33 @@ constexpr FieldSpec kFieldSpecs[] = {
     {"v", 1, "y velocity", "m s-1", "y face"},
     {"w", 2, "z velocity", "m s-1", "z face"},
     {"p", -1, "kinematic pressure (pressure / reference density)", "m2 s-2", "cell centre"},
+    {"u_c", -1, "x velocity (mean of the cell's two x faces)", "m s-1", "cell centre"},
+    {"v_c", -1, "y velocity (mean of the cell's two y faces)", "m s-1", "cell centre"},
+    {"w_c", -1, "z velocity (mean of the cell's two z faces)", "m s-1", "cell centre"},
 };
+
+// The horizontally averaged profiles (physics/profiles.hpp), on z (cells) or zf (faces).
+struct ProfileSpec {
+  const char* name;
+  bool faces;
+  const char* long_name;
+  const char* si_units;
+};
+
+constexpr ProfileSpec kProfileSpecs[] = {
+    {"T_mean", false, "horizontal mean of temperature", "K"},
+    {"T_rms", false, "rms of temperature about its horizontal mean", "K"},
+    {"u_rms", false, "horizontal rms of x velocity", "m s-1"},
+    {"v_rms", false, "horizontal rms of y velocity", "m s-1"},
+    {"w_rms", true, "horizontal rms of z velocity", "m s-1"},
+    {"wT_mean", true, "horizontal mean of w T, the advective heat flux over rho c_p", "K m s-1"},
+};
+
+const ProfileSpec* find_profile_spec(const std::string& name) {
+  for (const auto& s : kProfileSpecs)
+    if (name == s.name) return &s;
+  return nullptr;
+}
 
 const FieldSpec* find_field_spec(const std::string& name) {
   for (const auto& s : kFieldSpecs)
@@ -235,6 +261,8 @@ std::string claim_partial_file(const std::string& target) {
 // write that fails inside HDF5's flush can leave the file unreadable (docs/output.md).
 constexpr std::uintmax_t kRecordOverheadBytes = std::uintmax_t(64) << 10;
 constexpr std::uintmax_t kPerVariableOverheadBytes = std::uintmax_t(16) << 10;
+// The largest HDF5 chunk of a field (docs/output.md, "Chunks").
+constexpr std::size_t kMaxChunkBytes = std::size_t(4) << 20;
 // What the file holds before the first record, besides the case JSON.
 constexpr std::uintmax_t kHeaderBytes = std::uintmax_t(128) << 10;
 
@@ -267,8 +295,17 @@ class ReadOnlyFile {
 struct NetcdfWriter::Impl {
   struct Field {
     NcVar var;
-    std::array<size_t, 3> n;  // nx_f, ny_f, nz_f
+    std::array<size_t, 3> n;  // nx_f, ny_f, nz_f (a profile: 1, 1, its z levels)
     size_t chunk_planes = 1;  // z-planes of one HDF5 chunk
+    bool profile = false;     // on (profile_time, z or zf)
+    size_t values() const { return n[0] * n[1] * n[2]; }
+    // Where record `rec` of planes [k0, k0 + nk) lies in the variable.
+    std::vector<size_t> start(size_t rec, size_t k0) const {
+      return profile ? std::vector<size_t>{rec, k0} : std::vector<size_t>{rec, k0, 0, 0};
+    }
+    std::vector<size_t> count(size_t nk) const {
+      return profile ? std::vector<size_t>{1, nk} : std::vector<size_t>{1, nk, n[1], n[0]};
+    }
   };
 
   std::string path;     // as given
@@ -286,7 +323,12 @@ struct NetcdfWriter::Impl {
   NcDim time_dim;
   NcVar time_var;
   std::map<std::string, Field> fields;
-  std::vector<std::string> required_fields;  // output.fields, in case order
+  std::vector<std::string> required_fields;  // the stream's fields, in case order
+  std::vector<std::string> profiles;         // the stream's profiles, in case order
+  NcDim profile_dim;                         // profile_time (with profiles)
+  NcVar profile_time;
+  OutputStream stream;                       // what this file holds
+  std::array<int, 3> box_lo{}, box_n{};      // the cells of the region
   std::map<std::string, NcVar> scalars;
   // The diagnostics series: its own unlimited dimension, written more often than snapshots.
   NcDim series_dim;
@@ -462,14 +504,19 @@ struct NetcdfWriter::Impl {
   }
 
   void define_header(const Case& c);
+  void set_compression(const NcVar& v);
 };
 
 NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
+    : NetcdfWriter(path, c, c.output.streams.empty() ? OutputStream{} : c.output.streams.front()) {}
+
+NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream)
     : impl_(std::make_unique<Impl>()), path_(path) {
   Impl& m = *impl_;
   m.path = path;
   m.units = c.physics.units;
-  m.single = c.output.precision == "float";
+  m.stream = stream;
+  m.single = stream.precision == "float";
   m.records = &records_;
   m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
@@ -480,10 +527,21 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
       m.fail(std::string("cell count along ") + axis_name(a) + " is " + std::to_string(c.n[a]) +
              ", expected at least 1");
   }
-  for (const auto& f : c.output.fields) {
-    if (!find_field_spec(f)) m.fail("unknown output field '" + f + "' (expected T, u, v, w or p)");
-    if (std::count(c.output.fields.begin(), c.output.fields.end(), f) > 1)
-      m.fail("output field '" + f + "' listed twice");
+  for (const auto& f : stream.fields) {
+    if (!find_field_spec(f)) m.fail("unknown output field '" + f + "' (expected T, u, v, w, p, u_c, v_c or w_c)");
+    if (std::count(stream.fields.begin(), stream.fields.end(), f) > 1) m.fail("output field '" + f + "' listed twice");
+  }
+  for (const auto& f : stream.profiles) {
+    if (!find_profile_spec(f)) m.fail("unknown profile '" + f + "'");
+    if (std::count(stream.profiles.begin(), stream.profiles.end(), f) > 1) m.fail("profile '" + f + "' listed twice");
+  }
+  if (stream.fields.empty() && stream.profiles.empty()) m.fail("a stream with neither fields nor profiles");
+  for (int a = 0; a < 3; ++a) {
+    const bool cut = stream.region.axis == a;
+    if (cut && (stream.region.index < 0 || stream.region.index >= c.n[a]))
+      m.fail(std::string("plane index along ") + axis_name(a) + " outside the grid");
+    m.box_lo[a] = cut ? stream.region.index : 0;
+    m.box_n[a] = cut ? 1 : c.n[a];
   }
 
   try {
@@ -538,25 +596,38 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
   if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
 
-  // Dimensions.
-  time_dim = f.addDim("time");  // unlimited
+  if (!stream.region.whole()) {
+    const std::string a = axis_name(stream.region.axis);
+    char at[64];
+    std::snprintf(at, sizeof at, "%.17g", stream.region.coordinate);
+    f.putAtt("region", "the plane of cells at " + a + " = " + at + " (cell " + std::to_string(stream.region.index) +
+                           " along " + a + ")");
+  }
+
+  // Dimensions: the cells of the region (the whole grid, or one cell across a plane).
   std::array<NcDim, 3> centre_dim, face_dim;
   for (int a = 0; a < 3; ++a) {
-    centre_dim[a] = f.addDim(axis_name(a), static_cast<size_t>(c.n[a]));
+    centre_dim[a] = f.addDim(axis_name(a), static_cast<size_t>(box_n[a]));
     reserved.insert(axis_name(a));
   }
   for (int a = 0; a < 3; ++a) {
-    face_dim[a] = f.addDim(std::string(axis_name(a)) + "f", static_cast<size_t>(c.n[a]) + 1);
+    face_dim[a] = f.addDim(std::string(axis_name(a)) + "f", static_cast<size_t>(box_n[a]) + 1);
     reserved.insert(std::string(axis_name(a)) + "f");
   }
-  reserved.insert("time");
 
-  // Time coordinate.
-  time_var = f.addVar("time", netCDF::ncDouble, time_dim);
-  time_var.putAtt("long_name", "time");
-  if (dim) time_var.putAtt("standard_name", "time");
-  time_var.putAtt("axis", "T");
-  put_units(time_var, "s");
+  // Record coordinates: time for the snapshot fields, profile_time for the profiles (both
+  // written at every record of the stream).
+  auto record_coordinate = [&](const char* name, const char* long_name, NcDim& d, NcVar& v) {
+    d = f.addDim(name);  // unlimited
+    v = f.addVar(name, netCDF::ncDouble, d);
+    v.putAtt("long_name", long_name);
+    if (dim) v.putAtt("standard_name", "time");
+    v.putAtt("axis", "T");
+    put_units(v, "s");
+    reserved.insert(name);
+  };
+  if (!stream.fields.empty()) record_coordinate("time", "time", time_dim, time_var);
+  if (!stream.profiles.empty()) record_coordinate("profile_time", "time of the profiles", profile_dim, profile_time);
 
   // Spatial coordinates: centres and faces, and the cell bounds of the centres (CF 7.1),
   // x_bnds(x, nv) = the two faces of each cell.
@@ -590,19 +661,17 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   }
 
   // Data variables, one time record per chunk (or slabs of at most ~4 MiB).
-  constexpr size_t kMaxChunkBytes = size_t(4) << 20;
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : stream.fields) {
     const FieldSpec& spec = *find_field_spec(name);
     std::array<size_t, 3> n;
     std::vector<NcDim> dims{time_dim};
     for (int a = 2; a >= 0; --a) {
-      n[a] = static_cast<size_t>(c.n[a]) + (spec.stagger == a ? 1 : 0);
+      n[a] = static_cast<size_t>(box_n[a]) + (spec.stagger == a ? 1 : 0);
       dims.push_back(spec.stagger == a ? face_dim[a] : centre_dim[a]);
     }
     NcVar v = single ? f.addVar(name, netCDF::ncFloat, dims) : f.addVar(name, netCDF::ncDouble, dims);
-    std::vector<size_t> chunk{1, n[2], n[1], n[0]};
     const size_t row = field_bytes() * n[0], plane = row * n[1];
-    if (plane * n[2] > kMaxChunkBytes) chunk[1] = std::max<size_t>(1, kMaxChunkBytes / plane);
+    std::vector<size_t> chunk{1, output_chunk_planes(plane, n[2]), n[1], n[0]};
     if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
     v.setChunking(NcVar::nc_CHUNKED, chunk);
     v.putAtt("long_name", spec.long_name);
@@ -614,20 +683,36 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     // 4 MiB chunks of a 256x256x128 field.
     if (const int status = nc_set_var_chunk_cache(ncid, v.getId(), 0, 0, 0.75f); status != NC_NOERR)
       nc_failed(status, errno, "cannot set up " + partial);
+    set_compression(v);
     fields.emplace(name, Field{v, n, chunk[1]});
     required_fields.push_back(name);
     reserved.insert(name);
   }
+  // Profiles: double, one record per chunk.
+  for (const auto& name : stream.profiles) {
+    const ProfileSpec& spec = *find_profile_spec(name);
+    const NcDim& zd = spec.faces ? face_dim[2] : centre_dim[2];
+    NcVar v = f.addVar(name, netCDF::ncDouble, std::vector<NcDim>{profile_dim, zd});
+    std::vector<size_t> chunk{1, zd.getSize()};
+    v.setChunking(NcVar::nc_CHUNKED, chunk);
+    v.putAtt("long_name", spec.long_name);
+    put_units(v, spec.si_units);
+    v.putAtt("grid_location", spec.faces ? "z face" : "cell centre");
+    v.putAtt("cell_methods", "x: y: mean");
+    set_compression(v);
+    fields.emplace(name, Field{v, {1, 1, zd.getSize()}, zd.getSize(), true});
+    profiles.push_back(name);
+    reserved.insert(name);
+  }
 
-  // Coordinate values (leaves define mode implicitly).
+  // Coordinate values (leaves define mode implicitly): those of the region's cells.
   for (int a = 0; a < 3; ++a) {
-    const int na = c.n[a];
+    const int na = box_n[a], i0 = box_lo[a];
     const double lo = c.extent[a][0], hi = c.extent[a][1];
-    const double h = (hi - lo) / na;
+    const double h = (hi - lo) / c.n[a];
     std::vector<double> xc(na), xf(na + 1);
-    for (int i = 0; i < na; ++i) xc[i] = lo + (i + 0.5) * h;
-    for (int i = 0; i < na; ++i) xf[i] = lo + i * h;
-    xf[na] = hi;
+    for (int i = 0; i < na; ++i) xc[i] = lo + (i0 + i + 0.5) * h;
+    for (int i = 0; i <= na; ++i) xf[i] = i0 + i == c.n[a] ? hi : lo + (i0 + i) * h;
     std::vector<double> bounds(2 * na);
     for (int i = 0; i < na; ++i) {
       bounds[2 * i] = xf[i];
@@ -639,7 +724,24 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   }
 }
 
+// Deflate with shuffle and, optionally, quantization (output.compression); none by default.
+void NetcdfWriter::Impl::set_compression(const NcVar& v) {
+  const OutputCompression& z = stream.compression;
+  if (!z.enabled()) return;
+  if (const int status = nc_def_var_deflate(ncid, v.getId(), z.shuffle ? 1 : 0, 1, z.deflate); status != NC_NOERR)
+    nc_failed(status, errno, "cannot set up compression in " + partial);
+  if (z.significant_digits)
+    if (const int status = nc_def_var_quantize(ncid, v.getId(), NC_QUANTIZE_GRANULARBR, *z.significant_digits);
+        status != NC_NOERR)
+      nc_failed(status, errno, "cannot set up quantization in " + partial);
+}
+
 NetcdfWriter::~NetcdfWriter() = default;
+
+std::size_t output_chunk_planes(std::size_t plane_bytes, std::size_t planes) {
+  if (plane_bytes * planes <= kMaxChunkBytes) return planes;
+  return std::max<std::size_t>(1, kMaxChunkBytes / std::max<std::size_t>(1, plane_bytes));
+}
 
 const std::string& NetcdfWriter::partial_path() const { return impl_->partial; }
 
@@ -649,8 +751,8 @@ void NetcdfWriter::begin_record(double time, const std::map<std::string, double>
   Impl& m = *impl_;
   m.require_writable("begin_record");
   if (m.open_record >= 0) m.fail("begin_record: record " + std::to_string(m.open_record) + " is not ended");
-  std::uintmax_t bytes = sizeof(double) * (1 + scalars.size());
-  for (const auto& [name, f] : m.fields) bytes += m.field_bytes() * f.n[0] * f.n[1] * f.n[2];
+  std::uintmax_t bytes = sizeof(double) * (2 + scalars.size());
+  for (const auto& [name, f] : m.fields) bytes += (f.profile ? sizeof(double) : m.field_bytes()) * f.values();
   std::uintmax_t new_variables = 0;
   for (const auto& kv : scalars) {
     if (m.reserved.count(kv.first))
@@ -662,9 +764,11 @@ void NetcdfWriter::begin_record(double time, const std::map<std::string, double>
   // The room for the whole record is checked before any of it is written.
   m.ensure_room(bytes, new_variables + m.fields.size(), what);
   std::vector<std::pair<NcVar, double>> svars;
-  for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
+  if (!m.required_fields.empty())
+    for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
   const std::vector<size_t> at{rec}, one{1};
-  m.put(m.time_var, at, one, &time, what);
+  if (!m.required_fields.empty()) m.put(m.time_var, at, one, &time, what);
+  if (!m.profiles.empty()) m.put(m.profile_time, at, one, &time, what);
   for (const auto& sv : svars) m.put(sv.first, at, one, &sv.second, what);
   m.open_record = records_;
 }
@@ -674,7 +778,7 @@ void NetcdfWriter::write_slab(const std::string& field, int k0, int nk, const vo
   m.require_writable("write_slab");
   if (m.open_record < 0) m.fail("write_slab: no record begun");
   auto it = m.fields.find(field);
-  if (it == m.fields.end()) m.fail("field '" + field + "' is not among the output fields");
+  if (it == m.fields.end() || it->second.profile) m.fail("field '" + field + "' is not among the output fields");
   const Impl::Field& f = it->second;
   if (k0 < 0 || nk < 0 || size_t(k0 + nk) > f.n[2])
     m.fail("field '" + field + "': planes [" + std::to_string(k0) + ", " + std::to_string(k0 + nk) + ") outside 0.." +
@@ -684,6 +788,27 @@ void NetcdfWriter::write_slab(const std::string& field, int k0, int nk, const vo
             "cannot write snapshot " + std::to_string(rec) + " (" + field + ") to " + m.partial);
   m.start_writeback();  // after every slab: little dirty data piles up (see start_writeback)
 }
+
+void NetcdfWriter::write_profiles(const double* values) {
+  Impl& m = *impl_;
+  m.require_writable("write_profiles");
+  if (m.open_record < 0) m.fail("write_profiles: no record begun");
+  const size_t rec = static_cast<size_t>(m.open_record);
+  for (const std::string& name : m.profiles) {
+    const Impl::Field& f = m.fields.at(name);
+    m.put(f.var, f.start(rec, 0), f.count(f.n[2]), values,
+          "cannot write profiles " + std::to_string(rec) + " (" + name + ") to " + m.partial);
+    values += f.n[2];
+  }
+}
+
+std::size_t NetcdfWriter::profile_values() const {
+  std::size_t n = 0;
+  for (const std::string& name : impl_->profiles) n += impl_->fields.at(name).n[2];
+  return n;
+}
+
+const std::vector<std::string>& NetcdfWriter::profiles() const { return impl_->profiles; }
 
 void NetcdfWriter::end_record() {
   Impl& m = *impl_;
@@ -717,6 +842,7 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
                          const std::map<std::string, double>& scalars) {
   Impl& m = *impl_;
   m.require_writable("write");
+  if (!m.profiles.empty()) m.fail("write: this stream has profiles; write its records with begin_record");
   // Validate everything first so that a bad call leaves no half-written record.
   std::set<std::string> given;
   for (const auto& sf : fields) {
@@ -842,7 +968,7 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
   const long n_old[3] = {dim_length(in, "x"), dim_length(in, "y"), dim_length(in, "z")};
   long n_new[3];
   for (int a = 0; a < 3; ++a) n_new[a] = dim_length(m.ncid, axis_name(a));
-  if (n_old[0] < 0 || n_old[1] < 0 || n_old[2] < 0 || dim_length(in, "time") < 0)
+  if (n_old[0] < 0 || n_old[1] < 0 || n_old[2] < 0 || (dim_length(in, "time") < 0 && dim_length(in, "profile_time") < 0))
     refuse("it is not a bouss output file (it has no time, x, y and z dimensions)");
   if (!std::equal(n_old, n_old + 3, n_new))
     refuse("its grid is " + std::to_string(n_old[0]) + " x " + std::to_string(n_old[1]) + " x " +
@@ -867,10 +993,10 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
   std::vector<std::string> old_fields, old_scalars, old_series;
   for (const auto& v : list_variables(in)) {
     if (v.dims.empty()) continue;
-    if (v.dims[0] == "time" && v.dims.size() > 1) old_fields.push_back(v.name);
     const bool field = v.dims[0] == "time" && v.dims.size() > 1;
+    if ((v.dims[0] == "time" || v.dims[0] == "profile_time") && v.dims.size() > 1) old_fields.push_back(v.name);
     const nc_type want = field && m.single ? NC_FLOAT : NC_DOUBLE;
-    if (v.type != want && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time"))
+    if (v.type != want && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time" || v.dims[0] == "profile_time"))
       refuse("its variable " + v.name + " is not " + (want == NC_FLOAT ? "single" : "double") +
              " precision as this run's output.precision asks");
     if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
@@ -878,12 +1004,13 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
       old_series.push_back(v.name);
   }
   std::vector<std::string> new_fields = m.required_fields;
+  new_fields.insert(new_fields.end(), m.profiles.begin(), m.profiles.end());
   std::sort(old_fields.begin(), old_fields.end());
   std::sort(new_fields.begin(), new_fields.end());
   if (old_fields != new_fields)
     refuse("its output fields are " + join(old_fields) + ", this run writes " + join(new_fields));
 
-  const long old_records = dim_length(in, "time");
+  const long old_records = dim_length(in, m.required_fields.empty() ? "profile_time" : "time");
   if (old_records < records)
     refuse("it holds " + std::to_string(old_records) + " snapshots, fewer than the " + std::to_string(records) +
            " to continue from");
@@ -922,22 +1049,22 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
 
   // Snapshots: one record of one field at a time.
   for (size_t r = 0; r < size_t(records); ++r) {
-    for (const auto& name : m.required_fields) {
+    for (const auto& name : new_fields) {
       const Impl::Field& fld = m.fields.at(name);
       int vid = -1;
       nc_inq_varid(in, name.c_str(), &vid);
-      const size_t start[4] = {r, 0, 0, 0}, count[4] = {1, fld.n[2], fld.n[1], fld.n[0]};
-      const size_t values = fld.n[0] * fld.n[1] * fld.n[2];
-      raw.resize(values * m.field_bytes());
+      const std::vector<size_t> start = fld.start(r, 0), count = fld.count(fld.n[2]);
+      raw.resize(fld.values() * (fld.profile ? sizeof(double) : m.field_bytes()));
       errno = 0;
-      if (const int s = nc_get_vara(in, vid, start, count, raw.data())) read_error(name, s);
+      if (const int s = nc_get_vara(in, vid, start.data(), count.data(), raw.data())) read_error(name, s);
       m.ensure_room(raw.size(), 0, what);
-      m.put_raw(fld.var, {r, 0, 0, 0}, {1, fld.n[2], fld.n[1], fld.n[0]}, raw.data(), what);
+      m.put_raw(fld.var, start, count, raw.data(), what);
     }
     m.sync(what);
   }
   if (records > 0) {
-    copy_1d("time", m.time_var, records);
+    if (!m.required_fields.empty()) copy_1d("time", m.time_var, records);
+    if (!m.profiles.empty()) copy_1d("profile_time", m.profile_time, records);
     for (const auto& s : old_scalars) copy_1d(s, m.scalars.at(s), records);
   }
   if (series_records > 0) {

@@ -32,6 +32,10 @@ class NetcdfWriter {
   // partial file lies beside the link's target and close() replaces the target (the link
   // stays). Throws std::runtime_error (one line naming the path) when the file cannot be
   // created; a writer that fails here removes the partial file it created, and nothing else.
+  //
+  // The file holds what `stream` asks for (its fields over its region, its profiles, its
+  // precision and compression); the two-argument form writes the case's first stream.
+  NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream);
   NetcdfWriter(const std::string& path, const Case& c);
   // Without close() (a failed run): closes the NetCDF handle quietly and leaves the partial
   // file in place, holding every record flushed so far. FILE is untouched.
@@ -39,9 +43,9 @@ class NetcdfWriter {
   NetcdfWriter(const NetcdfWriter&) = delete;
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
 
-  // Appends one record along time and flushes it. Fields named in the case's output.fields
-  // must be given (in double: stored as float when output.precision is "float"); scalars
-  // (e.g. "step") become variables on (time).
+  // Appends one record along time and flushes it. Every field of the stream must be given
+  // (in double: stored as float when its precision is "float"); scalars (e.g. "step")
+  // become variables on (time). Not for a stream with profiles (begin_record does those).
   void write(double time, const std::vector<SnapshotField>& fields,
              const std::map<std::string, double>& scalars);
 
@@ -52,13 +56,18 @@ class NetcdfWriter {
   // (chunk_planes) write fastest.
   void begin_record(double time, const std::map<std::string, double>& scalars);
   void write_slab(const std::string& field, int k0, int nk, const void* values);
+  // The record's profiles, in double, one after the other in profiles() order, each with
+  // its own number of z levels (nz, or nz + 1 on the faces): profile_values() in all.
+  void write_profiles(const double* values);
   void end_record();
   // Flushes what was written and fsyncs the partial file (benchmarks time from a clean disk).
   void flush_to_disk();
   std::size_t plane_bytes(const std::string& field) const;  // one z-plane, in the file's precision
   int chunk_planes(const std::string& field) const;
   bool single_precision() const;
-  const std::vector<std::string>& fields() const;  // output.fields, in order
+  const std::vector<std::string>& fields() const;    // the stream's fields, in order
+  const std::vector<std::string>& profiles() const;  // the stream's profiles, in order
+  std::size_t profile_values() const;
   // Appends one record to the diagnostics series, a second unlimited dimension
   // `diagnostic_time` (written every few steps, more often than snapshots), and flushes it.
   // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
@@ -100,6 +109,13 @@ class NetcdfWriter {
   long records_ = 0;
   long series_records_ = 0;
 };
+
+// The z-planes of one HDF5 chunk of a field whose record has `planes` planes of
+// `plane_bytes`: the whole record when it fits in 4 MiB, else as many whole planes as fit
+// (at least one; a plane over 4 MiB is split into rows as well). Whole planes, so that a
+// record is written in slabs of whole chunks straight from the staging slots, and reading a
+// horizontal slice reads one chunk.
+std::size_t output_chunk_planes(std::size_t plane_bytes, std::size_t planes);
 
 // Checks before a run, before anything is allocated, that FILE can be written: creates
 // missing parent folders; refuses a FILE that exists and is not a regular file (a device

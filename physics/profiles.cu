@@ -62,11 +62,6 @@ struct ProfilePlan {
 
 }  // namespace
 
-const std::vector<std::string>& profile_names() {
-  static const std::vector<std::string> names = {"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"};
-  return names;
-}
-
 bool profile_on_faces(const std::string& name) { return kind_on_faces(profile_kind(name)); }
 
 std::size_t profile_values(const std::vector<std::string>& names, int nz) {

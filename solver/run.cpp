@@ -14,7 +14,6 @@
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
-#include "io/xdmf.hpp"
 #include "solver/stop_signals.hpp"
 
 namespace bouss {
@@ -65,11 +64,22 @@ Run::~Run() { IoThread::instance().cleanup([] {}); }
 
 double Run::elapsed_seconds() const { return std::chrono::duration<double>(clock::now() - start_time_).count(); }
 
-std::string Run::output_partial() const { return partial_; }
+std::string Run::output_file() const {
+  return case_.output.streams.empty() ? std::string() : case_.output.streams.front().file;
+}
+
+std::string Run::output_partial() const { return streams_.empty() ? std::string() : streams_.front()->partial(); }
+
+std::vector<std::string> Run::output_partials() const {
+  std::vector<std::string> out;
+  for (const auto& s : streams_)
+    if (!s->partial().empty()) out.push_back(s->partial());
+  return out;
+}
 
 std::string Run::checkpoint_stem() const {
   if (!case_.checkpoint.file.empty()) return case_.checkpoint.file;
-  const std::string& out = case_.output.file;
+  const std::string out = output_file();
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".nc") == 0) return out.substr(0, out.size() - 3);
   return out;
 }
@@ -84,9 +94,12 @@ void Run::start() {
   else start_fresh();
   first_step_ = sim_->steps_done();
   first_fraction_ = progress_fraction(*sim_);
-  if (writer_)
-    stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " + partial_ +
+  if (!streams_.empty()) {
+    std::string partials;
+    for (const std::string& p : output_partials()) partials += (partials.empty() ? "" : ", ") + p;
+    stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " + partials +
                                     " (up to its last flush)");
+  }
 }
 
 // Refusals that need no allocation: memory, then the output and checkpoint paths.
@@ -94,7 +107,7 @@ namespace {
 void refuse_early(const Case& c, const Backend& backend, const std::string& checkpoint_stem) {
   check_memory(c, backend);
   try {
-    if (!c.output.file.empty()) check_output_writable(c.output.file);
+    for (const OutputStream& s : c.output.streams) check_output_writable(s.file);
     if (c.checkpoint.enabled()) check_output_writable(checkpoint_path(checkpoint_stem, 0));
   } catch (const CaseError&) {
     throw;
@@ -107,37 +120,23 @@ void refuse_early(const Case& c, const Backend& backend, const std::string& chec
 void Run::start_fresh() {
   refuse_early(case_, backend_, checkpoint_stem());
   sim_ = std::make_unique<Simulation>(case_, backend_);
-  snapshots_ = Schedule(case_.output.interval, case_.output.interval_steps);
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
-  if (!case_.output.file.empty()) {
-    open_output();
-    write_snapshot();
+  open_outputs();
+  for (auto& s : streams_) {
+    s->open(sim_->grid().layout);
+    s->write_record(*sim_);
   }
   if (control_.series) record_series();
 }
 
-// The writer on the IO thread, and the staging of its snapshots: each field goes in slabs of
-// whole HDF5 chunks; the slots hold the largest slab.
-void Run::open_output() {
-  writer_.emplace(case_.output.file, case_);
-  partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
-  snapshot_plan_.clear();
-  std::size_t slot = 0;
-  double record = 0;
-  for (const std::string& name : case_.output.fields) {
-    SnapshotPlan p;
-    p.field = name;
-    const Field<Real>& f = sim_->field(name);
-    p.box = f.layout().interior(f.stagger());
-    const auto [plane, chunk] =
-        writer_.call([&](NetcdfWriter& w) { return std::make_pair(w.plane_bytes(name), w.chunk_planes(name)); });
-    p.plane_bytes = plane;
-    p.slab_planes = staging_slab_planes(plane, chunk, p.box.extent(2));
-    slot = std::max(slot, plane * std::size_t(p.slab_planes));
-    record += double(plane) * p.box.extent(2);
-    snapshot_plan_.push_back(p);
+// The streams, not yet open (each opens its file and staging ring when it starts).
+void Run::open_outputs() {
+  streams_.clear();
+  series_output_ = nullptr;
+  for (std::size_t i = 0; i < case_.output.streams.size(); ++i) {
+    streams_.push_back(std::make_unique<StreamOutput>(case_, case_.output.streams[i], int(i), backend_));
+    if (case_.output.streams[i].diagnostics) series_output_ = streams_.back().get();
   }
-  ring_ = std::make_unique<StagingRing>(backend_, slot, staging_slot_count(slot, record));
 }
 
 void Run::start_from_checkpoint() {
@@ -168,87 +167,72 @@ void Run::start_from_checkpoint() {
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
   pressure_failures_ = int(state_value(ck, "pressure_failures"));
-  snapshot_step_ = state_value(ck, "snapshot_at_step") != 0 ? ck.step : -1;
   series_step_ = state_value(ck, "series_at_step") != 0 ? ck.step : -1;
   checkpoint_step_ = ck.step;  // this state is saved already
   // Schedules: their stored next times continue bit for bit when the interval is the same.
-  snapshots_ = Schedule(case_.output.interval, case_.output.interval_steps, ck.time);
-  if (case_.output.interval && ck.state.count("output_interval") && ck.state.at("output_interval") == *case_.output.interval)
-    snapshots_.set_next_time(state_value(ck, "output_next_time"));
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps, ck.time);
   if (case_.checkpoint.interval && ck.state.count("checkpoint_interval") &&
       ck.state.at("checkpoint_interval") == *case_.checkpoint.interval)
     checkpoints_.set_next_time(state_value(ck, "checkpoint_next_time"));
 
-  if (case_.output.file.empty()) return;
-  const std::string saved_output = ck.text.count("output_path") ? ck.text.at("output_path") : "";
-  if (!saved_output.empty() && absolute(case_.output.file) == saved_output) {
-    // The same file: continue it. Its records up to the checkpoint are copied from the file
-    // the checkpointing run was writing (its partial, if the run was killed, else the
-    // finished file) into this run's partial; the rest is written again as the run goes on.
-    // (Which one, is decided before this run creates its own partial, which may reuse the name.)
-    const std::string saved_partial = ck.text.count("output_partial") ? ck.text.at("output_partial") : "";
-    const bool from_partial = !saved_partial.empty() && path_kind(saved_partial) == PathKind::regular;
-    const std::string source = from_partial ? saved_partial : case_.output.file;
-    open_output();
-    writer_.call([&](NetcdfWriter& w) { w.copy_records_from(source, long(ck.output_records), long(ck.series_records)); });
-    if (from_partial) superseded_partial_ = saved_partial;
-    spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} snapshots, {} diagnostics records "
-                 "kept from {})", path, ck.step, ck.time, case_.output.file, ck.output_records, ck.series_records,
-                 source);
-  } else {
-    // A new file, whose first record is the state at the restart.
-    open_output();
-    write_snapshot();
-    if (control_.series) record_series();
-    spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, case_.output.file);
-  }
+  open_outputs();
   const std::string history = "restarted from " + path + " at step " + std::to_string(ck.step) + " by " +
                               build_provenance();
-  writer_.call([&](NetcdfWriter& w) { w.append_history(history); });
+  bool new_series_file = false;
+  for (auto& stream : streams_) {
+    const OutputStream& o = stream->config();
+    // The stream of the checkpointing run that wrote the same file, if any (by its place
+    // in that run's list: "KEY" for the first, "KEY.N" for the others).
+    int saved = -1;
+    for (int j = 0;; ++j) {
+      const std::string suffix = j == 0 ? "" : "." + std::to_string(j);
+      const auto it = ck.text.find("output_path" + suffix);
+      if (it == ck.text.end()) break;
+      if (it->second == absolute(o.file)) saved = j;
+    }
+    auto saved_key = [&](const std::string& base) { return saved == 0 ? base : base + "." + std::to_string(saved); };
+    stream->schedule() = Schedule(o.interval, o.interval_steps, ck.time);
+    if (saved < 0) {
+      // A new file, whose first record is the state at the restart.
+      stream->open(sim_->grid().layout);
+      stream->write_record(*sim_);
+      new_series_file = new_series_file || o.diagnostics;
+      spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, o.file);
+    } else {
+      if (o.interval && ck.state.count(saved_key("output_interval")) &&
+          ck.state.at(saved_key("output_interval")) == *o.interval)
+        stream->schedule().set_next_time(state_value(ck, saved_key("output_next_time").c_str()));
+      if (state_value(ck, saved_key("snapshot_at_step").c_str()) != 0) stream->last_step = ck.step;
+      // The same file: continue it. Its records up to the checkpoint are copied from the file
+      // the checkpointing run was writing (its partial, if the run was killed, else the
+      // finished file) into this run's partial; the rest is written again as the run goes on.
+      // (Which one, is decided before this run creates its own partial, which may reuse the name.)
+      const std::string partial_key = saved_key("output_partial");
+      const std::string saved_partial = ck.text.count(partial_key) ? ck.text.at(partial_key) : "";
+      const bool from_partial = !saved_partial.empty() && path_kind(saved_partial) == PathKind::regular;
+      const std::string source = from_partial ? saved_partial : o.file;
+      const long records = saved == 0 ? long(ck.output_records) : long(state_value(ck, saved_key("output_records").c_str()));
+      const bool saved_series = ck.state.count(saved_key("output_diagnostics"))
+                                    ? ck.state.at(saved_key("output_diagnostics")) != 0
+                                    : saved == 0;
+      const long series_records = o.diagnostics && saved_series ? long(ck.series_records) : 0;
+      stream->open(sim_->grid().layout);
+      stream->copy_records_from(source, records, series_records);
+      if (from_partial) stream->superseded_partial = saved_partial;
+      spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} records, {} diagnostics records "
+                   "kept from {})", path, ck.step, ck.time, o.file, records, series_records, source);
+    }
+    stream->append_history(history);
+  }
+  // A new file that holds the series starts it with the state at the restart.
+  if (control_.series && new_series_file) record_series();
 }
 
 void Run::record_series() {
   const Diagnostics d = sim_->diagnostics();
   const auto values = series_.record(sim_->time(), d, sim_->last_dt(), sim_->last_solve().cycles, sim_->has_plates());
   series_step_ = sim_->steps_done();
-  if (writer_) writer_.post([time = sim_->time(), values](NetcdfWriter& w) { w.write_series(time, values); });
-}
-
-// Asynchronous: each slab is packed on the device in the output precision, copied to a pinned
-// slot on the copy stream and written by the IO thread; the next step's kernels, queued after
-// the pack kernels, may overwrite the fields at once. No device sync here.
-void Run::write_snapshot() {
-  const bool single = case_.output.precision == "float";
-  const double time = sim_->time();
-  writer_.post([time, step = sim_->steps_done()](NetcdfWriter& w) { w.begin_record(time, {{"step", double(step)}}); });
-  for (const SnapshotPlan& p : snapshot_plan_) {
-    const Field<Real>& f = sim_->field(p.field);
-    for (int k0 = 0; k0 < p.box.extent(2); k0 += p.slab_planes) {
-      const int nk = std::min(p.slab_planes, p.box.extent(2) - k0);
-      Box slab = p.box;
-      slab.lo[2] = k0;
-      slab.hi[2] = k0 + nk;
-      StagingRing::Slot& slot = ring_->acquire();
-      if (single) pack_box(f, slab, static_cast<float*>(slot.device));
-      else pack_box(f, slab, static_cast<double*>(slot.device));
-      const std::size_t bytes = p.plane_bytes * std::size_t(nk);
-      ring_->queue_copy(slot, bytes);
-      StagingRing* ring = ring_.get();
-      writer_.post([&slot, ring, bytes, k0, nk, field = p.field](NetcdfWriter& w) {
-        slot.copied.wait();
-        try {
-          w.write_slab(field, k0, nk, slot.host);
-        } catch (...) {
-          ring->release(slot, 0);
-          throw;
-        }
-        ring->release(slot, bytes);
-      });
-    }
-  }
-  writer_.post([](NetcdfWriter& w) { w.end_record(); });
-  snapshot_step_ = sim_->steps_done();
+  if (series_output_) series_output_->write_series(sim_->time(), values);
 }
 
 void Run::account_pressure_solve() {
@@ -277,7 +261,8 @@ bool Run::step() {
   account_pressure_solve();
   const std::int64_t step = sim_->steps_done();
   if (control_.series && step % case_.output.diagnostics_interval_steps == 0) record_series();
-  if (writer_ && snapshots_.due(sim_->time(), step)) write_snapshot();
+  for (auto& s : streams_)
+    if (s->schedule().due(sim_->time(), step)) s->write_record(*sim_);
   bool checkpoint = checkpoints_.due(sim_->time(), step);
   if (control_.signals && stop_signals::take_checkpoint_request()) checkpoint = true;
   if (checkpoint) write_checkpoint();
@@ -333,19 +318,21 @@ std::string Run::write_checkpoint() {
   ck.state = series_.state();
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;
-  ck.state["snapshot_at_step"] = snapshot_step_ == ck.step;
   ck.state["series_at_step"] = series_step_ == ck.step;
-  if (case_.output.interval) {
-    ck.state["output_interval"] = *case_.output.interval;
-    ck.state["output_next_time"] = snapshots_.next_time();
+  // Each stream's schedule and files, under "KEY" for the first stream, "KEY.N" for the others.
+  for (auto& s : streams_) {
+    ck.state[s->key("snapshot_at_step")] = s->last_step == ck.step;
+    ck.state[s->key("output_diagnostics")] = s->config().diagnostics;
+    if (s->config().interval) {
+      ck.state[s->key("output_interval")] = *s->config().interval;
+      ck.state[s->key("output_next_time")] = s->schedule().next_time();
+    }
+    ck.text[s->key("output_path")] = absolute(s->file());
+    ck.text[s->key("output_partial")] = absolute(s->partial());
   }
   if (case_.checkpoint.interval) {
     ck.state["checkpoint_interval"] = *case_.checkpoint.interval;
     ck.state["checkpoint_next_time"] = checkpoints_.next_time();
-  }
-  if (writer_) {
-    ck.text["output_path"] = absolute(case_.output.file);
-    ck.text["output_partial"] = absolute(partial_);
   }
   const std::string path = checkpoint_path(checkpoint_stem(), ck.step);
   checkpoint_step_ = ck.step;
@@ -364,10 +351,14 @@ std::string Run::write_checkpoint() {
   if (checkpoint_pending_) IoThread::instance().drain();
   checkpoint_pending_ = true;
   auto job = [this, ck = std::move(ck), path, remove, t0]() mutable {
-    if (writer_) writer_.call([&](NetcdfWriter& w) {
-      ck.output_records = w.records();
-      ck.series_records = w.series_records();
-    });
+    // The record counts at this point of the queue: the first stream's in the checkpoint's
+    // own field, the others' as state; the series' from the stream that holds it.
+    for (auto& s : streams_) {
+      const auto [records, series] = s->counts();
+      if (s->index() == 0) ck.output_records = records;
+      else ck.state[s->key("output_records")] = double(records);
+      if (s->config().diagnostics) ck.series_records = series;
+    }
     bouss::write_checkpoint(path, ck);
     for (const std::string& old : remove) std::remove(old.c_str());
     const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
@@ -409,26 +400,20 @@ RunEnd Run::finish() {
     else spdlog::warn("no checkpoint: the case has neither output.file nor checkpoint.file to name one after");
   }
   if (control_.series && series_step_ != step) record_series();
-  if (writer_ && snapshot_step_ != step) write_snapshot();
+  for (auto& s : streams_)
+    if (s->last_step != step) s->write_record(*sim_);
   if (control_.progress_seconds && progress_step_ != step) report_progress();
   IoThread::instance().drain();  // the checkpoint and every record are written
-  if (writer_) {
-    const auto [records, series] = writer_.call([](NetcdfWriter& w) {
-      w.close();
-      return std::make_pair(w.records(), w.series_records());
-    });
-    spdlog::info("wrote {} ({} snapshots, {} diagnostics records, t = 0 .. {:.5g})", case_.output.file, records,
-                 series, sim_->time());
-    // Beside it, the XDMF description ParaView opens (the NetCDF file is complete without it).
-    const std::string xdmf = xdmf_path_for(case_.output.file);
-    try {
-      IoThread::instance().call([&] { write_xdmf(case_.output.file, xdmf); });
-    } catch (const std::exception& e) {
-      spdlog::warn("no {}: {}", xdmf, e.what());
-    }
-    if (!superseded_partial_.empty() && path_kind(superseded_partial_) == PathKind::regular) {
-      std::remove(superseded_partial_.c_str());
-      spdlog::info("removed {}, which the restarted output replaces", superseded_partial_);
+  for (auto& s : streams_) {
+    const auto [records, series] = s->close();
+    if (s->config().diagnostics)
+      spdlog::info("wrote {} ({} records, {} diagnostics records, t = 0 .. {:.5g})", s->file(), records, series,
+                   sim_->time());
+    else
+      spdlog::info("wrote {} ({} records, t = 0 .. {:.5g})", s->file(), records, sim_->time());
+    if (!s->superseded_partial.empty() && path_kind(s->superseded_partial) == PathKind::regular) {
+      std::remove(s->superseded_partial.c_str());
+      spdlog::info("removed {}, which the restarted output replaces", s->superseded_partial);
     }
   }
   return end_;
@@ -442,7 +427,7 @@ RunEnd Run::execute() {
 }
 
 void Run::flush_output() {
-  if (writer_) writer_.call([](NetcdfWriter& w) { w.flush_to_disk(); });
+  for (auto& s : streams_) s->flush_to_disk();
   IoThread::instance().drain();
 }
 

@@ -24,15 +24,13 @@
 
 #include "grid/backend.hpp"
 #include "io/case.hpp"
-#include "io/io_thread.hpp"
-#include "io/staging_ring.hpp"
 #include "solver/diagnostics_series.hpp"
 #include "solver/schedule.hpp"
 #include "solver/simulation.hpp"
+#include "solver/stream_output.hpp"
 
 namespace bouss {
 
-class NetcdfWriter;
 class Run;
 
 struct RunControl {
@@ -77,9 +75,11 @@ class Run {
   double elapsed_seconds() const;
   // Steps this run took (a restarted run counts from its checkpoint).
   long steps_taken() const { return sim_ ? sim_->steps_done() - first_step_ : 0; }
-  // The output's final name, and the partial name it is written under ("" without output).
-  const std::string& output_file() const { return case_.output.file; }
+  // The first stream's final file name, and the partial name it is written under ("" without output).
+  std::string output_file() const;
   std::string output_partial() const;
+  // Every stream's partial file (for messages after a failure).
+  std::vector<std::string> output_partials() const;
   const std::string& last_checkpoint() const { return last_checkpoint_; }
   // The stem checkpoints are named after (STEM.checkpoint.<step>.nc).
   std::string checkpoint_stem() const;
@@ -91,11 +91,10 @@ class Run {
   std::string restart_hint() const;
 
  private:
-  void open_output();
+  void open_outputs();
   void start_fresh();
   void start_from_checkpoint();
   void record_series();
-  void write_snapshot();
   void account_pressure_solve();
   void report_progress();
   bool wall_limit_near() const;
@@ -104,25 +103,16 @@ class Run {
   Backend backend_;
   RunControl control_;
   std::unique_ptr<Simulation> sim_;
-  // The output file lives on the IO thread (io/io_thread.hpp); snapshots reach it through
-  // the staging ring, diagnostics records and checkpoints as queued jobs.
-  OnIoThread<NetcdfWriter> writer_;
-  std::string partial_;  // the writer's partial file
-  std::unique_ptr<StagingRing> ring_;
-  struct SnapshotPlan {
-    std::string field;
-    Box box;             // the field's interior points, on the device
-    std::size_t plane_bytes = 0;
-    int slab_planes = 1;
-  };
-  std::vector<SnapshotPlan> snapshot_plan_;
+  // The output streams; their files live on the IO thread (io/io_thread.hpp): records reach
+  // them through each stream's staging ring, diagnostics records and checkpoints as queued jobs.
+  std::vector<std::unique_ptr<StreamOutput>> streams_;
+  StreamOutput* series_output_ = nullptr;  // the stream that holds the diagnostics series
   std::atomic<bool> checkpoint_pending_{false};  // cleared by the IO thread
   DiagnosticsSeries series_;
-  Schedule snapshots_, checkpoints_;
-  std::string superseded_partial_;  // an earlier run's partial file that this run's output replaces
+  Schedule checkpoints_;
   std::vector<std::string> written_checkpoints_;
   std::string last_checkpoint_;
-  std::int64_t checkpoint_step_ = -1, snapshot_step_ = -1, series_step_ = -1;
+  std::int64_t checkpoint_step_ = -1, series_step_ = -1;
   int pressure_failures_ = 0;
   bool stop_ = false;
   int stop_signal_ = 0;

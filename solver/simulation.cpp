@@ -1,4 +1,5 @@
 #include "solver/simulation.hpp"
+#include "solver/stream_output.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -60,16 +61,11 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const double checkpoint =
       c.checkpoint.enabled() ? array + double(Simulation::state_names().size()) * interior : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
-  // The snapshot staging ring (io/staging_ring.hpp): slots of a slab of whole planes, at most
-  // the target size or one plane, at most a whole field.
-  if (!c.output.file.empty()) {
-    const double elem = c.output.precision == "float" ? 4 : 8;
-    const double plane = double(c.n[0] + 1) * (c.n[1] + 1) * elem, field = plane * (c.n[2] + 1);
-    const double slot = std::min(field, std::max(double(staging_slab_target_bytes), plane));
-    const double record = field * double(c.output.fields.size());
-    const auto [device, pinned] =
-        StagingRing::memory(backend, std::size_t(slot), staging_slot_count(std::size_t(slot), record));
-    m.output_device_bytes = backend.is_cuda() ? device : 0;
+  // Each stream's staging ring (solver/stream_output.hpp, io/staging_ring.hpp).
+  for (const OutputStream& s : c.output.streams) {
+    const StreamPlan plan = plan_stream(c, s, g.layout);
+    const auto [device, pinned] = StagingRing::memory(backend, plan.slot_bytes, plan.slots);
+    m.output_device_bytes += backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;
   }
   return m;

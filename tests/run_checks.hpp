@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <filesystem>
@@ -141,6 +143,175 @@ inline void check_async_snapshots_hold_their_step(const Backend& be) {
       }
     }
   }
+}
+
+// A run with four streams (the full fields with u_c v_c w_c; a z plane in float; a y plane,
+// compressed, every 2 steps; the profiles every 3 steps, holding the diagnostics series):
+// every record of each equals what the same run's own state gives at that step, cut or
+// averaged on the host: the planes and u_c v_c w_c bit for bit, the profiles to rounding.
+inline std::string streams_output_json(const std::string& dir) {
+  return R"([
+    {"file": ")" + dir + R"(/full.nc", "interval_steps": 1, "fields": ["T", "u", "v", "w", "p", "u_c", "v_c", "w_c"],
+     "diagnostics": false},
+    {"file": ")" + dir + R"(/mid.nc", "interval_steps": 1, "fields": ["T", "w", "u_c"], "region": {"z": 0.5},
+     "precision": "float"},
+    {"file": ")" + dir + R"(/side.nc", "interval_steps": 2, "fields": ["u", "v", "p"], "region": {"y": 0.7},
+     "compression": {"deflate": 1}},
+    {"file": ")" + dir + R"(/profiles.nc", "interval_steps": 3, "profiles": true, "diagnostics": true,
+     "diagnostics_interval_steps": 2}
+  ])";
+}
+
+// Interior values of a field on its own extents (n, plus one along its staggered axis).
+struct HostField {
+  std::array<int, 3> n{};
+  std::vector<double> v;
+  double at(int i, int j, int k) const { return v[i + std::size_t(n[0]) * (j + std::size_t(n[1]) * k)]; }
+};
+
+inline HostField host_field(const Simulation& sim, const std::string& name) {
+  HostField f;
+  f.n = sim.config().n;
+  if (name == "u") ++f.n[0];
+  if (name == "v") ++f.n[1];
+  if (name == "w") ++f.n[2];
+  f.v = sim.host_values(name);
+  return f;
+}
+
+// What a stream's variable should hold at one step, from the full fields on the host.
+inline std::vector<double> expected_values(const std::map<std::string, HostField>& s, const OutputStream& o,
+                                           const std::string& name) {
+  const bool centred_mean = name.size() == 3 && name[1] == '_';
+  const std::string source = centred_mean ? name.substr(0, 1) : name;
+  const HostField& f = s.at(source);
+  const int a = centred_mean ? (source == "u" ? 0 : source == "v" ? 1 : 2) : -1;
+  std::array<int, 3> lo{0, 0, 0}, hi = f.n;
+  if (centred_mean) hi[a] -= 1;
+  if (!o.region.whole()) {
+    const int r = o.region.axis;
+    lo[r] = o.region.index;
+    hi[r] = o.region.index + (hi[r] > s.at("T").n[r] ? 2 : 1);
+  }
+  std::vector<double> out;
+  for (int k = lo[2]; k < hi[2]; ++k)
+    for (int j = lo[1]; j < hi[1]; ++j)
+      for (int i = lo[0]; i < hi[0]; ++i) {
+        double x = f.at(i, j, k);
+        if (centred_mean) x = 0.5 * (x + f.at(i + (a == 0), j + (a == 1), k + (a == 2)));
+        if (o.precision == "float") x = double(float(x));
+        out.push_back(x);
+      }
+  return out;
+}
+
+// The horizontal means of docs/output.md "Profiles", plainly on the host.
+inline std::vector<double> expected_profile(const std::map<std::string, HostField>& s, const std::string& name) {
+  const HostField &T = s.at("T"), &u = s.at("u"), &v = s.at("v"), &w = s.at("w");
+  const int nx = T.n[0], ny = T.n[1], nz = T.n[2];
+  const bool faces = name == "w_rms" || name == "wT_mean";
+  std::vector<double> out;
+  for (int k = 0; k < nz + (faces ? 1 : 0); ++k) {
+    double sum = 0, sum2 = 0;
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        double q = 0;
+        if (name == "T_mean" || name == "T_rms") q = T.at(i, j, k);
+        if (name == "u_rms") q = 0.5 * (u.at(i, j, k) * u.at(i, j, k) + u.at(i + 1, j, k) * u.at(i + 1, j, k));
+        if (name == "v_rms") q = 0.5 * (v.at(i, j, k) * v.at(i, j, k) + v.at(i, j + 1, k) * v.at(i, j + 1, k));
+        if (name == "w_rms") q = w.at(i, j, k) * w.at(i, j, k);
+        // At the plates w = 0 (no-slip): the flux is zero whatever the ghost T.
+        if (name == "wT_mean") q = k == 0 || k == nz ? 0.0 : w.at(i, j, k) * 0.5 * (T.at(i, j, k) + T.at(i, j, k - 1));
+        sum += q;
+        sum2 += q * q;
+      }
+    const double cells = double(nx) * ny, mean = sum / cells;
+    if (name == "T_mean" || name == "wT_mean") out.push_back(mean);
+    else if (name == "T_rms") out.push_back(std::sqrt(std::max(0.0, sum2 / cells - mean * mean)));
+    else out.push_back(std::sqrt(mean));
+  }
+  return out;
+}
+
+inline void check_streams_hold_their_step(const Backend& be) {
+  ScratchDir dir("streams");
+  const int steps = 6;
+  const std::vector<std::string> o = {"time.steps=" + std::to_string(steps), "output=" + streams_output_json(dir.path().string())};
+  const Case c = parse_case(restart_case_json(), "streams.json", o);
+  run_case(c, be);
+  // The same run without output, its fields after each step.
+  std::vector<std::map<std::string, HostField>> state;
+  RunControl control;
+  control.progress_seconds.reset();
+  control.after_step = [&](Run& run) {
+    std::map<std::string, HostField> fields;
+    for (const char* name : {"T", "u", "v", "w", "p"}) fields[name] = host_field(run.simulation(), name);
+    state.push_back(std::move(fields));
+  };
+  Case quiet_case = c;
+  quiet_case.output.streams.clear();
+  Run quiet(quiet_case, be, control);
+  quiet.start();
+  control.after_step(quiet);  // the initial state, step 0
+  while (quiet.step()) {
+  }
+  quiet.finish();
+  ASSERT_EQ(state.size(), std::size_t(steps + 1));
+  for (const OutputStream& stream : c.output.streams) {
+    SCOPED_TRACE(stream.file);
+    const auto file = read_variables(stream.file);
+    const std::int64_t every = *stream.interval_steps;
+    const std::size_t records = std::size_t(steps / every + 1);
+    for (const std::string& name : stream.fields) {
+      const auto& got = file.at(name);
+      ASSERT_EQ(got.size() % records, 0u) << name;
+      const std::size_t record = got.size() / records;
+      for (std::size_t r = 0; r < records; ++r) {
+        const std::vector<double> want = expected_values(state[r * every], stream, name);
+        ASSERT_EQ(want.size(), record) << name;
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < record; ++i) differ += std::memcmp(&want[i], &got[r * record + i], sizeof(double)) != 0;
+        EXPECT_EQ(differ, 0u) << name << " record " << r;
+      }
+    }
+    for (const std::string& name : stream.profiles) {
+      const auto& got = file.at(name);
+      ASSERT_EQ(got.size() % records, 0u) << name;
+      const std::size_t levels = got.size() / records;
+      for (std::size_t r = 0; r < records; ++r) {
+        const std::vector<double> want = expected_profile(state[r * every], name);
+        ASSERT_EQ(want.size(), levels) << name;
+        double scale = 0;
+        for (double x : want) scale = std::max(scale, std::abs(x));
+        for (std::size_t k = 0; k < levels; ++k)
+          EXPECT_NEAR(got[r * levels + k], want[k], 1e-12 * scale + 1e-300) << name << " record " << r << " level " << k;
+      }
+    }
+    if (!stream.profiles.empty()) {
+      ASSERT_EQ(file.at("profile_time").size(), records);
+      EXPECT_EQ(file.count("time"), 0u) << "a stream of profiles alone has no time dimension";
+    }
+    // The series is in the stream that holds it, and only there.
+    EXPECT_EQ(file.count("kinetic_energy"), stream.diagnostics ? 1u : 0u);
+  }
+}
+
+// Several streams stopped and restarted into the same files: each continues bit for bit.
+inline void check_streams_restart(const Backend& be) {
+  ScratchDir dir("streams_restart");
+  auto streams_case = [&](const std::string& sub) {
+    std::filesystem::create_directories(dir.file(sub));
+    return parse_case(restart_case_json(12), "streams.json", {"output=" + streams_output_json(dir.file(sub))});
+  };
+  const Case reference = streams_case("uninterrupted");
+  run_case(reference, be);
+  const Case stopped = streams_case("stopped");
+  const std::string checkpoint = run_case(stopped, be, 5);
+  ASSERT_TRUE(std::filesystem::exists(checkpoint)) << checkpoint;
+  run_case(stopped, be, -1, checkpoint);
+  for (std::size_t i = 0; i < reference.output.streams.size(); ++i)
+    EXPECT_EQ(bitwise_difference(reference.output.streams[i].file, stopped.output.streams[i].file), "")
+        << stopped.output.streams[i].file;
 }
 
 }  // namespace bouss::test

@@ -38,7 +38,6 @@ inline Case box_case(std::array<int, 3> n, std::array<double, 3> length, double 
   c.physics.buoyancy = buoyancy;
   c.initial.profile = TemperatureProfile::uniform;
   c.time.steps = 1;
-  c.output.file = "";
   return c;
 }
 

@@ -18,7 +18,7 @@ namespace bouss {
 
 int bench_command(const BenchOptions& o) {
   std::vector<std::string> overrides = o.overrides;
-  overrides.push_back("output.file=\"\"");  // a benchmark writes nothing
+  overrides.push_back("output=[]");  // a benchmark writes nothing
   Case c;
   Backend backend;
   if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;

@@ -30,7 +30,7 @@ std::string schedule_text(const std::optional<double>& interval, const std::opti
 
 int check_command(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
-  if (o.output) overrides.push_back("output.file=\"" + json_escape(*o.output) + "\"");
+  if (o.output) overrides.push_back(output_file_override(o.case_file, *o.output));
   Case c;
   Backend backend;
   if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
@@ -73,14 +73,24 @@ int check_command(const RunOptions& o) {
   if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
   if (c.time.end) end += fmt::format("{}until t = {:g}", end.empty() ? "" : " or ", *c.time.end);
   std::printf("runs: %s\n", end.c_str());
-  if (c.output.file.empty()) {
-    std::printf("output: none\n");
-  } else {
-    const std::string when = schedule_text(c.output.interval, c.output.interval_steps);
-    std::printf("output: %s (fields", c.output.file.c_str());
-    for (const auto& f : c.output.fields) std::printf(" %s", f.c_str());
-    std::printf("; snapshots at the start%s and the end; diagnostics every %lld steps)\n",
-                when.empty() ? "" : (", " + when).c_str(), (long long)c.output.diagnostics_interval_steps);
+  if (c.output.streams.empty()) std::printf("output: none\n");
+  for (const OutputStream& s : c.output.streams) {
+    const std::string when = schedule_text(s.interval, s.interval_steps);
+    std::string what;
+    for (const auto& f : s.fields) what += (what.empty() ? "fields " : " ") + f;
+    if (!s.profiles.empty()) what += what.empty() ? "profiles" : "; profiles";
+    for (const auto& p : s.profiles) what += " " + p;
+    what += "; " + s.precision;
+    if (!s.region.whole())
+      what += fmt::format("; the plane {} = {:g} (cell {})", "xyz"[s.region.axis], s.region.coordinate, s.region.index);
+    if (s.compression.enabled()) {
+      what += fmt::format("; deflate {}{}", s.compression.deflate, s.compression.shuffle ? " with shuffle" : "");
+      if (s.compression.significant_digits) what += fmt::format(", {} significant digits", *s.compression.significant_digits);
+    }
+    std::printf("output: %s (%s; records at the start%s and the end%s)\n", s.file.c_str(), what.c_str(),
+                when.empty() ? "" : (", " + when).c_str(),
+                s.diagnostics ? fmt::format("; diagnostics every {} steps", c.output.diagnostics_interval_steps).c_str()
+                              : "");
   }
   if (c.checkpoint.enabled())
     std::printf("checkpoints: %s, the last %d kept\n",

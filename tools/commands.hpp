@@ -41,6 +41,7 @@ struct BenchOptions {
   std::vector<int> output_every;                             // snapshot intervals in steps; empty: no output bench
   std::vector<std::string> output_fields{"all", "T"};        // "all" (T u v w p) or one field name
   std::vector<std::string> output_precision{"double", "float"};
+  std::vector<std::string> streams;  // --stream: output streams as JSON objects, as a case file's "output" entries
   std::string output_dir;                                    // "" = the case's output folder
   // bench relax
   std::vector<int> sizes{4, 8, 12, 16, 24, 32, 48, 64, 96, 128};

@@ -83,7 +83,11 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   bench_cmd->add_option("--output-precision", bench.output_precision, "with --output-every: double and/or float (default both)")
       ->delimiter(',');
-  bench_cmd->add_option("--output-dir", bench.output_dir, "with --output-every: where the files go (default: the case's output folder)");
+  bench_cmd->add_option("--stream", bench.streams,
+                        "The cost of one output stream, given as a case file's \"output\" entry in JSON without "
+                        "\"file\", e.g. '{\"fields\":[\"T\"],\"region\":{\"z\":0.5},\"interval_steps\":1}' "
+                        "(repeatable; with the compressor's rate when it compresses)");
+  bench_cmd->add_option("--output-dir", bench.output_dir, "with --output-every or --stream: where the files go (default: the case's output folder)");
   bench_cmd->add_option("--n", bench.n, "poisson: grid NX,NY,NZ")->delimiter(',');
   bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
@@ -154,7 +158,7 @@ int main(int argc, char** argv) {
   if (bench_cmd->parsed()) {
     if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
     if (bench.case_file == "relax") return bouss::relax_bench(bench);
-    if (!bench.output_every.empty()) return bouss::output_bench(bench);
+    if (!bench.output_every.empty() || !bench.streams.empty()) return bouss::output_bench(bench);
     return bouss::bench_command(bench);
   }
   return 2;

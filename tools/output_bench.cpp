@@ -17,11 +17,18 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <zlib.h>
+
+#include <cstring>
+
+#include "grid/grid.hpp"
 #include "io/case.hpp"
+#include "io/case_json.hpp"
 #include "io/file_util.hpp"
 #include "io/io_thread.hpp"
 #include "io/xdmf.hpp"
 #include "solver/run.hpp"
+#include "solver/stream_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 
@@ -60,31 +67,58 @@ double disk_rate(const std::string& folder, double bytes) {
 }
 
 struct Config {
-  std::string name, fields, precision;
-  int every = 0;  // 0: no output
+  std::string name;
+  std::optional<OutputStream> stream;  // none: no output
+  int every = 0;                       // steps between records (0: no output)
 };
 
 struct Timing {
-  double ms_per_step = 0, bytes = 0, writer_seconds = 0;
-  long waits = 0;
+  double ms_per_step = 0, bytes = 0, writer_seconds = 0, compressor_rate = 0;
 };
 
-// Bytes a configuration writes per step: its fields' interior values in its precision, every
-// `every` steps.
+// Bytes a configuration writes per step: one record of its stream (fields over the region
+// in their precision, profiles), every `every` steps.
 double cfg_bytes_per_step(const Case& c, const Config& cfg) {
-  if (cfg.every <= 0) return 0;
-  const double elem = cfg.precision == "float" ? 4 : 8;
-  const double cells = double(c.n[0]) * c.n[1] * c.n[2];
-  auto field = [&](const std::string& name) {
-    const int a = name == "u" ? 0 : name == "v" ? 1 : name == "w" ? 2 : -1;
-    return a < 0 ? cells : cells / c.n[a] * (c.n[a] + 1);
-  };
-  double record = 0;
-  if (cfg.fields == "all")
-    for (const char* name : {"T", "u", "v", "w", "p"}) record += field(name);
-  else
-    record = field(cfg.fields);
-  return record * elem / cfg.every;
+  if (!cfg.stream) return 0;
+  const Grid g = Grid::make(c.n, {Real(c.extent[0][0]), Real(c.extent[1][0]), Real(c.extent[2][0])},
+                            {Real(c.length(0)), Real(c.length(1)), Real(c.length(2))});
+  return plan_stream(c, *cfg.stream, g.layout).record_bytes / cfg.every;
+}
+
+// The compressor's rate on this configuration's data: the stream's fields at the end of the
+// run, in the file's precision and chunks, through the shuffle filter and zlib at the
+// stream's level, as HDF5 applies them (bytes in per second of compressing).
+double compressor_rate(const Simulation& sim, const OutputStream& s) {
+  const bool single = s.precision == "float";
+  std::vector<unsigned char> raw, shuffled, packed;
+  double bytes = 0, seconds = 0;
+  for (const std::string& name : s.fields) {
+    const std::string source = name.size() == 3 && name[1] == '_' ? name.substr(0, 1) : name;  // u_c: u's values
+    const std::vector<double> values = sim.host_values(source);
+    const std::size_t elem = single ? sizeof(float) : sizeof(double);
+    raw.resize(values.size() * elem);
+    if (single)
+      for (std::size_t i = 0; i < values.size(); ++i) reinterpret_cast<float*>(raw.data())[i] = float(values[i]);
+    else std::memcpy(raw.data(), values.data(), raw.size());
+    const std::size_t chunk = std::size_t(4) << 20;
+    const auto t0 = clock_type::now();
+    for (std::size_t at = 0; at < raw.size(); at += chunk) {
+      const std::size_t n = std::min(chunk, raw.size() - at), count = n / elem;
+      shuffled.resize(n);
+      const unsigned char* in = raw.data() + at;
+      if (s.compression.shuffle)
+        for (std::size_t b = 0; b < elem; ++b)
+          for (std::size_t i = 0; i < count; ++i) shuffled[b * count + i] = in[i * elem + b];
+      else std::memcpy(shuffled.data(), in, n);
+      uLongf out = compressBound(uLong(n));
+      packed.resize(out);
+      if (compress2(packed.data(), &out, shuffled.data(), uLong(n), s.compression.deflate) != Z_OK)
+        throw std::runtime_error("bench: zlib failed");
+    }
+    seconds += seconds_since(t0);
+    bytes += double(raw.size());
+  }
+  return seconds > 0 ? bytes / seconds : 0;
 }
 
 // `steps` timed steps of the case after `warmup`, the output (if any) closed inside the
@@ -94,23 +128,18 @@ Timing time_config(Case c, const Backend& backend, const Config& cfg, const std:
   c.time.steps.reset();
   c.time.end.reset();
   c.checkpoint = CheckpointParams{};
-  c.output.interval.reset();
-  c.output.interval_steps.reset();
+  c.output.streams.clear();
   std::string file;
-  if (cfg.every > 0) {
+  if (cfg.stream) {
     file = (fs::path(folder) / ("bouss_bench_" + cfg.name + ".nc")).string();
-    c.output.file = file;
-    c.output.interval_steps = cfg.every;
-    c.output.precision = cfg.precision;
-    c.output.fields = cfg.fields == "all" ? std::vector<std::string>{"T", "u", "v", "w", "p"}
-                                          : std::vector<std::string>{cfg.fields};
-  } else {
-    c.output.file = "";
+    c.output.streams.push_back(*cfg.stream);
+    c.output.streams[0].file = file;
+    c.output.streams[0].diagnostics = false;
   }
   RunControl control;
   control.progress_seconds.reset();
   // Every configuration keeps the diagnostics series (a run computes it whether or not it
-  // writes a file), so that the differences are the snapshots' alone.
+  // writes a file), so that the differences are the records' alone.
   control.series = true;
   Run run(c, backend, control);
   run.start();
@@ -126,12 +155,27 @@ Timing time_config(Case c, const Backend& backend, const Config& cfg, const std:
   t.ms_per_step = 1e3 * seconds_since(t0) / steps;
   t.writer_seconds = IoThread::instance().busy_seconds() - busy0;
   if (!file.empty()) {
-    t.bytes = cfg_bytes_per_step(c, cfg) * steps;  // the snapshots of the timed steps
+    t.bytes = cfg_bytes_per_step(c, cfg) * steps;  // the records of the timed steps
+    if (cfg.stream->compression.enabled()) t.compressor_rate = compressor_rate(run.simulation(), *cfg.stream);
     std::error_code ec;
     fs::remove(file, ec);
     fs::remove(xdmf_path_for(file), ec);
   }
   return t;
+}
+
+// A name for a configuration: fields (or "all"), profiles, precision, interval, region, compression.
+std::string config_name(const OutputStream& s, int every) {
+  std::string name;
+  if (s.fields == std::vector<std::string>{"T", "u", "v", "w", "p"}) name = "all";
+  else
+    for (const auto& f : s.fields) name += (name.empty() ? "" : "+") + f;
+  if (!s.profiles.empty()) name += (name.empty() ? "" : "+") + std::string("profiles");
+  name += "_" + s.precision + "_every" + std::to_string(every);
+  if (!s.region.whole()) name += fmt::format("_{}{:g}", "xyz"[s.region.axis], s.region.coordinate);
+  if (s.compression.enabled()) name += "_deflate" + std::to_string(s.compression.deflate);
+  if (s.compression.significant_digits) name += "_digits" + std::to_string(*s.compression.significant_digits);
+  return name;
 }
 
 }  // namespace
@@ -140,7 +184,7 @@ int output_bench(const BenchOptions& o) {
   Case c;
   Backend backend;
   if (!load_command_case(o.case_file, o.overrides, o.backend, c, backend)) return 2;
-  std::vector<Config> configs{{"none", "", "", 0}};
+  std::vector<Config> configs{{"none", std::nullopt, 0}};
   try {
     for (int every : o.output_every)
       if (every < 1) throw CaseError("--output-every " + std::to_string(every) + ": expected steps >= 1");
@@ -151,15 +195,28 @@ int output_bench(const BenchOptions& o) {
       if (p != "double" && p != "float") throw CaseError("--output-precision " + p + ": expected double or float");
     for (int every : o.output_every)
       for (const auto& f : o.output_fields)
-        for (const auto& p : o.output_precision)
-          configs.push_back({f + "_" + p + "_every" + std::to_string(every), f, p, every});
+        for (const auto& p : o.output_precision) {
+          OutputStream s;
+          s.interval_steps = every;
+          s.precision = p;
+          if (f != "all") s.fields = {f};
+          configs.push_back({config_name(s, every), s, every});
+        }
+    // --stream SPEC: one stream as a case file writes it, checked by the case's own rules.
+    for (const std::string& spec : o.streams) {
+      const Case with = parse_case(c.json_text, "--stream " + spec, {"output=[" + spec + "]"});
+      const OutputStream& s = with.output.streams.at(0);
+      if (!s.interval_steps || s.interval)
+        throw CaseError("--stream " + spec + ": expected \"interval_steps\" (and no \"interval\"): the bench counts steps");
+      configs.push_back({config_name(s, int(*s.interval_steps)), s, int(*s.interval_steps)});
+    }
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
   std::string folder = o.output_dir;
   if (folder.empty()) {
-    folder = fs::path(c.output.file).parent_path().string();
+    folder = c.output.streams.empty() ? "output" : fs::path(c.output.streams[0].file).parent_path().string();
     if (folder.empty()) folder = ".";
   }
   std::error_code ec;
@@ -177,7 +234,7 @@ int output_bench(const BenchOptions& o) {
     auto steps_of = [&](const Config& cfg) { return std::max(o.steps, 20 * cfg.every); };
     double most = 0;
     for (const Config& cfg : configs)
-      if (cfg.every > 0) most = std::max(most, cfg_bytes_per_step(c, cfg) * steps_of(cfg));
+      if (cfg.stream) most = std::max(most, cfg_bytes_per_step(c, cfg) * steps_of(cfg));
     // The disk's rate, once before (which also gets a fresh virtual disk past its first
     // writes) and once after the configurations; the faster of the two is the bound.
     const double disk_before = most > 0 ? disk_rate(folder, most) : 0;
@@ -201,17 +258,30 @@ int output_bench(const BenchOptions& o) {
       const double base = none_ms.at(steps_of(cfg));
       const double bytes_per_step = t.bytes / steps_of(cfg);
       const double disk_ms = disk > 0 ? 1e3 * bytes_per_step / disk : 0;
-      const double bound = std::max(base, disk_ms);
+      // With compression, the bytes at the compressor's rate bound it too.
+      const double compressor_ms = t.compressor_rate > 0 ? 1e3 * bytes_per_step / t.compressor_rate : 0;
+      const double bound = std::max({base, disk_ms, compressor_ms});
       const double writer = t.writer_seconds > 0 ? t.bytes / t.writer_seconds : 0;
+      nlohmann::json stream = nullptr;
+      if (cfg.stream) {
+        Case one = c;
+        one.output.streams = {*cfg.stream};
+        one.output.streams[0].file = "";
+        stream = nlohmann::json::parse(case_to_json(one).dump())["output"][0];
+        stream.erase("file");
+        stream.erase("diagnostics");
+        stream.erase("diagnostics_interval_steps");
+      }
       rows.push_back({{"config", cfg.name},
                       {"no_output_ms_per_step", base},
-                      {"fields", cfg.fields},
-                      {"precision", cfg.precision},
+                      {"stream", stream},
                       {"every", cfg.every},
                       {"steps", steps_of(cfg)},
                       {"ms_per_step", t.ms_per_step},
                       {"bytes_per_step", bytes_per_step},
                       {"disk_ms_per_step", disk_ms},
+                      {"compressor_ms_per_step", compressor_ms},
+                      {"compressor_GBps", t.compressor_rate * 1e-9},
                       {"bound_ms_per_step", bound},
                       {"over_bound", t.ms_per_step / bound - 1},
                       {"over_no_output", t.ms_per_step / base - 1},
@@ -220,10 +290,11 @@ int output_bench(const BenchOptions& o) {
                       {"disk_before_GBps", disk_before * 1e-9},
                       {"disk_after_GBps", disk_after * 1e-9}});
       if (!o.json)
-        spdlog::info("{:>24}: {:8.3f} ms/step ({:+6.1f}% vs none; bound {:.3f} ms: {:+6.1f}%)  {:8.1f} MB/step  "
-                     "writer {:.2f} GB/s, disk {:.2f} GB/s",
+        spdlog::info("{:>30}: {:8.3f} ms/step ({:+6.1f}% vs none; bound {:.3f} ms: {:+6.1f}%)  {:8.3f} MB/step  "
+                     "writer {:.2f} GB/s, disk {:.2f} GB/s{}",
                      cfg.name, t.ms_per_step, 100 * (t.ms_per_step / base - 1), bound,
-                     100 * (t.ms_per_step / bound - 1), bytes_per_step * 1e-6, writer * 1e-9, disk * 1e-9);
+                     100 * (t.ms_per_step / bound - 1), bytes_per_step * 1e-6, writer * 1e-9, disk * 1e-9,
+                     t.compressor_rate > 0 ? fmt::format(", compressor {:.3f} GB/s", t.compressor_rate * 1e-9) : "");
     }
   } catch (const std::exception& e) {
     return report_failure(e);

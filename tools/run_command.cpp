@@ -40,7 +40,7 @@ std::string restart_command(const RunOptions& o) {
 
 int run_command(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
-  if (o.output) overrides.push_back("output.file=\"" + json_escape(*o.output) + "\"");
+  if (o.output) overrides.push_back(output_file_override(o.case_file, *o.output));
   Case c;
   Backend backend;
   RunControl control;
@@ -68,7 +68,9 @@ int run_command(const RunOptions& o) {
     end = run.finish();
   } catch (const std::exception& e) {
     std::string message = e.what();
-    if (!run.output_partial().empty()) message += "; the output so far is in " + run.output_partial();
+    std::string partials;
+    for (const std::string& p : run.output_partials()) partials += (partials.empty() ? "" : ", ") + p;
+    if (!partials.empty()) message += "; the output so far is in " + partials;
     print_error(message);
     return 1;
   }

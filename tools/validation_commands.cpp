@@ -148,10 +148,11 @@ int converge_command(const ValidationOptions& o) {
       Case c = case_at(text, o.case_file, n, std::nullopt, o.overrides);
       // With --output-dir: each run's diagnostics series, and its first and last temperature.
       if (!o.output_dir.empty()) {
-        c.output.file = o.output_dir + "/" + c.name + "_" + grid_name(n) + ".nc";
-        c.output.fields = {"T"};
-        c.output.interval.reset();
-        c.output.interval_steps.reset();
+        OutputStream s;
+        s.file = o.output_dir + "/" + c.name + "_" + grid_name(n) + ".nc";
+        s.fields = {"T"};
+        s.diagnostics = true;
+        c.output.streams = {s};
       }
       RunControl control;
       control.progress_seconds.reset();

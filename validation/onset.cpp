@@ -36,7 +36,7 @@ GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, con
   GrowthMeasurement m;
   m.rayleigh = c.physics.rayleigh.value_or(0);
   Case quiet = c;
-  quiet.output.file = "";
+  quiet.output.streams.clear();
   quiet.checkpoint = CheckpointParams{};
   RunControl control;
   control.series = false;
@@ -86,7 +86,7 @@ Case case_at(const std::string& text, const std::string& source, const std::arra
   if (rayleigh) o.push_back("physics.rayleigh=" + number_json(*rayleigh));
   Case c = parse_case(text, source, o);
   // These runs write nothing (the case is validated as written, output and checkpoints too).
-  c.output.file = "";
+  c.output.streams.clear();
   c.checkpoint = CheckpointParams{};
   return c;
 }

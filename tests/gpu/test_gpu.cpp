@@ -108,6 +108,16 @@ TEST(GpuAsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) {
   check_async_snapshots_hold_their_step(gpu);
 }
 
+TEST(GpuOutputStreams, PlanesProfilesAndCellMeansHoldTheirStep) {
+  BOUSS_GPU_OR_SKIP();
+  check_streams_hold_their_step(gpu);
+}
+
+TEST(GpuOutputStreams, EachStreamContinuesBitForBitAfterARestart) {
+  BOUSS_GPU_OR_SKIP();
+  check_streams_restart(gpu);
+}
+
 TEST(GpuMemoryEstimate, IsWhatTheRunAllocates) {
   BOUSS_GPU_OR_SKIP();
   for (const char* variant : {"pressure.mixed_precision=false", "pressure.mixed_precision=true",

@@ -497,7 +497,8 @@ TEST(Checkpoint, AnOutputFileIsNotACheckpoint) {
   c.name = "small";
   c.n = {2, 2, 2};
   c.extent = {{{0, 1}, {0, 1}, {0, 1}}};
-  c.output.fields = {"T"};
+  c.output.streams = {OutputStream{}};
+  c.output.streams.at(0).fields = {"T"};
   NetcdfWriter w(path, c);
   w.write(0.0, {{"T", std::vector<double>(8, 1.0)}}, {});
   w.close();

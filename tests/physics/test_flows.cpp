@@ -74,18 +74,19 @@ TEST(Physics, NetcdfOutputReadsBackWithTheRunsValues) {
   c.time.steps = 3;
   const std::filesystem::path file = std::filesystem::temp_directory_path() / "bouss_readback.nc";
   std::filesystem::remove(file);
-  c.output.file = file.string();
+  c.output.streams = {OutputStream{}};
+  c.output.streams.at(0).file = file.string();
   Simulation sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   {
     NetcdfWriter w(file.string(), c);
     std::vector<SnapshotField> fields;
-    for (const auto& name : c.output.fields) fields.push_back({name, sim.host_values(name)});
+    for (const auto& name : c.output.streams.at(0).fields) fields.push_back({name, sim.host_values(name)});
     w.write(sim.time(), fields, {{"kinetic_energy", sim.diagnostics().kinetic_energy}});
     w.close();
   }
   netCDF::NcFile f(file.string(), netCDF::NcFile::read);
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : c.output.streams.at(0).fields) {
     const std::vector<double> expected = sim.host_values(name);
     std::vector<double> got(expected.size());
     f.getVar(name).getVar(got.data());

@@ -50,8 +50,10 @@ Case small_case() {
   c.physics.kappa = 1.0 / std::sqrt(0.71 * 1.0e6);
   c.physics.buoyancy = 1.0;
   c.physics.reference_temperature = 0.5;
-  c.output.file = "unused.nc";
-  c.output.fields = {"T", "u", "v", "w", "p"};
+  c.output.streams = {OutputStream{}};
+  c.output.streams.at(0).file = "unused.nc";
+  c.output.streams.at(0).fields = {"T", "u", "v", "w", "p"};
+  c.output.streams.at(0).diagnostics = true;
   return c;
 }
 
@@ -74,7 +76,7 @@ std::vector<double> field_values(const Case& c, const std::string& name, int rec
 
 std::vector<SnapshotField> record_fields(const Case& c, int record) {
   std::vector<SnapshotField> out;
-  for (const auto& f : c.output.fields) out.push_back({f, field_values(c, f, record)});
+  for (const auto& f : c.output.streams.at(0).fields) out.push_back({f, field_values(c, f, record)});
   return out;
 }
 
@@ -234,7 +236,7 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
       {"T", {"time", "z", "y", "x"}},  {"p", {"time", "z", "y", "x"}},
       {"u", {"time", "z", "y", "xf"}}, {"v", {"time", "z", "yf", "x"}},
       {"w", {"time", "zf", "y", "x"}}};
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : c.output.streams.at(0).fields) {
     SCOPED_TRACE(name);
     netCDF::NcVar v = f.getVar(name);
     ASSERT_FALSE(v.isNull());
@@ -286,7 +288,7 @@ TEST(NetcdfOutput, DimensionalUnitsAndFieldSubset) {
   c.physics.units = Units::dimensional;
   c.physics.rayleigh.reset();
   c.physics.prandtl.reset();
-  c.output.fields = {"T", "w"};
+  c.output.streams.at(0).fields = {"T", "w"};
   const std::string path = dir.file("dim.nc");
   {
     NetcdfWriter w(path, c);
@@ -480,7 +482,7 @@ int in_child(const std::function<int()>& body) {
 void expect_records(const std::string& path, const Case& c, int records) {
   netCDF::NcFile f(path, netCDF::NcFile::read);
   ASSERT_EQ(f.getDim("time").getSize(), size_t(records)) << path;
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : c.output.streams.at(0).fields) {
     const auto all = read_all(f.getVar(name));
     const auto n = field_extent(c, name);
     const size_t rec = n[0] * n[1] * n[2];
@@ -891,7 +893,7 @@ TEST(NetcdfOutput, CopyRecordsFromContinuesAnEarlierOutputBitForBit) {
   auto same_bits = [](const std::vector<double>& x, const std::vector<double>& y) {
     return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(double)) == 0;
   };
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : c.output.streams.at(0).fields) {
     const auto n = field_extent(c, name);
     const size_t rec = n[0] * n[1] * n[2];
     EXPECT_TRUE(same_bits(prefix(read_all(b.getVar(name)), 2 * rec), prefix(read_all(a.getVar(name)), 2 * rec))) << name;
@@ -927,7 +929,7 @@ TEST(NetcdfOutput, CopyRecordsFromRefusesAnotherRunsOutput) {
   }
   std::ofstream(dir.file("not_netcdf.nc")) << "plain text";
   Case fewer_fields = c;
-  fewer_fields.output.fields = {"T", "w"};
+  fewer_fields.output.streams.at(0).fields = {"T", "w"};
   Case other_grid = c;
   other_grid.n = {4, 3, 3};
   Case other_extent = c;

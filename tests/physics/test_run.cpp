@@ -19,6 +19,10 @@ TEST(Restart, StoppedAndRestartedEqualsUninterruptedBitForBit) { check_restart_e
 
 TEST(AsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) { check_async_snapshots_hold_their_step(Backend::cpu()); }
 
+TEST(OutputStreams, PlanesProfilesAndCellMeansHoldTheirStep) { check_streams_hold_their_step(Backend::cpu()); }
+
+TEST(OutputStreams, EachStreamContinuesBitForBitAfterARestart) { check_streams_restart(Backend::cpu()); }
+
 TEST(Restart, RefusesACheckpointOfAnotherCaseNamingWhatDiffers) {
   ScratchDir dir("restart_refuse");
   const std::string checkpoint = run_case(restart_case(dir.file("a.nc")), Backend::cpu(), 3);

@@ -97,6 +97,41 @@ TEST(Survival, SigkillLeavesAReadablePartialFileWithTheSnapshotsWritten) {
   EXPECT_EQ(std::system(check.c_str()), 0) << "the XDMF names datasets of the partial file with their shapes";
 }
 
+TEST(Survival, SigkillMidStreamLeavesEveryStreamsPartialFileReadable) {
+  ScratchDir dir("sigkill_streams");
+  const std::string full = dir.file("full.nc"), mid = dir.file("mid.nc"), prof = dir.file("prof.nc");
+  const std::string streams = R"(, "output": [{"file": ")" + full + R"(", "interval_steps": 8},
+    {"file": ")" + mid + R"(", "interval_steps": 1, "fields": ["T", "w"], "region": {"z": 0.5}, "precision": "float",
+     "compression": {"deflate": 1}},
+    {"file": ")" + prof + R"(", "interval_steps": 2, "profiles": true, "diagnostics": false}])";
+  // write_case's own "output" is replaced by the later key (the parser takes the last).
+  std::string text;
+  {
+    std::ifstream in(write_case(dir, 100000));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  text.replace(text.find(R"(  "output": {"interval_steps": 4, "diagnostics_interval_steps": 2},)"),
+               std::string(R"(  "output": {"interval_steps": 4, "diagnostics_interval_steps": 2},)").size(), "");
+  text.insert(text.rfind('}'), streams);
+  std::ofstream(dir.file("case.json")) << text;
+  BoussProcess p({"run", dir.file("case.json")}, dir.file("out"), dir.file("err"));
+  ASSERT_TRUE(wait_until([&] {
+    const auto partial = partials_of(mid);
+    return !partial.empty() && records_in(partial.front()) >= 12;
+  })) << p.err();
+  p.signal(SIGKILL);
+  p.wait();
+  for (const std::string& out : {full, mid, prof}) {
+    const auto partial = partials_of(out);
+    ASSERT_EQ(partial.size(), 1u) << out;
+    EXPECT_FALSE(fs::exists(out)) << "a killed run never appears under the final name";
+    const auto v = read_variables(partial.front());
+    const char* record = out == prof ? "profile_time" : "time";
+    ASSERT_TRUE(v.count(record)) << partial.front();
+    EXPECT_GE(v.at(record).size(), out == full ? 1u : out == mid ? 12u : 5u) << partial.front() << " reads back";
+  }
+}
+
 TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And130) {
   for (int sig : {SIGTERM, SIGINT}) {
     ScratchDir dir("sigterm");

@@ -35,7 +35,8 @@ Case box(std::array<int, 3> n, std::vector<std::string> fields) {
   c.n = n;
   c.extent = {{{0.0, 2.0}, {-1.0, 0.5}, {0.0, 1.0}}};
   c.physics.units = Units::free_fall;
-  c.output.fields = std::move(fields);
+  c.output.streams = {OutputStream{}};
+  c.output.streams.at(0).fields = std::move(fields);
   return c;
 }
 
@@ -43,7 +44,7 @@ Case box(std::array<int, 3> n, std::vector<std::string> fields) {
 // offset shows.
 std::vector<SnapshotField> record(const Case& c, int r) {
   std::vector<SnapshotField> out;
-  for (const auto& name : c.output.fields) {
+  for (const auto& name : c.output.streams.at(0).fields) {
     std::array<size_t, 3> n{size_t(c.n[0]), size_t(c.n[1]), size_t(c.n[2])};
     if (name == "u") ++n[0];
     if (name == "v") ++n[1];

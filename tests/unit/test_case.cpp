@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/case.hpp"
+#include "io/case_json.hpp"
 
 namespace bouss {
 namespace {
@@ -146,10 +147,10 @@ TEST(CaseFile, FullCaseParsesEveryValue) {
   EXPECT_EQ(c.pressure.post_sweeps, 1);
 
   EXPECT_EQ(c.precision, "double");
-  EXPECT_EQ(c.output.file, "out/rb.nc");
-  EXPECT_EQ(c.output.interval, 0.5);
-  EXPECT_EQ(c.output.interval_steps, 10);
-  EXPECT_EQ(c.output.fields, (std::vector<std::string>{"T", "w"}));
+  EXPECT_EQ(c.output.streams.at(0).file, "out/rb.nc");
+  EXPECT_EQ(c.output.streams.at(0).interval, 0.5);
+  EXPECT_EQ(c.output.streams.at(0).interval_steps, 10);
+  EXPECT_EQ(c.output.streams.at(0).fields, (std::vector<std::string>{"T", "w"}));
   EXPECT_EQ(c.backend, "cpu");
 }
 
@@ -173,10 +174,10 @@ TEST(CaseFile, MinimalCaseGetsDefaults) {
   EXPECT_EQ(c.pressure.pre_sweeps, 2);
   EXPECT_EQ(c.pressure.post_sweeps, 2);
   EXPECT_EQ(c.precision, "double");
-  EXPECT_EQ(c.output.file, "output/minimal.nc");
-  EXPECT_FALSE(c.output.interval.has_value());
-  EXPECT_FALSE(c.output.interval_steps.has_value());
-  EXPECT_EQ(c.output.fields, (std::vector<std::string>{"T", "u", "v", "w", "p"}));
+  EXPECT_EQ(c.output.streams.at(0).file, "output/minimal.nc");
+  EXPECT_FALSE(c.output.streams.at(0).interval.has_value());
+  EXPECT_FALSE(c.output.streams.at(0).interval_steps.has_value());
+  EXPECT_EQ(c.output.streams.at(0).fields, (std::vector<std::string>{"T", "u", "v", "w", "p"}));
   EXPECT_EQ(c.backend, "auto");
 }
 
@@ -570,10 +571,86 @@ TEST(CaseFile, BadOutputFields) {
   EXPECT_TRUE(fails_with(j, "/output/fields", {"at least one field"}));
 }
 
+TEST(CaseFile, OutputStreamsList) {
+  json j = minimal_case();
+  j["output"] = json::parse(R"([
+    {"file": "out/full.nc", "interval": 0.5},
+    {"file": "out/mid.nc", "interval_steps": 1, "fields": ["T", "w_c"], "region": {"z": 0.5}, "precision": "float",
+     "compression": {"deflate": 4, "significant_digits": 3}},
+    {"file": "out/prof.nc", "interval_steps": 10, "profiles": true, "diagnostics": true, "diagnostics_interval_steps": 5},
+    {"file": "out/side.nc", "fields": ["u"], "region": {"y": 1}, "profiles": ["T_mean", "wT_mean"]}
+  ])");
+  const Case c = parse(j);
+  ASSERT_EQ(c.output.streams.size(), 4u);
+  const auto& s = c.output.streams;
+  EXPECT_EQ(s[0].fields, (std::vector<std::string>{"T", "u", "v", "w", "p"}));
+  EXPECT_FALSE(s[0].diagnostics) << "an explicit holder takes the series from the first stream";
+  EXPECT_EQ(s[1].region.axis, 2);
+  // minimal_case: z from 0 to 2 in 8 cells; 0.5 lies on the face between cells 1 and 2: the upper.
+  EXPECT_EQ(s[1].region.index, 2);
+  EXPECT_EQ(s[1].compression.deflate, 4);
+  EXPECT_TRUE(s[1].compression.shuffle);
+  EXPECT_EQ(s[1].compression.significant_digits, 3);
+  EXPECT_TRUE(s[2].fields.empty()) << "profiles alone unless fields are asked for";
+  EXPECT_EQ(s[2].profiles, profile_names());
+  EXPECT_TRUE(s[2].diagnostics);
+  EXPECT_EQ(c.output.diagnostics_interval_steps, 5);
+  EXPECT_EQ(s[3].region.axis, 1);
+  EXPECT_EQ(s[3].region.index, 4);  // y = 1 in cells of 0.25
+  EXPECT_EQ(s[3].profiles, (std::vector<std::string>{"T_mean", "wT_mean"}));
+  EXPECT_EQ(c.output.series_stream(), &s[2]);
+  // The filled-in case (bouss check --json) reads back as the same streams.
+  const Case again = parse_case(case_to_json(c).dump(), "again.json");
+  ASSERT_EQ(again.output.streams.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(again.output.streams[i].file, s[i].file);
+    EXPECT_EQ(again.output.streams[i].fields, s[i].fields);
+    EXPECT_EQ(again.output.streams[i].profiles, s[i].profiles);
+    EXPECT_EQ(again.output.streams[i].region.index, s[i].region.index);
+    EXPECT_EQ(again.output.streams[i].region.axis, s[i].region.axis);
+    EXPECT_EQ(again.output.streams[i].compression.significant_digits, s[i].compression.significant_digits);
+    EXPECT_EQ(again.output.streams[i].diagnostics, s[i].diagnostics);
+  }
+  EXPECT_EQ(again.output.diagnostics_interval_steps, 5);
+  // The single-object form is one stream holding the series; [] is no output.
+  j["output"] = {{"file", "a.nc"}, {"fields", {"T"}}};
+  EXPECT_TRUE(parse(j).output.streams.at(0).diagnostics);
+  j["output"] = json::array();
+  EXPECT_TRUE(parse(j).output.streams.empty());
+}
+
+TEST(CaseFile, BadOutputStreams) {
+  json j = minimal_case();
+  auto with = [&](const char* text) {
+    j["output"] = json::parse(text);
+    return j;
+  };
+  EXPECT_TRUE(fails_with(with(R"(3)"), "/output", {"an object (one output stream) or an array of them"}));
+  EXPECT_TRUE(fails_with(with(R"([{"file": "a.nc"}, {"fields": ["T"]}])"), "/output/1/file", {"missing required key"}));
+  EXPECT_TRUE(fails_with(with(R"([{"file": "a.nc"}, {"file": "./a.nc"}])"), "/output/1/file",
+                         {"a file of its own", "an earlier stream writes"}));
+  EXPECT_TRUE(fails_with(with(R"([{"file": "a.nc", "diagnostics": true}, {"file": "b.nc", "diagnostics": true}])"),
+                         "/output/1/diagnostics", {"one stream"}));
+  EXPECT_TRUE(fails_with(with(R"([{"file": "a.nc"}, {"file": "b.nc", "diagnostics_interval_steps": 2}])"),
+                         "/output/1/diagnostics_interval_steps", {"does not hold the diagnostics series"}));
+  EXPECT_TRUE(fails_with(with(R"({"region": {"z": 2.5}})"), "/output/region/z",
+                         {"a coordinate inside the domain, 0 <= z <= 2", "got 2.5"}));
+  EXPECT_TRUE(fails_with(with(R"({"region": {"z": 0.5, "y": 0.5}})"), "/output/region", {"one of \"x\", \"y\", \"z\""}));
+  EXPECT_TRUE(fails_with(with(R"({"region": {"q": 0.5}})"), "/output/region/q", {"unknown key"}));
+  EXPECT_TRUE(fails_with(with(R"({"region": {"z": 0.5}, "profiles": true})"), "/output/profiles",
+                         {"whole height", "a stream of their own"}));
+  EXPECT_TRUE(fails_with(with(R"({"profiles": ["T_mean", "T_max"]})"), "/output/profiles/1", {"\"T_rms\"", "got \"T_max\""}));
+  EXPECT_TRUE(fails_with(with(R"({"compression": {"deflate": 0}})"), "/output/compression/deflate", {"from 1 to 9", "got 0"}));
+  EXPECT_TRUE(fails_with(with(R"({"compression": {"level": 4}})"), "/output/compression/level", {"unknown key"}));
+  EXPECT_TRUE(fails_with(with(R"({"precision": "float", "compression": {"deflate": 1, "significant_digits": 8}})"),
+                         "/output/compression/significant_digits", {"1 to 7 (float)", "got 8"}));
+  EXPECT_TRUE(fails_with(with(R"({"fields": [], "profiles": []})"), "/output/fields", {"at least one field or profile"}));
+}
+
 TEST(CaseFile, EmptyOutputFileMeansNoOutput) {
   json j = minimal_case();
   j["output"] = {{"file", ""}};
-  EXPECT_EQ(parse(j).output.file, "");
+  EXPECT_TRUE(parse(j).output.streams.empty());
 }
 
 TEST(CaseFile, BadPressureSettings) {
@@ -622,11 +699,11 @@ TEST(CaseFile, OverrideIndexesArrays) {
 }
 
 TEST(CaseFile, OverrideCreatesObjects) {
-  const Case c =
-      parse(minimal_case(), {"output.interval=0.25", "pressure.tolerance=1e-4", "output.file="});
-  EXPECT_EQ(c.output.interval, 0.25);
+  const Case c = parse(minimal_case(), {"output.interval=0.25", "pressure.tolerance=1e-4"});
+  EXPECT_EQ(c.output.streams.at(0).interval, 0.25);
   EXPECT_EQ(c.pressure.tolerance, 1e-4);
-  EXPECT_EQ(c.output.file, "");
+  // A bare empty value is the empty string: no output.
+  EXPECT_TRUE(parse(minimal_case(), {"output.file="}).output.streams.empty());
 }
 
 TEST(CaseFile, OverriddenValuesAreValidated) {
@@ -759,7 +836,7 @@ TEST(CaseFile, CheckpointSectionParsesAndDefaults) {
   EXPECT_TRUE(by_steps.checkpoint.enabled());
   EXPECT_FALSE(by_steps.checkpoint.interval.has_value());
   EXPECT_EQ(by_steps.checkpoint.file, "");
-  EXPECT_EQ(by_steps.output.file, "output/minimal.nc");
+  EXPECT_EQ(by_steps.output.streams.at(0).file, "output/minimal.nc");
 }
 
 TEST(CaseFile, CheckpointSectionRejectsBadValues) {

@@ -3,6 +3,7 @@
 // fails on a full disk or a file size limit ends with one `bouss: error:` line naming the
 // path and the reason, exit code 1 and no crash, and says where its partial file is.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <netcdf.h>
@@ -120,11 +121,11 @@ std::vector<std::string> partial_files(const fs::path& dir) {
   return out;
 }
 
-long time_records(const std::string& path) {
+long time_records(const std::string& path, const char* dimension = "time") {
   int ncid = -1, dim = -1;
   size_t len = 0;
   if (nc_open(path.c_str(), NC_NOWRITE, &ncid) != NC_NOERR) return -1;
-  const bool ok = nc_inq_dimid(ncid, "time", &dim) == NC_NOERR && nc_inq_dimlen(ncid, dim, &len) == NC_NOERR;
+  const bool ok = nc_inq_dimid(ncid, dimension, &dim) == NC_NOERR && nc_inq_dimlen(ncid, dim, &len) == NC_NOERR;
   nc_close(ncid);
   return ok ? long(len) : -1;
 }
@@ -269,6 +270,31 @@ TEST(OutputFiles, FileSizeLimitEndsTheRunWithOneErrorLineAndExitOne) {
     expect_failed_run(r, out, "File too large");
     EXPECT_FALSE(fs::exists(dir.path() / "core"));
   }
+}
+
+TEST(OutputFiles, FileSizeLimitWithSeveralStreamsEndsTheRunWithOneLineNamingEveryPartialFile) {
+  TempDir dir;
+  const std::string full = dir.file("out/full.nc"), mid = dir.file("out/mid.nc");
+  const std::string streams = R"([{"file": ")" + full + R"(", "interval_steps": 1},
+    {"file": ")" + mid + R"(", "interval_steps": 1, "fields": ["T", "w"], "region": {"z": 0.5}},
+    {"file": ")" + dir.file("out/profiles.nc") + R"(", "interval_steps": 1, "profiles": true, "diagnostics": false}])";
+  const std::string case_file = write_case(dir, full);
+  nlohmann::json j = nlohmann::json::parse(slurp(case_file));
+  j["output"] = nlohmann::json::parse(streams);
+  std::ofstream(case_file) << j.dump();
+  const RunResult r = run_shell(dir, "sh -c \"ulimit -f 1000; trap '' XFSZ; exec " + bouss_exe() + " run " + case_file +
+                                         " --backend cpu\"");
+  EXPECT_TRUE(r.exited_with(1)) << r.how() << "\n" << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("File too large"), std::string::npos) << r.err;
+  const auto partials = partial_files(dir.path() / "out");
+  ASSERT_EQ(partials.size(), 3u) << r.err;
+  for (const std::string& p : partials) {
+    EXPECT_NE(r.err.find(p), std::string::npos) << "says where each partial file is: " << r.err;
+    EXPECT_GE(time_records(p, p.find("profiles") != std::string::npos ? "profile_time" : "time"), 1)
+        << p << " is readable";
+  }
+  for (const std::string& f : {full, mid, dir.file("out/profiles.nc")}) EXPECT_FALSE(fs::exists(f)) << f;
 }
 
 TEST(OutputFiles, FullDiskEndsTheRunWithOneErrorLineAndExitOne) {

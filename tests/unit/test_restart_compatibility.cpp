@@ -46,9 +46,9 @@ TEST(RestartCompatibility, WhenAndWhatToWriteMayChange) {
     c.time.steps = 5;
     c.time.cfl = 0.3;
     c.time.dt = 1e-3;
-    c.output.file = "elsewhere.nc";
-    c.output.interval = 0.5;
-    c.output.fields = {"T"};
+    c.output.streams.at(0).file = "elsewhere.nc";
+    c.output.streams.at(0).interval = 0.5;
+    c.output.streams.at(0).fields = {"T"};
     c.checkpoint.interval_steps = 10;
     c.checkpoint.keep = 7;
     c.checkpoint.file = "ckpt/rb";
