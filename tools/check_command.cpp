@@ -22,7 +22,7 @@ namespace {
 std::string schedule_text(const std::optional<double>& interval, const std::optional<std::int64_t>& steps) {
   std::string s;
   if (interval) s += fmt::format("every {:g} time units", *interval);
-  if (steps) s += (s.empty() ? "every " : " and every ") + std::to_string(*steps) + " steps";
+  if (steps) s += (s.empty() ? "every " : " and every ") + (*steps == 1 ? "step" : std::to_string(*steps) + " steps");
   return s;
 }
 

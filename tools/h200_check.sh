@@ -2,8 +2,9 @@
 # The GPU round on the H200 test machine (see ../shared/device/README.md): run from the
 # repository root there, with .devpack (made by tools/h200_pack.sh) carried along.
 # Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case,
-# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), compare (this build against the
-# one packed in .devpack-old, when present, on the same machine).
+# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), output (the cost of output streams
+# at Ra = 1e7: README "Performance"), compare (this build against the one packed in
+# .devpack-old, when present, on the same machine).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -21,7 +22,28 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuMemoryEstimate.*' 2>&1 | tail -4
+    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*' 2>&1 | tail -4
+fi
+if has output; then
+  step "output bench: paper 004 Ra = 1e7, 256x256x128 from rest (README Performance)"
+  all='"fields":["T","u","v","w","p"]'
+  $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 50 --warmup 20 \
+    --output-every 1,10 --output-fields all,T --output-precision double,float \
+    --stream "{$all,\"region\":{\"z\":0.5},\"interval_steps\":1}" \
+    --stream "{$all,\"region\":{\"z\":0.5},\"interval_steps\":1,\"precision\":\"float\"}" \
+    --stream '{"fields":["T"],"interval_steps":50,"precision":"float"}' \
+    --stream '{"profiles":true,"interval_steps":1}' \
+    --stream '{"fields":["T"],"interval_steps":10,"compression":{"deflate":1}}' \
+    --stream '{"fields":["T"],"interval_steps":1,"precision":"float","compression":{"deflate":1,"significant_digits":3}}' \
+    --stream "{$all,\"interval_steps\":10,\"precision\":\"float\",\"compression\":{\"deflate\":1,\"significant_digits\":3}}" \
+    --json > "$out/output_bench_ra1e7.json" 2> "$out/output_bench.log"
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+for c in r["configs"]:
+    print("%-40s %8.3f ms/step  %+6.1f%% vs none (%.3f)  bound %+6.1f%%  %8.3f MB/step  writer %.2f  disk %.2f  compressor %.3f GB/s" % (
+        c["config"], c["ms_per_step"], 100 * c["over_no_output"], c["no_output_ms_per_step"], 100 * c["over_bound"],
+        c["bytes_per_step"] * 1e-6, c["writer_GBps"], c["disk_GBps"], c["compressor_GBps"]))' "$out/output_bench_ra1e7.json"
 fi
 if has solver; then
   step "bench relax: paper 004 Figure 2 crossover"

@@ -1,6 +1,6 @@
 // `bouss plot` as a user meets it: the real executable draws each kind of picture from a small
-// Rayleigh-Benard run (and from a profile file written here in the layout bouss's profiles will
-// have), and each PNG is read back: a valid PNG of a plausible size whose plot area is coloured
+// Rayleigh-Benard run with three output streams (the fields, a plane of cells, the profiles),
+// and each PNG is read back: a valid PNG of a plausible size whose plot area is coloured
 // and varied, not a blank frame. The output file's staggered fields are checked to carry CF
 // coordinates that a reader (xarray, the plotting script) finds. Bad input gets one line and
 // exit code 2. Every test skips, visibly, where /usr/bin/python3 lacks xarray or matplotlib
@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "netcdf_compare.hpp"
 #include "process.hpp"
 #include "scratch_dir.hpp"
 
@@ -66,17 +67,20 @@ Outcome python(const ScratchDir& dir, const std::string& name, const std::string
   return {WEXITSTATUS(status), slurp(dir.file(name + ".out")), slurp(dir.file(name + ".err"))};
 }
 
-// A small run, once per test process: 16x16x8, 30 steps, a snapshot every 10 steps (and at the
-// case's own output.interval), the diagnostics every 10.
+// A small run, once per test process: 16x16x8, 30 steps, three streams every 10 steps: the
+// fields (also at the case's own interval, t = 5), the diagnostics every 10; the plane of cells
+// y = 0.9375 (cell 7) with u_c; the profiles.
 struct SmallRun {
   ScratchDir dir{"plot"};
-  std::string file = dir.file("rb.nc");
+  std::string file = dir.file("rb.nc"), plane = dir.file("plane.nc"), profiles = dir.file("profiles.nc");
   int code = -1;
   std::string err;
   SmallRun() {
+    const std::string streams = R"(output=[{"file": ")" + file + R"(", "interval": 5.0, "interval_steps": 10},
+      {"file": ")" + plane + R"(", "interval_steps": 10, "fields": ["T", "u", "w", "u_c"], "region": {"y": 0.9375}},
+      {"file": ")" + profiles + R"(", "interval_steps": 10, "profiles": true}])";
     const auto r = run_bouss(dir, {"run", source_path("cases/rayleigh_benard.json"), "--set", "grid.n=[16,16,8]",
-                               "--set", "time.steps=30", "--set", "output.interval_steps=10", "--backend", "cpu",
-                               "--progress", "0", "--output", file});
+                               "--set", "time.steps=30", "--set", streams, "--backend", "cpu", "--progress", "0"});
     code = r.code;
     err = r.err;
   }
@@ -168,35 +172,6 @@ int count_lines(const std::string& s) {
   return n;
 }
 
-// Profiles in the layout bouss will write them (docs/plotting.md): an unlimited profile_time,
-// T_mean, T_rms, u_rms, v_rms on z and w_rms, wT_mean on zf, three records at t = 0, 10, 20.
-const char* const profile_file_script = R"py(import sys
-import netCDF4
-import numpy as np
-nz = 8
-with netCDF4.Dataset(sys.argv[1], "w") as f:
-    f.title = "profiles_test"
-    f.units_system = "free_fall"
-    f.createDimension("z", nz)
-    f.createDimension("zf", nz + 1)
-    f.createDimension("profile_time", None)
-    z = f.createVariable("z", "f8", ("z",)); z.axis = "Z"; z.units = "1"; z.long_name = "z (cell centre)"
-    zf = f.createVariable("zf", "f8", ("zf",)); zf.axis = "Z"; zf.units = "1"; zf.long_name = "z (cell face)"
-    zf.c_grid_axis_shift = -0.5
-    z[:] = (np.arange(nz) + 0.5) / nz
-    zf[:] = np.arange(nz + 1) / nz
-    t = f.createVariable("profile_time", "f8", ("profile_time",)); t.units = "1"; t.long_name = "time"
-    on = {"T_mean": "z", "T_rms": "z", "u_rms": "z", "v_rms": "z", "w_rms": "zf", "wT_mean": "zf"}
-    for k in range(3):
-        t[k] = 10.0 * k
-    for name, dim in on.items():
-        v = f.createVariable(name, "f8", ("profile_time", dim))
-        v.long_name = name.replace("_", " ")
-        v.units = "1"
-        c = z[:] if dim == "z" else zf[:]
-        for k in range(3):
-            v[k, :] = (1 - c if name == "T_mean" else 0.0) + 0.1 * (k + 1) * np.sin(np.pi * c)
-)py";
 
 }  // namespace
 
@@ -266,14 +241,16 @@ TEST(Plot, DiagnosticsSeriesOnePanelEach) {
 
 TEST(Plot, ProfilesAgainstTheirZ) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
   ScratchDir dir("plot_profiles");
-  const std::string file = dir.file("profiles.nc");
-  const auto made = python(dir, "profile_file", profile_file_script, {file});
-  ASSERT_EQ(made.code, 0) << made.err;
+  const std::string& file = run.profiles;
+  const std::vector<double> times = read_variables(file).at("profile_time");
+  ASSERT_EQ(times.size(), 4u);  // steps 0, 10, 20, 30
   const std::string png = dir.file("profiles.png");
-  const json r = plot_json(dir, {file, "--profiles", "--time", "9", "--output", png});
-  EXPECT_EQ(r["record"], 1);  // t = 10 is nearest
-  EXPECT_DOUBLE_EQ(r["time"].get<double>(), 10.0);
+  const json r = plot_json(dir, {file, "--profiles", "--time", std::to_string(times[1] * 1.01), "--output", png});
+  EXPECT_EQ(r["record"], 1);
+  EXPECT_DOUBLE_EQ(r["time"].get<double>(), times[1]);
   EXPECT_EQ(r["panels"], json::parse(R"([["T_mean"], ["T_rms"], ["u_rms", "v_rms", "w_rms"], ["wT_mean"]])"));
   for (const auto& v : r["variables"]) {
     const bool on_faces = v["name"] == "w_rms" || v["name"] == "wT_mean";
@@ -282,7 +259,7 @@ TEST(Plot, ProfilesAgainstTheirZ) {
   }
   expect_a_picture(dir, png, Picture::Lines);
   // The default is the last record.
-  EXPECT_EQ(plot_json(dir, {file, "--profiles", "--output", png})["record"], 2);
+  EXPECT_EQ(plot_json(dir, {file, "--profiles", "--output", png})["record"], 3);
 }
 
 TEST(Plot, FramesOnePicturePerRecordForFfmpeg) {
@@ -316,28 +293,23 @@ TEST(Plot, APlaneFileIsDrawnAtItsOnePlane) {
   const SmallRun& run = small_run();
   ASSERT_EQ(run.code, 0) << run.err;
   ScratchDir dir("plot_plane");
-  // A plane file as the run's y = 0.9375 row of cells, with a cell-centred u_c beside the fields.
-  const std::string plane = dir.file("plane.nc");
-  const auto made = python(dir, "plane_file", R"py(import sys
-import xarray as xr
-ds = xr.open_dataset(sys.argv[1], decode_times=False)
-p = ds.isel(y=[7], yf=[7])
-u = ds.u.isel(y=[7])
-p["u_c"] = 0.5 * (u.isel(xf=slice(0, -1)).rename(xf="x").assign_coords(x=ds.x)
-                  + u.isel(xf=slice(1, None)).rename(xf="x").assign_coords(x=ds.x))
-p["u_c"].attrs.update(long_name="x velocity (cell centre)", units="1", grid_location="cell centre")
-p.to_netcdf(sys.argv[2])
-)py",
-                             {run.file, plane});
-  ASSERT_EQ(made.code, 0) << made.err;
-  for (const std::string field : {"T", "u_c"}) {
+  // The run's plane stream: the y = 0.9375 layer of cells, with u_c beside the fields.
+  const std::string& plane = run.plane;
+  for (const std::string field : {"T", "u_c", "w"}) {
     const std::string png = dir.file(field + ".png");
     const json r = plot_json(dir, {plane, "--field", field, "--output", png});
     EXPECT_EQ(r["plane"]["axis"], "y") << field;
     EXPECT_DOUBLE_EQ(r["plane"]["value"].get<double>(), 0.9375) << field;
-    EXPECT_EQ(r["axes"], json::array({"x", "z"})) << field;
+    EXPECT_EQ(r["axes"], json::array({"x", field == "w" ? "zf" : "z"})) << field;
     expect_a_picture(dir, png, Picture::Map);
   }
+  // ParaView's description beside it names datasets of the file with their shapes (a layer of
+  // cells; u_c the file's own); a file of profiles alone has none.
+  ASSERT_TRUE(fs::exists(plane + ".xdmf2"));
+  EXPECT_FALSE(fs::exists(run.profiles + ".xdmf2"));
+  const auto checked = python(dir, "check_xdmf", "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n",
+                              {source_path("tests/check_xdmf.py"), plane + ".xdmf2"});
+  EXPECT_EQ(checked.code, 0) << checked.out << checked.err;
   const auto other = run_bouss(dir, {"plot", plane, "--plane", "z=0.5", "--output", dir.file("no.png")});
   EXPECT_EQ(other.code, 2);
   EXPECT_NE(other.err.find("holds one plane"), std::string::npos) << other.err;
