@@ -362,7 +362,10 @@ void StreamEvent::record(const Backend& backend, bool on_copy_stream) {
   if (!recorded_cuda_) return;
   if (!event_) {
     cudaEvent_t e;
-    check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    // A wait for a point of the copy stream (the IO thread's, for a staged record) sleeps
+    // instead of spinning on the driver while the time loop launches work.
+    const unsigned flags = cudaEventDisableTiming | (on_copy_stream ? cudaEventBlockingSync : 0u);
+    check_cuda(cudaEventCreateWithFlags(&e, flags), "cudaEventCreate");
     event_ = e;
   }
   const void* stream = on_copy_stream ? backend.copy_stream() : backend.stream();

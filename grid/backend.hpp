@@ -78,8 +78,9 @@ bool check_kernels_enabled();
 std::size_t allocated_bytes(BackendKind kind);
 
 // A point in a backend's stream: record() marks it, ready() asks without waiting whether
-// the work before it is done, wait() blocks the host until it is. On the CPU every
-// recorded point is done at once.
+// the work before it is done, wait() blocks the host until it is (spinning for a point of
+// the step's stream, sleeping for one of the copy stream: an event is recorded on one kind
+// of stream only). On the CPU every recorded point is done at once.
 class StreamEvent {
  public:
   StreamEvent() = default;

@@ -29,12 +29,18 @@ constexpr std::size_t staging_slab_target_bytes = std::size_t(16) << 20;
 constexpr int staging_min_slots = 4;
 constexpr std::size_t staging_ring_cap_bytes = std::size_t(1) << 30;
 
-// Slots for records of `record_bytes`: a whole record and one slab more, so that a snapshot
-// is queued without waiting while the writer still has the last one (measured on the H200:
-// 4 slots of 16 MiB made a 67 MB record every 10 steps cost 34% of a 3.6 ms step), within
-// 1 GiB (beyond that the run is bound by the disk anyway), and at least 4.
-inline int staging_slot_count(std::size_t slot_bytes, double record_bytes) {
-  const double fit = std::ceil(record_bytes / double(slot_bytes)) + 1;
+// Slots for records that take `record_slots` slots of `slot_bytes` each: a whole record and
+// one slab more, so that a record is queued without waiting while the writer still has the
+// last one (measured on the H200: 4 slots of 16 MiB made a 67 MB record every 10 steps cost
+// 34% of a 3.6 ms step), within 1 GiB (beyond that the run is bound by the disk anyway), and
+// at least 4. Small records (a plane, the profiles: written every step or so, where one slow
+// flush of the writer would stall the step) get room for 8 records, within 64 MiB.
+constexpr int staging_small_records = 8;
+constexpr std::size_t staging_small_cap_bytes = std::size_t(64) << 20;
+inline int staging_slot_count(std::size_t slot_bytes, int record_slots) {
+  double fit = double(record_slots) + 1;
+  const double small = double(staging_small_records) * record_slots;
+  if (small * double(slot_bytes) <= double(staging_small_cap_bytes)) fit = std::max(fit, small);
   const double cap = std::max<double>(staging_min_slots, std::floor(double(staging_ring_cap_bytes) / double(slot_bytes)));
   return int(std::max<double>(staging_min_slots, std::min(fit, cap)));
 }

@@ -35,6 +35,7 @@ StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layou
   StreamPlan plan;
   const std::size_t elem = s.precision == "float" ? sizeof(float) : sizeof(double);
   std::size_t slot = 0;
+  int record_slots = 0;
   for (const std::string& name : s.fields) {
     StreamPlan::Item item;
     item.field = name;
@@ -52,13 +53,15 @@ StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layou
     const int planes = item.box.extent(2);
     item.slab_planes = staging_slab_planes(item.plane_bytes, int(output_chunk_planes(item.plane_bytes, planes)), planes);
     slot = std::max(slot, item.plane_bytes * std::size_t(item.slab_planes));
+    record_slots += (planes + item.slab_planes - 1) / item.slab_planes;
     plan.record_bytes += double(item.plane_bytes) * planes;
     plan.items.push_back(item);
   }
   plan.profile_bytes = sizeof(double) * profile_values(s.profiles, c.n[2]);
   plan.record_bytes += double(plan.profile_bytes);
+  record_slots += plan.profile_bytes > 0 ? 1 : 0;
   plan.slot_bytes = std::max(slot, plan.profile_bytes);
-  plan.slots = staging_slot_count(plan.slot_bytes, plan.record_bytes);
+  plan.slots = staging_slot_count(plan.slot_bytes, record_slots);
   return plan;
 }
 
