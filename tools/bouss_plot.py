@@ -16,6 +16,7 @@ import json
 import math
 import os
 import sys
+import textwrap
 
 PROG = "bouss plot"
 AXES = "xyz"
@@ -638,7 +639,7 @@ def draw_profiles(ds, path, args):
         first = ds[group[0]]
         if len(group) == 1:
             ax.set_xlabel(f"{group[0]}{units_label(first)}")
-            ax.set_title(attr(first, "long_name", group[0]), fontsize=9)
+            ax.set_title(textwrap.fill(attr(first, "long_name", group[0]), 30), fontsize=9)
         else:
             units = {units_label(ds[nm]) for nm in group}
             ax.set_xlabel(", ".join(group) + (units.pop() if len(units) == 1 else ""))

@@ -379,6 +379,37 @@ print(json.dumps(out))
       }
     }
   }
+  // The other kinds of file the run wrote, the plane of cells and the profiles: every dimension
+  // of every field and profile is a coordinate xarray finds, with units; a plane file's
+  // coordinates are those of its one layer (y = 0.9375, between its faces 0.875 and 1).
+  const auto other = python(dir, "cf_streams", R"py(import json, sys
+import xarray as xr
+out = {}
+for path in sys.argv[1:]:
+    ds = xr.open_dataset(path, decode_times=False)
+    for name, var in ds.data_vars.items():
+        if var.dims[0] not in ("time", "profile_time") or len(var.dims) < 2:
+            continue
+        out[name] = {d: {"coordinate": d in ds.coords, "units": ds[d].attrs.get("units"),
+                         "values": [float(x) for x in ds[d].values[:3]]} for d in var.dims}
+print(json.dumps(out))
+)py",
+                            {run.plane, run.profiles});
+  ASSERT_EQ(other.code, 0) << other.err;
+  const json o = json::parse(other.out);
+  for (const char* name : {"T", "u", "w", "u_c", "T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(o.contains(name));
+    for (const auto& [d, c] : o[name].items()) {
+      EXPECT_TRUE(c["coordinate"].get<bool>()) << d;
+      EXPECT_EQ(c["units"], "1") << d;
+    }
+  }
+  EXPECT_EQ(o["T"]["y"]["values"], json::array({0.9375}));
+  EXPECT_FALSE(o["u"].contains("yf")) << "u lies on y centres";
+  EXPECT_EQ(o["u"]["y"]["values"], json::array({0.9375}));
+  EXPECT_EQ(o["w"]["zf"]["values"].size(), 3u);
+  EXPECT_EQ(o["wT_mean"]["zf"]["values"][0], 0.0);
   // The plotting script finds the same: each field's dimensions, axes and face locations.
   const json list = plot_json(dir, {run.file, "--list"});
   EXPECT_EQ(list["fields"]["w"]["dims"][0]["dim"], "zf");
