@@ -207,6 +207,9 @@ int output_bench(const BenchOptions& o) {
         }
     // --stream SPEC: one stream as a case file writes it, checked by the case's own rules.
     for (const std::string& spec : o.streams) {
+      if (!nlohmann::json::accept(spec) || !nlohmann::json::parse(spec).is_object())
+        throw CaseError("--stream " + spec + ": expected one output stream as a JSON object, as a case file's "
+                        "\"output\" entry, e.g. '{\"fields\":[\"T\"],\"interval_steps\":10}'");
       const Case with = parse_case(c.json_text, "--stream " + spec, {"output=[" + spec + "]"});
       const OutputStream& s = with.output.streams.at(0);
       if (!s.interval_steps || s.interval)

@@ -2,6 +2,7 @@
 // and JSON path, exit code 2, and no output file; a good case runs and writes its file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -236,6 +237,22 @@ TEST(CommandLine, ARunThatDoesNotFitIsRefusedUpFront) {
   EXPECT_FALSE(has_partial(out));
 }
 
+// --output names the first stream's file, whether the case's output is one object or a list.
+TEST(CommandLine, OutputNamesTheFirstStreamsFile) {
+  std::string text = small_case("one.nc");
+  const std::string single = "\"output\": {\"file\": \"one.nc\"}";
+  text.replace(text.find(single), single.size(),
+               R"("output": [{"file": "one.nc"}, {"file": "two.nc", "profiles": true}])");
+  for (const std::string& c : {write_case("output_list.json", text).string(),
+                               write_case("output_object.json", small_case("one.nc")).string()}) {
+    const Result r = run_bouss("check " + c + " --output renamed.nc --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["output"][0]["file"], "renamed.nc") << c;
+    if (c.find("list") != std::string::npos) EXPECT_EQ(j["output"][1]["file"], "two.nc");
+  }
+}
+
 TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   const fs::path p = write_case("check.json", small_case("out.nc"));
   const Result r = run_bouss("check " + p.string() + " --backend cpu --set time.steps=7");
@@ -277,5 +294,43 @@ TEST(CommandLine, OutputBenchReportsEachConfigurationAndLeavesNoFiles) {
   const Result bad = run_bouss("bench " + p.string() + " --backend cpu --output-every 2 --output-fields q");
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("--output-fields q"), std::string::npos) << bad.err;
+  fs::remove_all(dir);
+}
+
+// bench --stream: a stream as a case file writes it; the bytes of a plane (w on the z plane:
+// 8x8 cells, two faces, in double, every step), of the profiles (4 + 4 + 4 + 4 + 5 + 5 levels
+// in double every 2 steps) and of a compressed field before compression, with the
+// compressor's rate; bad streams are refused with the case's own messages.
+TEST(CommandLine, OutputBenchTakesStreams) {
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test" / ("stream_bench_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path p = write_case("stream_bench.json", small_case(""));
+  const Result r = run_bouss("bench " + p.string() + " --backend cpu --steps 4 --warmup 1 --json --output-dir " +
+                             dir.string() + R"( --stream '{"fields":["w"],"region":{"z":0.5},"interval_steps":1}')" +
+                             R"( --stream '{"profiles":true,"interval_steps":2}')" +
+                             R"( --stream '{"fields":["T"],"interval_steps":1,"compression":{"deflate":1}}')");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["configs"].size(), 4u) << r.out;
+  EXPECT_EQ(j["configs"][1]["config"], "w_double_every1_z0.5");
+  EXPECT_EQ(j["configs"][1]["bytes_per_step"].get<double>(), 8 * 8 * 2 * 8.0);
+  EXPECT_EQ(j["configs"][1]["stream"]["region"], nlohmann::json::parse(R"({"z": 0.5})"));
+  EXPECT_EQ(j["configs"][2]["config"], "profiles_double_every2");
+  EXPECT_EQ(j["configs"][2]["bytes_per_step"].get<double>(), (4 * 4 + 2 * 5) * 8 / 2.0);
+  EXPECT_EQ(j["configs"][3]["config"], "T_double_every1_deflate1");
+  EXPECT_EQ(j["configs"][3]["bytes_per_step"].get<double>(), 8 * 8 * 4 * 8.0);
+  EXPECT_GT(j["configs"][3]["compressor_GBps"].get<double>(), 0);
+  EXPECT_EQ(j["configs"][1]["compressor_GBps"].get<double>(), 0) << "no compressor without compression";
+  EXPECT_TRUE(fs::is_empty(dir)) << "the bench removes its files";
+  for (const auto& [spec, says] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"fields":["q"],"interval_steps":1})", "/output/0/fields/0"},
+           {R"({"fields":["T"],"interval":0.5})", "expected \"interval_steps\""},
+           {R"({"fields":["T"])", "expected one output stream as a JSON object"}}) {
+    const Result bad = run_bouss("bench " + p.string() + " --backend cpu --stream '" + spec + "'");
+    EXPECT_EQ(bad.code, 2) << spec;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  }
   fs::remove_all(dir);
 }
