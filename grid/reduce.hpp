@@ -69,6 +69,13 @@ constexpr long cpu_reduce_block_points = 8192;
 }  // namespace detail
 
 namespace detail {
+// Places in the backend's scratch memory (CUB's storage, then results) start on 256 bytes.
+inline std::size_t scratch_aligned(std::size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+[[noreturn]] inline void not_a_cuda_unit(const char* what) {
+  throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
+}
+
 // CUB's reduction on the backend's stream into *out, or, when out is null, into a slot of the
 // backend's scratch memory just past CUB's temporary storage; returns where the result is.
 template <class T, class Op, class F>
@@ -80,7 +87,7 @@ T* reduce_on_device(const Backend& backend, const Box& box, T init, Op op, F f, 
   const cudaStream_t stream = static_cast<cudaStream_t>(backend.stream());
   std::size_t temp_bytes = 0;
   cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, out, count, op, init, stream);
-  const std::size_t offset = (temp_bytes + 255) / 256 * 256;
+  const std::size_t offset = scratch_aligned(temp_bytes);
   char* scratch = static_cast<char*>(backend.scratch(offset + (out ? 0 : sizeof(T))));
   if (!out) out = reinterpret_cast<T*>(scratch + offset);
   cub::DeviceReduce::Reduce(scratch, temp_bytes, in, out, count, op, init, stream);
@@ -88,7 +95,7 @@ T* reduce_on_device(const Backend& backend, const Box& box, T init, Op op, F f, 
   return out;
 #else
   (void)backend, (void)box, (void)init, (void)op, (void)f, (void)out;
-  throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
+  not_a_cuda_unit(what);
 #endif
 }
 
@@ -163,8 +170,8 @@ T* reduce_levels_on_device(const Backend& backend, const Box& box, T init, Op op
   std::size_t temp_bytes = 0;
   cub::DeviceSegmentedReduce::Reduce(nullptr, temp_bytes, in, static_cast<T*>(nullptr), segments, starts, starts + 1,
                                      op, init, stream);
-  const std::size_t parts_at = (temp_bytes + 255) / 256 * 256;
-  const std::size_t out_at = (parts_at + std::size_t(segments) * sizeof(T) + 255) / 256 * 256;
+  const std::size_t parts_at = scratch_aligned(temp_bytes);
+  const std::size_t out_at = scratch_aligned(parts_at + std::size_t(segments) * sizeof(T));
   char* scratch = static_cast<char*>(backend.scratch(out_at + (out ? 0 : std::size_t(levels) * sizeof(T))));
   if (!out) out = reinterpret_cast<T*>(scratch + out_at);
   T* parts = reinterpret_cast<T*>(scratch + parts_at);
@@ -174,7 +181,7 @@ T* reduce_levels_on_device(const Backend& backend, const Box& box, T init, Op op
   return out;
 #else
   (void)backend, (void)box, (void)init, (void)op, (void)f, (void)out;
-  throw std::logic_error(std::string(what) + ": CUDA reduction from a unit not compiled as CUDA");
+  not_a_cuda_unit(what);
 #endif
 }
 

@@ -234,6 +234,9 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
   // Records and their times.
   const std::optional<size_t> records = dim_length("time");
   int time_id = -1;
+  if ((!records || nc_inq_varid(id, "time", &time_id) != NC_NOERR) && dim_length("profile_time"))
+    fail("it holds profiles alone (profile_time), and XDMF describes fields on the grid; draw them with "
+         "`bouss plot FILE --profiles` or read them with xarray");
   if (!records || nc_inq_varid(id, "time", &time_id) != NC_NOERR)
     fail("it has no time dimension and variable (it is not a bouss output file)");
   if (*records == 0) fail("it holds no snapshot yet");

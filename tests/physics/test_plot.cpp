@@ -307,6 +307,9 @@ TEST(Plot, APlaneFileIsDrawnAtItsOnePlane) {
   // cells; u_c the file's own); a file of profiles alone has none.
   ASSERT_TRUE(fs::exists(plane + ".xdmf2"));
   EXPECT_FALSE(fs::exists(run.profiles + ".xdmf2"));
+  const auto no_grid = run_bouss(dir, {"xdmf", run.profiles});
+  EXPECT_EQ(no_grid.code, 2);
+  EXPECT_NE(no_grid.err.find("profiles alone"), std::string::npos) << no_grid.err;
   const auto checked = python(dir, "check_xdmf", "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n",
                               {source_path("tests/check_xdmf.py"), plane + ".xdmf2"});
   EXPECT_EQ(checked.code, 0) << checked.out << checked.err;
