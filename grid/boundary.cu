@@ -70,7 +70,7 @@ struct AxisFills {
 }  // namespace
 
 template <class S>
-void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<Real, 3>& h) {
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<double, 3>& h) {
   if (count < 1 || count > max_fill_fields) throw std::logic_error("fill_ghosts: 1 to 4 fields at once");
   const Layout& L = fields[0]->layout();
   for (int q = 1; q < count; ++q)
@@ -127,16 +127,16 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
 }
 
 template <class S>
-void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h) {
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<double, 3>& h) {
   Field<S>* const fields[1] = {&f};
   const FieldBC* const bcs[1] = {&bc};
   fill_ghosts(fields, bcs, 1, h);
 }
 
-template void fill_ghosts<double>(Field<double>&, const FieldBC&, const std::array<Real, 3>&);
-template void fill_ghosts<float>(Field<float>&, const FieldBC&, const std::array<Real, 3>&);
-template void fill_ghosts<double>(Field<double>* const[], const FieldBC* const[], int, const std::array<Real, 3>&);
-template void fill_ghosts<float>(Field<float>* const[], const FieldBC* const[], int, const std::array<Real, 3>&);
+template void fill_ghosts<double>(Field<double>&, const FieldBC&, const std::array<double, 3>&);
+template void fill_ghosts<float>(Field<float>&, const FieldBC&, const std::array<double, 3>&);
+template void fill_ghosts<double>(Field<double>* const[], const FieldBC* const[], int, const std::array<double, 3>&);
+template void fill_ghosts<float>(Field<float>* const[], const FieldBC* const[], int, const std::array<double, 3>&);
 
 Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc) {
   Box box = layout.interior(s);

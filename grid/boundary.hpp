@@ -17,10 +17,10 @@ struct FaceBC {
   BoundaryKind kind = BoundaryKind::periodic;
   // value: the field's value on the boundary face. gradient: d(field)/d(x_axis), the
   // derivative along the +axis direction (not the outward normal) at the boundary face.
-  Real value = 0;
+  double value = 0;
   // Value conditions on x and y faces may vary linearly with height: the boundary value at
   // height z is value + slope_z * (z - z0), z0 the bottom of the domain (conducting walls).
-  Real slope_z = 0;
+  double slope_z = 0;
 };
 
 // Faces numbered 2*axis + side: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
@@ -48,14 +48,14 @@ struct FieldBC {
 // h[axis] is the grid spacing, used by gradient conditions.
 // Instantiated for double and float fields.
 template <class S>
-void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<Real, 3>& h);
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<double, 3>& h);
 
 // The same for up to max_fill_fields fields of one layout and backend at once (the
 // velocity components and temperature, say): one launch per axis instead of one per axis
 // and field. fields[q] is filled under bcs[q].
 constexpr int max_fill_fields = 4;
 template <class S>
-void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<Real, 3>& h);
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<double, 3>& h);
 
 // The values a field's update must compute: all points, except boundary faces fixed by
 // a value condition (normal velocity at a wall) and the periodic duplicate face n.

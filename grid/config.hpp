@@ -1,4 +1,5 @@
-// Build-wide definitions: the precision type and the host/device marker.
+// Build-wide definitions: the host/device marker. (The fields' precision is a template
+// parameter R of the numerics, chosen per run by the case: solver/flow_simulation.hpp.)
 #pragma once
 
 #include <cstddef>
@@ -18,9 +19,3 @@
 #define BOUSS_UNROLL
 #endif
 
-namespace bouss {
-
-// One precision type for all numerics (fp32 arrives with a later issue).
-using Real = double;
-
-}  // namespace bouss

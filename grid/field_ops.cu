@@ -11,7 +11,7 @@
 namespace bouss {
 
 template <class S>
-void fill(Field<S>& f, Real value_in) {
+void fill(Field<S>& f, double value_in) {
   const S value = S(value_in);
   const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
@@ -21,39 +21,39 @@ void fill(Field<S>& f, Real value_in) {
 }
 
 template <class S>
-Real sum(const Field<S>& f, const Box& box) {
+double sum(const Field<S>& f, const Box& box) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
-  return reduce(f.backend(), box, Real(0), SumOp{},
-                [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, "sum");
+  return reduce(f.backend(), box, double(0), SumOp{},
+                [=] BOUSS_HD(int i, int j, int k) { return double(v[i + j * sy + k * sz]); }, "sum");
 }
 
 template <class S>
-void sum_into(const Field<S>& f, const Box& box, Real* out) {
+void sum_into(const Field<S>& f, const Box& box, double* out) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
-  reduce_into(f.backend(), box, Real(0), SumOp{},
-              [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, out, "sum");
+  reduce_into(f.backend(), box, double(0), SumOp{},
+              [=] BOUSS_HD(int i, int j, int k) { return double(v[i + j * sy + k * sz]); }, out, "sum");
 }
 
 template <class S>
-void sum_levels_into(const Field<S>& f, const Box& box, Real* out) {
+void sum_levels_into(const Field<S>& f, const Box& box, double* out) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
-  reduce_levels_into(f.backend(), box, Real(0), SumOp{},
-                     [=] BOUSS_HD(int i, int j, int k) { return Real(v[i + j * sy + k * sz]); }, out, "sum of levels");
+  reduce_levels_into(f.backend(), box, double(0), SumOp{},
+                     [=] BOUSS_HD(int i, int j, int k) { return double(v[i + j * sy + k * sz]); }, out, "sum of levels");
 }
 
 template <class S>
-Real max_abs(const Field<S>& f, const Box& box) {
+double max_abs(const Field<S>& f, const Box& box) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
-  return reduce(f.backend(), box, Real(0), MaxOp{},
-                [=] BOUSS_HD(int i, int j, int k) { return fabs(Real(v[i + j * sy + k * sz])); }, "max_abs");
+  return reduce(f.backend(), box, double(0), MaxOp{},
+                [=] BOUSS_HD(int i, int j, int k) { return fabs(double(v[i + j * sy + k * sz])); }, "max_abs");
 }
 
 template <class S>
-void add_constant(Field<S>& f, const Box& box, Real value_in) {
+void add_constant(Field<S>& f, const Box& box, double value_in) {
   const S value = S(value_in);
   const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
@@ -62,16 +62,16 @@ void add_constant(Field<S>& f, const Box& box, Real value_in) {
 }
 
 template <class S>
-Real remove_mean(Field<S>& f) {
+double remove_mean(Field<S>& f) {
   const Box box = f.layout().interior(Stagger::centre);
-  const Real mean = sum(f, box) / Real(box.cells());
+  const double mean = sum(f, box) / double(box.cells());
   add_constant(f, box, -mean);
   return mean;
 }
 
 namespace {
 struct SumMaxMin {
-  Real sum, max, min;
+  double sum, max, min;
 };
 struct SumMaxMinOp {
   BOUSS_HD SumMaxMin operator()(const SumMaxMin& a, const SumMaxMin& b) const {
@@ -81,21 +81,21 @@ struct SumMaxMinOp {
 }  // namespace
 
 template <class S>
-Real remove_mean_max_abs(Field<S>& f) {
+double remove_mean_max_abs(Field<S>& f) {
   const Box box = f.layout().interior(Stagger::centre);
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   const SumMaxMin init{0, -INFINITY, INFINITY};
   const SumMaxMin r = reduce(f.backend(), box, init, SumMaxMinOp{}, [=] BOUSS_HD(int i, int j, int k) {
-    const Real x = Real(v[i + j * sy + k * sz]);
+    const double x = double(v[i + j * sy + k * sz]);
     return SumMaxMin{x, x, x};
   }, "remove_mean_max_abs");
-  const Real mean = r.sum / Real(box.cells());
+  const double mean = r.sum / double(box.cells());
   add_constant(f, box, -mean);
   // Rounding is monotonic, so the extremes of f - mean are those of f, shifted: the same
   // max |f - mean| as a second pass over the shifted field would find.
   const S m = S(mean);
-  return std::fmax(Real(S(r.max) - m), Real(m - S(r.min)));
+  return std::fmax(double(S(r.max) - m), double(m - S(r.min)));
 }
 
 // Row by row: each interior row of the padded array is contiguous.
@@ -151,14 +151,14 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis) {
 }
 
 #define BOUSS_FIELD_OPS(S)                                     \
-  template void fill<S>(Field<S>&, Real);                      \
-  template Real sum<S>(const Field<S>&, const Box&);           \
-  template void sum_into<S>(const Field<S>&, const Box&, Real*); \
-  template void sum_levels_into<S>(const Field<S>&, const Box&, Real*); \
-  template Real max_abs<S>(const Field<S>&, const Box&);       \
-  template void add_constant<S>(Field<S>&, const Box&, Real);  \
-  template Real remove_mean<S>(Field<S>&);                     \
-  template Real remove_mean_max_abs<S>(Field<S>&);            \
+  template void fill<S>(Field<S>&, double);                      \
+  template double sum<S>(const Field<S>&, const Box&);           \
+  template void sum_into<S>(const Field<S>&, const Box&, double*); \
+  template void sum_levels_into<S>(const Field<S>&, const Box&, double*); \
+  template double max_abs<S>(const Field<S>&, const Box&);       \
+  template void add_constant<S>(Field<S>&, const Box&, double);  \
+  template double remove_mean<S>(Field<S>&);                     \
+  template double remove_mean_max_abs<S>(Field<S>&);            \
   template std::vector<double> interior_values<S>(const Field<S>&); \
   template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)
@@ -178,14 +178,14 @@ template void pack_box<float, float>(const Field<float>&, const Box&, float*, in
 namespace bouss {
 
 double measure_copy_bandwidth(const Backend& backend, std::size_t bytes, int repeats) {
-  const long n = long(bytes / sizeof(Real));
-  Real* src = static_cast<Real*>(backend.allocate(n * sizeof(Real)));
-  Real* dst = static_cast<Real*>(backend.allocate(n * sizeof(Real)));
+  const long n = long(bytes / sizeof(double));
+  double* src = static_cast<double*>(backend.allocate(n * sizeof(double)));
+  double* dst = static_cast<double*>(backend.allocate(n * sizeof(double)));
   // Rows of 4096 values, so that the CPU loop has rows to share among its threads.
   constexpr int row = 4096;
   const Box box{{0, 0, 0}, {row, int(n / row), 1}};
   for_each(backend, box, [=] BOUSS_HD(int i, int j, int) {
-    src[i + std::ptrdiff_t(j) * row] = Real(i);
+    src[i + std::ptrdiff_t(j) * row] = double(i);
     dst[i + std::ptrdiff_t(j) * row] = 0;
   }, "copy bandwidth init");
   auto copy = [&] {
@@ -196,7 +196,7 @@ double measure_copy_bandwidth(const Backend& backend, std::size_t bytes, int rep
   const double ms = median_ms(backend, repeats, copy);
   backend.deallocate(src);
   backend.deallocate(dst);
-  return 2.0 * double(box.cells()) * sizeof(Real) / (ms * 1e-3);
+  return 2.0 * double(box.cells()) * sizeof(double) / (ms * 1e-3);
 }
 
 }  // namespace bouss

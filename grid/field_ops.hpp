@@ -9,23 +9,23 @@
 namespace bouss {
 
 // Every value of the padded array, ghosts included.
-template <class S> void fill(Field<S>& f, Real value);
+template <class S> void fill(Field<S>& f, double value);
 // Sum and max |f| over a box of points.
-template <class S> Real sum(const Field<S>& f, const Box& box);
-template <class S> Real max_abs(const Field<S>& f, const Box& box);
+template <class S> double sum(const Field<S>& f, const Box& box);
+template <class S> double max_abs(const Field<S>& f, const Box& box);
 // The sum into *out, memory of f's backend (a device scalar on the GPU), without waiting
 // for it (grid/reduce.hpp reduce_into; read it with grid/async_value.hpp).
-template <class S> void sum_into(const Field<S>& f, const Box& box, Real* out);
+template <class S> void sum_into(const Field<S>& f, const Box& box, double* out);
 // The sum over each z-level k of the box into out[k - box.lo[2]], memory of f's backend,
 // without waiting (grid/reduce.hpp reduce_levels_into).
-template <class S> void sum_levels_into(const Field<S>& f, const Box& box, Real* out);
+template <class S> void sum_levels_into(const Field<S>& f, const Box& box, double* out);
 // f += value on a box.
-template <class S> void add_constant(Field<S>& f, const Box& box, Real value);
+template <class S> void add_constant(Field<S>& f, const Box& box, double value);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
-template <class S> Real remove_mean(Field<S>& f);
+template <class S> double remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one
 // reduction (sum, max and min together) instead of two.
-template <class S> Real remove_mean_max_abs(Field<S>& f);
+template <class S> double remove_mean_max_abs(Field<S>& f);
 
 // The interior values of a field (grid/layout.hpp: Layout::interior of its stagger) on the
 // host, C order with x fastest, in double; and the reverse. Output and checkpoints use them.

@@ -1,8 +1,11 @@
 // The geometry of one uniform C-grid: its layout and spacings. Cell (i,j,k) spans
 // [lo + i h, lo + (i+1) h] per axis; T and p sit at centres, u, v, w on the x-, y-, z-faces.
+// The geometry is double whatever the fields' precision; the layout's rows are aligned for
+// the fields' element size (elem_bytes).
 #pragma once
 
 #include <array>
+#include <cstddef>
 
 #include "grid/config.hpp"
 #include "grid/layout.hpp"
@@ -11,23 +14,23 @@ namespace bouss {
 
 struct Grid {
   Layout layout;
-  std::array<Real, 3> lo{};  // domain origin
-  std::array<Real, 3> h{};   // spacing
+  std::array<double, 3> lo{};  // domain origin
+  std::array<double, 3> h{};   // spacing
 
-  static Grid make(const std::array<int, 3>& n, const std::array<Real, 3>& lo,
-                   const std::array<Real, 3>& length, int ghost = 1) {
+  static Grid make(const std::array<int, 3>& n, const std::array<double, 3>& lo,
+                   const std::array<double, 3>& length, int ghost = 1, std::size_t elem_bytes = sizeof(double)) {
     Grid g;
-    g.layout = Layout::make(n, ghost, sizeof(Real));
+    g.layout = Layout::make(n, ghost, elem_bytes);
     g.lo = lo;
     for (int a = 0; a < 3; ++a) g.h[a] = length[a] / n[a];
     return g;
   }
   const std::array<int, 3>& n() const { return layout.n; }
   // Coordinate of point index i along axis a for a field of stagger s.
-  Real coordinate(Stagger s, int a, int i) const {
-    return lo[a] + (i + (staggered_along(s, a) ? Real(0) : Real(0.5))) * h[a];
+  double coordinate(Stagger s, int a, int i) const {
+    return lo[a] + (i + (staggered_along(s, a) ? 0.0 : 0.5)) * h[a];
   }
-  Real cell_volume() const { return h[0] * h[1] * h[2]; }
+  double cell_volume() const { return h[0] * h[1] * h[2]; }
 };
 
 }  // namespace bouss

@@ -6,6 +6,9 @@
 //
 // Each function launches one pointwise kernel (physics/operators_kernels.hpp) per field
 // on the fields' backend; nothing here copies to the host except the scalar reductions.
+// Everything is a template on the fields' precision R (float or double, both compiled in
+// physics/flow.cu); the step's arithmetic is in R, coefficients and dt arrive in double and
+// are rounded to R once, and reductions (norms, sums, means) come back in double.
 #pragma once
 
 #include <array>
@@ -17,31 +20,32 @@
 namespace bouss {
 
 // u, v, w on x-, y-, z-faces and T at centres; component c = 0..3.
+template <class R>
 struct FlowFields {
-  Field<Real> u, v, w, T;
+  Field<R> u, v, w, T;
 
   static FlowFields make(const Backend& b, const Layout& L, const char* suffix);
-  Field<Real>& operator[](int c) { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
-  const Field<Real>& operator[](int c) const { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
+  Field<R>& operator[](int c) { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
+  const Field<R>& operator[](int c) const { return c == 0 ? u : c == 1 ? v : c == 2 ? w : T; }
   void swap(FlowFields& o) {
     for (int c = 0; c < 4; ++c) (*this)[c].swap(o[c]);
   }
 };
 
 struct Coefficients {
-  Real nu = 0;       // kinematic viscosity
-  Real kappa = 0;    // thermal diffusivity
-  Real b_T = 0;      // buoyancy per unit temperature (alpha g)
-  Real T_ref = 0;    // reference temperature of the buoyancy term
+  double nu = 0;       // kinematic viscosity
+  double kappa = 0;    // thermal diffusivity
+  double b_T = 0;      // buoyancy per unit temperature (alpha g)
+  double T_ref = 0;    // reference temperature of the buoyancy term
 };
 
 // Adams-Bashforth 2 with variable steps: x^{n+1} = x^n + dt (a G^n + b G^{n-1}),
 // a = 1 + dt/(2 dt_old), b = -dt/(2 dt_old); forward Euler (a = 1, b = 0) on the first step.
 struct AB2Coefficients {
-  Real a = 1, b = 0;
-  static AB2Coefficients make(Real dt, Real dt_old, bool first) {
+  double a = 1, b = 0;
+  static AB2Coefficients make(double dt, double dt_old, bool first) {
     if (first) return {1, 0};
-    const Real r = dt / (2 * dt_old);
+    const double r = dt / (2 * dt_old);
     return {1 + r, -r};
   }
 };
@@ -49,28 +53,35 @@ struct AB2Coefficients {
 // Tendencies G^n (advection + diffusion + buoyancy) of all four fields from the state
 // `now` (ghosts filled), and the AB2 update into `next` on each field's unknown points.
 // G holds G^{n-1} on entry and G^n on return (each point reads its old value once).
-void advance_ab2(const Grid& g, const Coefficients& c, Real dt, AB2Coefficients ab,
-                 const FlowFields& now, FlowFields& G, FlowFields& next,
+template <class R>
+void advance_ab2(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
+                 const FlowFields<R>& now, FlowFields<R>& G, FlowFields<R>& next,
                  const std::array<Box, 4>& unknown);
 
 // out = scale * div(u, v, w) at the cell centres.
-void divergence(const Grid& g, const FlowFields& f, Field<Real>& out, Real scale);
+template <class R>
+void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, double scale);
 
 // u -= dt grad(phi) on each velocity component's unknown faces (phi's ghosts filled).
-void subtract_gradient(const Grid& g, const Field<Real>& phi, Real dt, FlowFields& f,
+template <class R>
+void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields<R>& f,
                        const std::array<Box, 4>& unknown);
 
 // Scalar diagnostics (reductions over the interior cells).
-Real max_abs_divergence(const Grid& g, const FlowFields& f);
+template <class R>
+double max_abs_divergence(const Grid& g, const FlowFields<R>& f);
 // Volume-averaged kinetic energy per unit mass, (1/V) sum 1/2 |u|^2 dV, with the squares
 // of the face velocities averaged to the centres.
-Real kinetic_energy(const Grid& g, const FlowFields& f);
+template <class R>
+double kinetic_energy(const Grid& g, const FlowFields<R>& f);
 // max over cells of |u|/dx + |v|/dy + |w|/dz (dt <= cfl / rate is the advective limit) into
 // *out (backend memory, see grid/reduce.hpp reduce_into), made NaN when any of u, v, w or T
 // holds a NaN or Inf in the cells it reads: the step's check for a blown-up state, folded
 // into the reduction the time step needs anyway.
-void state_rate_into(const Grid& g, const FlowFields& f, Real* out);
-Real max_abs_velocity(const Grid& g, const FlowFields& f);
+template <class R>
+void state_rate_into(const Grid& g, const FlowFields<R>& f, double* out);
+template <class R>
+double max_abs_velocity(const Grid& g, const FlowFields<R>& f);
 
 // Nusselt numbers of convection between plates held at T_bottom (z0) and T_top (z1), each
 // the heat flux over the conductive flux kappa dT / H (dT = T_bottom - T_top):
@@ -81,8 +92,9 @@ Real max_abs_velocity(const Grid& g, const FlowFields& f);
 // In a discrete steady state with insulating or periodic sides, the horizontally averaged
 // flux is the same through every z-face, so the three agree; pure conduction gives 1.
 struct Nusselt {
-  Real bottom = 0, top = 0, volume = 0;
+  double bottom = 0, top = 0, volume = 0;
 };
-Nusselt nusselt_numbers(const Grid& g, const FlowFields& f, Real kappa, Real T_bottom, Real T_top);
+template <class R>
+Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, double kappa, double T_bottom, double T_top);
 
 }  // namespace bouss

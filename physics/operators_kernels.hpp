@@ -6,6 +6,10 @@
 //
 //   stride s[a]: offset to the next point along axis a (1, sy, sz)
 //   rd[a] = 1/h[a],  rd2[a] = 1/h[a]^2
+//
+// Each is a template on the fields' precision R (float or double): its arithmetic stays in
+// R (literals as R(0.5), the std:: overloads of fmax and fabs), so a single-precision run
+// computes in single precision.
 #pragma once
 
 #include <cmath>
@@ -15,51 +19,57 @@
 
 namespace bouss {
 
-using CView = View<const Real>;
+template <class R>
+using CView = View<const R>;
 
+template <class R>
 struct Stencil {
   std::ptrdiff_t s[3];
-  Real rd[3];
-  Real rd2[3];
+  R rd[3];
+  R rd2[3];
 };
 
 // Divergence of the face velocities (u, v, w) over the cell at idx.
-BOUSS_HD inline Real divergence_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w,
-                                          const Stencil& st) {
+template <class R>
+BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w,
+                                          const Stencil<R>& st) {
   return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
          (w[idx + st.s[2]] - w[idx]) * st.rd[2];
 }
 
 // |u|/dx + |v|/dy + |w|/dz over the cell at idx, each the larger of its two faces: the
 // advective rate that the CFL number bounds (dt <= cfl / max rate).
-BOUSS_HD inline Real advective_rate_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w, const Stencil& st) {
-  const Real au = fmax(fabs(u[idx]), fabs(u[idx + st.s[0]]));
-  const Real av = fmax(fabs(v[idx]), fabs(v[idx + st.s[1]]));
-  const Real aw = fmax(fabs(w[idx]), fabs(w[idx + st.s[2]]));
+template <class R>
+BOUSS_HD inline R advective_rate_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w, const Stencil<R>& st) {
+  const R au = std::fmax(std::fabs(u[idx]), std::fabs(u[idx + st.s[0]]));
+  const R av = std::fmax(std::fabs(v[idx]), std::fabs(v[idx + st.s[1]]));
+  const R aw = std::fmax(std::fabs(w[idx]), std::fabs(w[idx + st.s[2]]));
   return au * st.rd[0] + av * st.rd[1] + aw * st.rd[2];
 }
 
 // The advective rate with the cell's temperature folded in: t - t is 0 for a finite t and
 // NaN for NaN or Inf, and fmax would drop a NaN rate, so the sum carries either to a
 // NaN-propagating max. One pass checks the whole state (u, v, w, T) for non-finite values.
-BOUSS_HD inline Real state_rate_at_centre(std::ptrdiff_t idx, CView u, CView v, CView w, CView T,
-                                          const Stencil& st) {
-  const Real t = T[idx];
-  const Real nonfinite = (u[idx] - u[idx]) + (u[idx + st.s[0]] - u[idx + st.s[0]]) + (v[idx] - v[idx]) +
+template <class R>
+BOUSS_HD inline R state_rate_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w, CView<R> T,
+                                          const Stencil<R>& st) {
+  const R t = T[idx];
+  const R nonfinite = (u[idx] - u[idx]) + (u[idx + st.s[0]] - u[idx + st.s[0]]) + (v[idx] - v[idx]) +
                          (v[idx + st.s[1]] - v[idx + st.s[1]]) + (w[idx] - w[idx]) +
                          (w[idx + st.s[2]] - w[idx + st.s[2]]) + (t - t);
   return advective_rate_at_centre(idx, u, v, w, st) + nonfinite;
 }
 
 // d(phi)/dx_A on the face normal to A at idx, from the centres on either side.
-template <int A>
-BOUSS_HD inline Real gradient_at_face(std::ptrdiff_t idx, CView phi, const Stencil& st) {
+template <int A, class R>
+BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, CView<R> phi, const Stencil<R>& st) {
   return (phi[idx] - phi[idx - st.s[A]]) * st.rd[A];
 }
 
 // 7-point Laplacian at any location (centres or faces: the stencil is the same).
-BOUSS_HD inline Real laplacian(std::ptrdiff_t idx, CView f, const Stencil& st) {
-  const Real c = f[idx];
+template <class R>
+BOUSS_HD inline R laplacian(std::ptrdiff_t idx, CView<R> f, const Stencil<R>& st) {
+  const R c = f[idx];
   return (f[idx + st.s[0]] - 2 * c + f[idx - st.s[0]]) * st.rd2[0] +
          (f[idx + st.s[1]] - 2 * c + f[idx - st.s[1]]) * st.rd2[1] +
          (f[idx + st.s[2]] - 2 * c + f[idx - st.s[2]]) * st.rd2[2];
@@ -67,17 +77,18 @@ BOUSS_HD inline Real laplacian(std::ptrdiff_t idx, CView f, const Stencil& st) {
 
 // Flux-form advection div(u q) of a cell-centred scalar q, with face values of q from the
 // centred average: discretely conservative and second order.
-BOUSS_HD inline Real advection_at_centre(std::ptrdiff_t idx, CView q, CView u, CView v, CView w,
-                                         const Stencil& st) {
-  const Real qc = q[idx];
-  const CView vel[3] = {u, v, w};
-  Real sum = 0;
+template <class R>
+BOUSS_HD inline R advection_at_centre(std::ptrdiff_t idx, CView<R> q, CView<R> u, CView<R> v, CView<R> w,
+                                         const Stencil<R>& st) {
+  const R qc = q[idx];
+  const CView<R> vel[3] = {u, v, w};
+  R sum = 0;
 BOUSS_UNROLL
   for (int b = 0; b < 3; ++b) {
     const std::ptrdiff_t s = st.s[b];
-    const Real flux_hi = vel[b][idx + s] * (qc + q[idx + s]);
-    const Real flux_lo = vel[b][idx] * (q[idx - s] + qc);
-    sum += Real(0.5) * (flux_hi - flux_lo) * st.rd[b];
+    const R flux_hi = vel[b][idx + s] * (qc + q[idx + s]);
+    const R flux_lo = vel[b][idx] * (q[idx - s] + qc);
+    sum += R(0.5) * (flux_hi - flux_lo) * st.rd[b];
   }
   return sum;
 }
@@ -85,28 +96,28 @@ BOUSS_UNROLL
 // Flux-form advection div(u q_A) of the velocity component q_A = vel[A] on its own faces.
 // Along A the flux sits at the cell centres (both factors averaged from faces); across,
 // at the cell edges, with the transporting component averaged along A and q_A across.
-template <int A>
-BOUSS_HD inline Real momentum_advection_at_face(std::ptrdiff_t idx, CView u, CView v, CView w,
-                                                const Stencil& st) {
-  const CView vel[3] = {u, v, w};
-  const CView q = vel[A];
+template <int A, class R>
+BOUSS_HD inline R momentum_advection_at_face(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w,
+                                                const Stencil<R>& st) {
+  const CView<R> vel[3] = {u, v, w};
+  const CView<R> q = vel[A];
   const std::ptrdiff_t sa = st.s[A];
-  const Real qc = q[idx];
-  Real sum = 0;
+  const R qc = q[idx];
+  R sum = 0;
 BOUSS_UNROLL
   for (int b = 0; b < 3; ++b) {
     const std::ptrdiff_t s = st.s[b];
-    Real flux_hi, flux_lo;
+    R flux_hi, flux_lo;
     if (b == A) {
-      const Real hi = Real(0.5) * (qc + q[idx + s]);
-      const Real lo = Real(0.5) * (q[idx - s] + qc);
+      const R hi = R(0.5) * (qc + q[idx + s]);
+      const R lo = R(0.5) * (q[idx - s] + qc);
       flux_hi = hi * hi;
       flux_lo = lo * lo;
     } else {
-      const Real carrier_hi = Real(0.5) * (vel[b][idx + s] + vel[b][idx + s - sa]);
-      const Real carrier_lo = Real(0.5) * (vel[b][idx] + vel[b][idx - sa]);
-      flux_hi = carrier_hi * Real(0.5) * (qc + q[idx + s]);
-      flux_lo = carrier_lo * Real(0.5) * (q[idx - s] + qc);
+      const R carrier_hi = R(0.5) * (vel[b][idx + s] + vel[b][idx + s - sa]);
+      const R carrier_lo = R(0.5) * (vel[b][idx] + vel[b][idx - sa]);
+      flux_hi = carrier_hi * R(0.5) * (qc + q[idx + s]);
+      flux_lo = carrier_lo * R(0.5) * (q[idx - s] + qc);
     }
     sum += (flux_hi - flux_lo) * st.rd[b];
   }
@@ -114,16 +125,18 @@ BOUSS_UNROLL
 }
 
 // Buoyancy b_T (T - T_ref) on the z-face at idx, T averaged from the cells below and above.
-BOUSS_HD inline Real buoyancy_at_zface(std::ptrdiff_t idx, CView T, Real b_T, Real T_ref,
-                                       const Stencil& st) {
-  return b_T * (Real(0.5) * (T[idx] + T[idx - st.s[2]]) - T_ref);
+template <class R>
+BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, CView<R> T, R b_T, R T_ref,
+                                       const Stencil<R>& st) {
+  return b_T * (R(0.5) * (T[idx] + T[idx - st.s[2]]) - T_ref);
 }
 
 // The advective heat flux w T through the z-face at idx, T interpolated to the face from the
 // cells below and above as in the advective flux (advection_at_centre): the flux whose
 // volume mean gives the volume Nusselt number and whose horizontal mean is the wT profile.
-BOUSS_HD inline Real advective_heat_flux_at_zface(std::ptrdiff_t idx, CView w, CView T, const Stencil& st) {
-  return w[idx] * Real(0.5) * (T[idx] + T[idx - st.s[2]]);
+template <class R>
+BOUSS_HD inline R advective_heat_flux_at_zface(std::ptrdiff_t idx, CView<R> w, CView<R> T, const Stencil<R>& st) {
+  return w[idx] * R(0.5) * (T[idx] + T[idx - st.s[2]]);
 }
 
 }  // namespace bouss

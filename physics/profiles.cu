@@ -70,7 +70,8 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz) {
   return count;
 }
 
-void horizontal_profiles_into(const Grid& g, const FlowFields& f, const std::vector<std::string>& names, double* dst) {
+template <class R>
+void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::vector<std::string>& names, double* dst) {
   const std::vector<int> kinds = profile_kinds_of(names);
   if (kinds.empty()) return;
   const auto& n = g.layout.n;
@@ -84,8 +85,8 @@ void horizontal_profiles_into(const Grid& g, const FlowFields& f, const std::vec
   }
 
   // One pass: the six sums of every level, cells 0..nz-1 and z-faces 0..nz.
-  const Stencil st = make_stencil(g);
-  const CView u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
+  const Stencil<R> st = make_stencil<R>(g);
+  const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Backend& backend = f.T.backend();
   const LevelSums* sums = reduce_levels_to_scratch(
@@ -131,5 +132,10 @@ void horizontal_profiles_into(const Grid& g, const FlowFields& f, const std::vec
     dst[plan.offset[p] + k] = value;
   }, "horizontal profiles");
 }
+
+template void horizontal_profiles_into<double>(const Grid&, const FlowFields<double>&, const std::vector<std::string>&,
+                                               double*);
+template void horizontal_profiles_into<float>(const Grid&, const FlowFields<float>&, const std::vector<std::string>&,
+                                              double*);
 
 }  // namespace bouss

@@ -49,6 +49,7 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz);
 // order, each from its lowest level up; queued on the backend's stream (no sync: on the GPU,
 // dst is ready once the stream reaches this point). Throws std::invalid_argument for an
 // unknown or repeated name.
-void horizontal_profiles_into(const Grid& g, const FlowFields& f, const std::vector<std::string>& names, double* dst);
+template <class R>
+void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::vector<std::string>& names, double* dst);
 
 }  // namespace bouss

@@ -6,12 +6,14 @@
 
 namespace bouss {
 
-inline Stencil make_stencil(const Grid& g) {
-  Stencil st{};
+// In the fields' precision R: the inverse spacings computed in double, rounded once.
+template <class R>
+inline Stencil<R> make_stencil(const Grid& g) {
+  Stencil<R> st{};
   for (int a = 0; a < 3; ++a) {
     st.s[a] = g.layout.stride(a);
-    st.rd[a] = 1 / g.h[a];
-    st.rd2[a] = 1 / (g.h[a] * g.h[a]);
+    st.rd[a] = R(1 / g.h[a]);
+    st.rd2[a] = R(1 / (g.h[a] * g.h[a]));
   }
   return st;
 }

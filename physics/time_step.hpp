@@ -17,14 +17,14 @@ namespace bouss {
 // Diffusive stability of AB2: dt * max(nu, kappa) * sum(1/h^2) <= this bound (AB2's
 // real-axis stability limit is dt*lambda <= 1 with lambda = 4 nu sum(1/h^2); 0.2 keeps
 // a margin of 0.8 of it).
-constexpr Real diffusive_number = 0.2;
+constexpr double diffusive_number = 0.2;
 
 // `rate` is the advective rate of the state (physics/flow.hpp state_rate_into; 0 at rest).
-inline Real stable_time_step(const std::array<Real, 3>& h, Real nu, Real kappa, Real cfl, Real rate) {
-  Real inv_h2 = 0;
+inline double stable_time_step(const std::array<double, 3>& h, double nu, double kappa, double cfl, double rate) {
+  double inv_h2 = 0;
   for (int a = 0; a < 3; ++a) inv_h2 += 1 / (h[a] * h[a]);
-  const Real diffusivity = std::max(nu, kappa);
-  Real dt = diffusivity > 0 ? diffusive_number / (diffusivity * inv_h2) : std::numeric_limits<Real>::infinity();
+  const double diffusivity = std::max(nu, kappa);
+  double dt = diffusivity > 0 ? diffusive_number / (diffusivity * inv_h2) : std::numeric_limits<double>::infinity();
   if (rate > 0) dt = std::min(dt, cfl / rate);
   if (!std::isfinite(dt))
     throw std::runtime_error("no time step limit: the fluid is at rest and nu = kappa = 0; set time.dt");
@@ -33,9 +33,9 @@ inline Real stable_time_step(const std::array<Real, 3>& h, Real nu, Real kappa, 
 
 // Lands on `end`: a last step that would overshoot is shortened, and one that would leave
 // less than half a step is avoided by splitting the remainder in two.
-inline Real clip_to_end(Real dt, Real time, std::optional<double> end) {
+inline double clip_to_end(double dt, double time, std::optional<double> end) {
   if (!end) return dt;
-  const Real left = *end - time;
+  const double left = *end - time;
   if (left <= dt * (1 + 1e-12)) return left;
   if (left < 1.5 * dt) return left / 2;
   return dt;

@@ -20,11 +20,11 @@ class CoarseOperator {
   CoarseOperator(const Grid& g, const FieldBC& bc);
   int unknowns() const { return n_; }
   // Row-major n x n: e_p = sum_q M[p n + q] r_q, cells numbered i + nx (j + ny k).
-  const std::vector<Real>& inverse() const { return m_; }
+  const std::vector<double>& inverse() const { return m_; }
 
  private:
   int n_ = 0;
-  std::vector<Real> m_;
+  std::vector<double> m_;
 };
 
 }  // namespace bouss

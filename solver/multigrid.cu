@@ -91,7 +91,7 @@ void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>&
 // (walls folded in, even periodic axes wrapped) except along a periodic axis of odd length.
 template <class S>
 void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const FieldBC& bc, int sweeps,
-            Real omega) {
+            double omega) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
   for (int s = 0; s < sweeps; ++s) {
@@ -178,11 +178,11 @@ void coarse_matvec(const Grid& g, const Backend& be, const S* M, const Field<S>&
   }, "multigrid coarse solve");
 }
 
-// out = b - lap(x) in double, stored in out's precision.
-template <class S>
-void defect_into(const Grid& g, const Field<Real>& x, const Field<Real>& b, Field<S>& out) {
-  const Stencil st = make_stencil(g);
-  const CView xv = x.cview(), bv = b.cview();
+// out = b - lap(x) in x's precision R, stored in out's precision.
+template <class R, class S>
+void defect_into(const Grid& g, const Field<R>& x, const Field<R>& b, Field<S>& out) {
+  const Stencil<R> st = make_stencil<R>(g);
+  const CView<R> xv = x.cview(), bv = b.cview();
   const View<S> ov = out.view();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
@@ -192,14 +192,14 @@ void defect_into(const Grid& g, const Field<Real>& x, const Field<Real>& b, Fiel
 }
 
 // x += e over the interior.
-template <class S>
-void add_correction(const Grid& g, Field<Real>& x, const Field<S>& e) {
-  const View<Real> xv = x.view();
+template <class R, class S>
+void add_correction(const Grid& g, Field<R>& x, const Field<S>& e) {
+  const View<R> xv = x.view();
   const View<const S> ev = e.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    xv[idx] += Real(ev[idx]);
+    xv[idx] += R(ev[idx]);
   }, "multigrid correction");
 }
 
@@ -223,7 +223,9 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const Multigr
   bool previous_on_host = false;
   for (std::size_t l = 0; l < shapes.size(); ++l) {
     const bool host = level_runs_on_host(backend, shapes[l], l, opt);
-    const double array = double(Layout::make(shapes[l], fine.layout.ghost, sizeof(Real)).size) * sizeof(S);
+    // Level 0 shares the fine fields' layout; the coarser levels are laid out for S.
+    const std::size_t elem = l == 0 ? fine.layout.elem_bytes : sizeof(S);
+    const double array = double(Layout::make(shapes[l], fine.layout.ghost, elem).size) * sizeof(S);
     double& here = host ? on_host : on_backend;
     if (l > 0 || own_level0) here += 2 * array;      // x, b
     if (l > 0 && host && !previous_on_host) on_backend += 2 * array;  // the device mirrors of x, b
@@ -258,11 +260,11 @@ class MultigridHierarchy {
                      bool own_level0)
       : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt) {
     const auto shapes = multigrid_levels(fine.layout.n);
-    std::array<Real, 3> length{};
+    std::array<double, 3> length{};
     for (int a = 0; a < 3; ++a) length[a] = fine.h[a] * fine.layout.n[a];
     for (std::size_t l = 0; l < shapes.size(); ++l) {
       auto L = std::make_unique<Level>();
-      L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost);
+      L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost, sizeof(S));
       const bool host = level_runs_on_host(backend, shapes[l], l, opt);
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
@@ -456,111 +458,123 @@ class MultigridHierarchy {
   CapturedWork graphs_;
 };
 
-Multigrid::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt)
+template <class R>
+Multigrid<R>::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt)
     : backend_(backend), grid_(fine), bc_(bc), opt_(opt) {
-  if (opt_.mixed_precision)
-    single_ = std::make_unique<MultigridHierarchy<float>>(backend, fine, bc.homogeneous(), opt_, true);
+  if (cheaper_cycles(opt_))
+    cheap_ = std::make_unique<MultigridHierarchy<float>>(backend, fine, bc.homogeneous(), opt_, true);
   else
-    double_ = std::make_unique<MultigridHierarchy<double>>(backend, fine, bc, opt_, false);
+    direct_ = std::make_unique<MultigridHierarchy<R>>(backend, fine, bc, opt_, false);
 }
 
-Multigrid::~Multigrid() = default;
+template <class R>
+Multigrid<R>::~Multigrid() = default;
 
-std::vector<Multigrid::LevelPlan> Multigrid::plan(const Backend& backend, const std::array<int, 3>& n,
-                                                  const MultigridOptions& opt) {
+template <class R>
+std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& backend, const std::array<int, 3>& n,
+                                                                 const MultigridOptions& opt) {
   std::vector<LevelPlan> out;
   const auto shapes = multigrid_levels(n);
   for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], level_runs_on_host(backend, shapes[l], l, opt)});
   return out;
 }
 
-std::pair<double, double> Multigrid::estimate_memory(const Backend& backend, const Grid& fine,
-                                                     const MultigridOptions& opt) {
+template <class R>
+std::pair<double, double> Multigrid<R>::estimate_memory(const Backend& backend, const Grid& fine,
+                                                        const MultigridOptions& opt) {
   double on_backend = 0, on_host = 0;
-  if (opt.mixed_precision) {
+  if (cheaper_cycles(opt)) {
     add_hierarchy_bytes<float>(backend, fine, opt, true, on_backend, on_host);
   } else {
-    add_hierarchy_bytes<double>(backend, fine, opt, false, on_backend, on_host);
-    if (opt.fmg) on_backend += 2 * double(fine.layout.size) * sizeof(Real);  // defect, correction (at the first FMG)
+    add_hierarchy_bytes<R>(backend, fine, opt, false, on_backend, on_host);
+    if (opt.fmg) on_backend += 2 * double(fine.layout.size) * sizeof(R);  // defect, correction (at the first FMG)
   }
   return {on_backend, on_host};
 }
 
-int Multigrid::levels() const { return double_ ? double_->levels() : single_->levels(); }
-const Grid& Multigrid::level_grid(int l) const { return double_ ? double_->level(l).grid : single_->level(l).grid; }
-bool Multigrid::level_on_host(int l) const {
-  return !(double_ ? double_->level(l).backend : single_->level(l).backend).is_cuda();
+template <class R>
+int Multigrid<R>::levels() const { return direct_ ? direct_->levels() : cheap_->levels(); }
+template <class R>
+const Grid& Multigrid<R>::level_grid(int l) const { return direct_ ? direct_->level(l).grid : cheap_->level(l).grid; }
+template <class R>
+bool Multigrid<R>::level_on_host(int l) const {
+  return !(direct_ ? direct_->level(l).backend : cheap_->level(l).backend).is_cuda();
 }
 
-double Multigrid::bytes_per_cycle() const {
+template <class R>
+double Multigrid<R>::bytes_per_cycle() const {
   const double cells = double(grid_.layout.cells());
-  if (double_) return double_->vcycle_bytes(0) + 2 * cells * sizeof(Real);  // + residual norm
-  // defect in double stored as float, its norm, the correction added to x
-  return single_->vcycle_bytes(0) + cells * (2 * 8 + 4) + cells * 4 + cells * (2 * 8 + 4);
+  if (direct_) return direct_->vcycle_bytes(0) + 2 * cells * sizeof(R);  // + residual norm
+  // defect in R stored as float, its norm, the correction added to x
+  return cheap_->vcycle_bytes(0) + cells * (2 * sizeof(R) + 4) + cells * 4 + cells * (2 * sizeof(R) + 4);
 }
 
-double Multigrid::bytes_fmg() const {
+template <class R>
+double Multigrid<R>::bytes_fmg() const {
   const double cells = double(grid_.layout.cells());
-  if (double_) return double_->fmg_bytes() + cells * 3 * sizeof(Real) * 2 + 2 * cells * sizeof(Real);
-  return single_->fmg_bytes() - single_->vcycle_bytes(0) + bytes_per_cycle();
+  if (direct_) return direct_->fmg_bytes() + cells * 3 * sizeof(R) * 2 + 2 * cells * sizeof(R);
+  return cheap_->fmg_bytes() - cheap_->vcycle_bytes(0) + bytes_per_cycle();
 }
 
-Real Multigrid::residual_norm(const Field<Real>& x, const Field<Real>& b) const {
-  const Stencil st = make_stencil(grid_);
-  const CView xv = x.cview(), bv = b.cview();
+// The residual in R at each cell, its max in double.
+template <class R>
+double Multigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
+  const Stencil<R> st = make_stencil<R>(grid_);
+  const CView<R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(x.backend(), grid_.layout.interior(Stagger::centre), Real(0), MaxOp{},
+  return reduce(x.backend(), grid_.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  return fabs(bv[idx] - laplacian(idx, xv, st));
+                  return double(std::fabs(bv[idx] - laplacian(idx, xv, st)));
                 }, "multigrid residual norm");
 }
 
-SolveStats Multigrid::solve(Field<Real>& x, Field<Real>& b, Real tolerance) {
+template <class R>
+SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const Box interior = grid_.layout.interior(Stagger::centre);
   const bool singular = bc_.singular();
   SolveStats stats;
-  const Real bnorm = singular ? remove_mean_max_abs(b) : max_abs(b, interior);
+  const double bnorm = singular ? remove_mean_max_abs(b) : max_abs(b, interior);
   if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
     fill(x, 0);
     stats.converged = true;
     stats.residual_history.push_back(0);
     return stats;
   }
-  const Real scale = bnorm > 0 ? bnorm : Real(1), target = tolerance * scale;
+  const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
   fill_ghosts(x, bc_, grid_.h);
-  Real rn;
-  auto record = [&](Real r) {
+  double rn;
+  auto record = [&](double r) {
     rn = r;
     stats.residual_history.push_back(r / scale);
     return std::isfinite(r);
   };
-  if (double_) {
+  if (direct_) {
     record(residual_norm(x, b));
     if (opt_.fmg && rn > target) {  // FMG on the defect: x += FMG(lap e = b - lap x)
       if (!defect_.allocated()) {
-        defect_ = Field<Real>(backend_, grid_.layout, Stagger::centre, "mg defect");
-        correction_ = Field<Real>(backend_, grid_.layout, Stagger::centre, "mg correction");
+        defect_ = Field<R>(backend_, grid_.layout, Stagger::centre, "mg defect");
+        correction_ = Field<R>(backend_, grid_.layout, Stagger::centre, "mg correction");
         fill(defect_, 0);
         fill(correction_, 0);
       }
       defect_into(grid_, x, b, defect_);
-      double_->attach(correction_, defect_, true);
-      double_->fmg();
+      direct_->attach(correction_, defect_, true);
+      direct_->fmg();
       add_correction(grid_, x, correction_);
       fill_ghosts(x, bc_, grid_.h);
       stats.fmg = true;
       ++stats.cycles;
       record(residual_norm(x, b));
     }
-    double_->attach(x, b, false);
+    direct_->attach(x, b, false);
     while (rn > target && stats.cycles < opt_.max_cycles) {
-      double_->vcycle();
+      direct_->vcycle();
       ++stats.cycles;
       if (!record(residual_norm(x, b))) break;
     }
-  } else {  // fp32 cycles on the defect, fp64 defect and correction
-    MultigridHierarchy<float>& H = *single_;
+  } else {  // fp32 cycles on the defect, defect and correction in R
+    MultigridHierarchy<float>& H = *cheap_;
     defect_into(grid_, x, b, H.b0());
     record(max_abs(H.b0(), interior));
     while (rn > target && stats.cycles < opt_.max_cycles) {
@@ -586,11 +600,14 @@ SolveStats Multigrid::solve(Field<Real>& x, Field<Real>& b, Real tolerance) {
   return stats;
 }
 
+template class Multigrid<double>;
+template class Multigrid<float>;
+
 double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_graph, int repeats) {
   const Grid g = Grid::make({n, n, n}, {0, 0, 0}, {1, 1, 1});
   FieldBC bc;
   bc.face[4] = bc.face[5] = {BoundaryKind::gradient, 0};
-  Field<Real> x(backend, g.layout, Stagger::centre, "x"), b(backend, g.layout, Stagger::centre, "b");
+  Field<double> x(backend, g.layout, Stagger::centre, "x"), b(backend, g.layout, Stagger::centre, "b");
   fill(x, 0.5);
   fill(b, 1.0);
   CapturedWork graph;

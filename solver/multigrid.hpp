@@ -9,8 +9,11 @@
 // (grid/coarsening.hpp). Levels at or below a cell-count threshold run on the CPU even
 // when the fine grid is on the GPU (paper 004, "Run small problems on the CPU"): only the
 // restricted residual goes down and the coarse correction comes back. The device part of
-// a V-cycle is replayed as CUDA graphs. Optionally the V-cycles run in single precision
-// inside double-precision defect correction, converging to the same double tolerance.
+// a V-cycle is replayed as CUDA graphs.
+//
+// Multigrid<R> solves for fields of the run's precision R. In a double run the V-cycles can
+// run in a cheaper precision (float) inside defect correction in double, converging to the
+// same tolerance (mixed_precision); in a single run they are float, like everything else.
 #pragma once
 
 #include <array>
@@ -33,9 +36,9 @@ struct MultigridOptions {
   int pre_sweeps = 2;
   int post_sweeps = 2;
   int max_cycles = 50;
-  Real omega = 1.25;  // over-relaxation of the red-black smoother (0.02-0.03 per V(2,2) in 3D)
+  double omega = 1.25;  // over-relaxation of the red-black smoother (0.02-0.03 per V(2,2) in 3D)
   bool fmg = false;   // full-multigrid start on the defect of the initial guess (see README: measured)
-  bool mixed_precision = false;  // fp32 V-cycles inside fp64 defect correction
+  bool mixed_precision = false;  // a double run's V-cycles in float inside defect correction in double
   bool cuda_graphs = true;       // replay the device part of each cycle as CUDA graphs
   long cpu_coarse_cells = 0;     // levels with at most this many cells run on the host (GPU runs)
 };
@@ -44,12 +47,13 @@ struct SolveStats {
   int cycles = 0;     // V-cycles, plus one for the FMG start when it ran
   bool fmg = false;   // the solve started with FMG
   bool converged = false;
-  std::vector<Real> residual_history;  // max|b - lap x| / max|b|: initial, then after each cycle
+  std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each cycle
 };
 
 template <class S>
 class MultigridHierarchy;
 
+template <class R>
 class Multigrid {
  public:
   Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt = {});
@@ -58,10 +62,10 @@ class Multigrid {
   // Solves lap(x) = b to max|b - lap x| <= tolerance * max|b|, starting from x (warm start).
   // For singular problems (no value condition) the mean of b is removed first (b is
   // changed) and the mean of x afterwards. x's ghosts are filled on return.
-  SolveStats solve(Field<Real>& x, Field<Real>& b, Real tolerance);
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance);
 
   // max |b - lap x| over the interior (x's ghosts must be filled).
-  Real residual_norm(const Field<Real>& x, const Field<Real>& b) const;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const;
 
   // The levels a multigrid of this grid would have, finest first, and which run on the host
   // (without allocating anything: for `bouss check` and the log).
@@ -89,9 +93,11 @@ class Multigrid {
   Grid grid_;
   FieldBC bc_;
   MultigridOptions opt_;
-  std::unique_ptr<MultigridHierarchy<double>> double_;
-  std::unique_ptr<MultigridHierarchy<float>> single_;
-  Field<Real> defect_, correction_;  // FMG on the defect in double precision
+  // Cycles in a precision cheaper than R: a double run with mixed_precision.
+  static bool cheaper_cycles(const MultigridOptions& o) { return sizeof(R) > sizeof(float) && o.mixed_precision; }
+  std::unique_ptr<MultigridHierarchy<R>> direct_;     // cycles on x and b themselves
+  std::unique_ptr<MultigridHierarchy<float>> cheap_;  // cycles on the defect in float
+  Field<R> defect_, correction_;  // FMG on the defect in R
 };
 
 // Paper 004's Figure 2 measurement: milliseconds for `sweeps` red-black relaxations

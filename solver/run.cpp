@@ -119,7 +119,7 @@ void refuse_early(const Case& c, const Backend& backend, const std::string& chec
 
 void Run::start_fresh() {
   refuse_early(case_, backend_, checkpoint_stem());
-  sim_ = std::make_unique<Simulation>(case_, backend_);
+  sim_ = make_simulation(case_, backend_);
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
   open_outputs();
   for (auto& s : streams_) {
@@ -161,7 +161,7 @@ void Run::start_from_checkpoint() {
                     (past_steps ? "time.steps" : "time.end") + " to continue");
   refuse_early(case_, backend_, checkpoint_stem());
 
-  sim_ = std::make_unique<Simulation>(case_, backend_);
+  sim_ = make_simulation(case_, backend_);
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
   for (CheckpointArray& a : ck.arrays) arrays.emplace_back(a.name, std::move(a.values));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
@@ -314,7 +314,7 @@ std::string Run::write_checkpoint() {
   ck.step = sim_->steps_done();
   // The checkpoint's staggering: -1 for cell centres, else the axis of the faces.
   for (const std::string& name : Simulation::state_names())
-    ck.arrays.push_back({name, int(sim_->field(name).stagger()) - 1, sim_->host_values(name)});
+    ck.arrays.push_back({name, int(Simulation::stagger_of(name)) - 1, sim_->host_values(name)});
   ck.state = series_.state();
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;

@@ -1,5 +1,5 @@
-// One run of the Boussinesq equations: owns the fields on their backend and advances
-// them with OpenCurrent's scheme (paper 004; DESIGN.md "The equations and the step"):
+// One run of the Boussinesq equations: the fields on their backend, advanced with
+// OpenCurrent's scheme (paper 004; DESIGN.md "The equations and the step"):
 //
 //   1. tendencies G^n = advection + diffusion + buoyancy, for u, v, w and T;
 //   2. AB2 with variable-dt coefficients (forward Euler first): u* = u^n + dt(a G^n + b G^n-1);
@@ -14,6 +14,7 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "grid/async_value.hpp"
@@ -27,9 +28,9 @@
 namespace bouss {
 
 struct Diagnostics {
-  Real kinetic_energy = 0;  // volume average of |u|^2 / 2
-  Real max_divergence = 0;  // max |div u| over the cells
-  Real max_velocity = 0;    // max |u_i| over the faces
+  double kinetic_energy = 0;  // volume average of |u|^2 / 2
+  double max_divergence = 0;  // max |div u| over the cells
+  double max_velocity = 0;    // max |u_i| over the faces
   // Nusselt numbers (physics/flow.hpp); NaN unless both plates have fixed, differing temperatures.
   Nusselt nusselt{NAN, NAN, NAN};
 };
@@ -54,71 +55,78 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend);
 // (or of host memory) when the run would not fit.
 void check_memory(const Case& c, const Backend& backend);
 
+// One run of the case, whatever the precision of its fields: the clock, the solver's
+// accounting and the interface the run driver, output and checkpoints use. The fields and
+// the step live in FlowSimulation<R> (solver/flow_simulation.hpp), R being the case's
+// `precision` (double or float); make_simulation picks it.
 class Simulation {
  public:
-  Simulation(const Case& c, const Backend& backend);
+  virtual ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
 
   // One step. Throws std::runtime_error when the state it starts from is not finite (a
   // blow-up: caught one step after the step that made it, see verify_state) or the
   // pressure solve diverged.
-  void step();
+  virtual void step() = 0;
   // Removes the divergent part of the current velocity: lap(phi) = div(u)/dt, u -= dt grad(phi).
-  void project(Real dt);
+  virtual void project(double dt) = 0;
 
   // The step the next call of step() will take: fixed, or from the advective CFL number
   // and the diffusive limit, clipped to land on time.end.
-  Real next_dt() const;
+  virtual double next_dt() const = 0;
   bool finished() const;
   // Waits for the check of the current state (queued at the end of the last step) and
   // throws std::runtime_error naming the step when u, v, w or T holds a NaN or Inf.
-  void verify_state() const;
+  virtual void verify_state() const = 0;
 
-  Real time() const { return time_; }
+  double time() const { return time_; }
   long steps_done() const { return step_; }
-  Real last_dt() const { return dt_old_; }
+  double last_dt() const { return dt_old_; }
   const SolveStats& last_solve() const { return solve_; }
-  Diagnostics diagnostics() const;
+  virtual Diagnostics diagnostics() const = 0;
+  virtual double kinetic_energy() const = 0;
   // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).
   bool has_plates() const;
+  // "double" or "float": the fields' precision.
+  virtual const char* precision() const = 0;
 
   const Case& config() const { return case_; }
   const Grid& grid() const { return grid_; }
   const Backend& backend() const { return backend_; }
-  FlowFields& flow() { return now_; }
-  const FlowFields& flow() const { return now_; }
-  const Field<Real>& pressure() const { return phi_; }
   const FlowConditions& conditions() const { return bc_; }
-  const Multigrid& multigrid() const { return *mg_; }
   // Refills every ghost layer of the flow and checks the state again (after the caller
   // changed the fields).
-  void fill_all_ghosts();
+  virtual void fill_all_ghosts() = 0;
 
   // Estimated device-memory traffic of a step whose pressure solve went as `s` says, each
-  // array counted once per pass that reads or writes it (see the model in simulation.cpp).
-  double bytes_per_step(const SolveStats& s) const;
+  // array counted once per pass that reads or writes it (see the model in flow_simulation.cpp).
+  virtual double bytes_per_step(const SolveStats& s) const = 0;
 
-  // Interior values of a named array on the host, C order (x fastest): the output fields
-  // "T", "u", "v", "w", "p", and the previous step's tendencies "G_u", "G_v", "G_w", "G_T".
-  std::vector<double> host_values(const std::string& name) const;
-  // The same arrays on the backend, by name (for output packed on the device; a caller that
-  // changes one calls fill_all_ghosts after).
-  const Field<Real>& field(const std::string& name) const;
-  Field<Real>& field(const std::string& name);
+  // Interior values of a named array on the host, C order (x fastest), in double (exact for
+  // either precision): the output fields "T", "u", "v", "w", "p", and the previous step's
+  // tendencies "G_u", "G_v", "G_w", "G_T".
+  virtual std::vector<double> host_values(const std::string& name) const = 0;
   // Everything a step needs, by name: what a checkpoint stores.
   static const std::vector<std::string>& state_names();
+  // Where a named array sits on the grid.
+  static Stagger stagger_of(const std::string& name);
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
   // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
   // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.
-  void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, Real time, Real last_dt,
-               long steps, int last_cycles);
+  virtual void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
+                       double last_dt, long steps, int last_cycles) = 0;
 
- private:
-  void set_initial_condition();
-  void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
-  void project_velocity(Real dt);
-  // Queues the state check (advective rate with non-finite values folded in) of `now_`.
-  void queue_state_check();
-  Real checked_rate() const;  // the queued check's value; throws when it is not finite
+  // Output on the device (solver/stream_output.hpp): packs the named array's values over
+  // `box` into dst (backend memory) in float or double, optionally the mean of each point and
+  // the next along average_axis (grid/field_ops.hpp pack_box); computes the named profiles
+  // into dst (physics/profiles.hpp). Both queued on the backend's stream.
+  virtual void pack(const std::string& name, const Box& box, float* dst, int average_axis) const = 0;
+  virtual void pack(const std::string& name, const Box& box, double* dst, int average_axis) const = 0;
+  virtual void profiles_into(const std::vector<std::string>& names, double* dst) const = 0;
+
+ protected:
+  Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes);
 
   Case case_;
   Backend backend_;
@@ -126,17 +134,12 @@ class Simulation {
   Coefficients coeffs_;
   FlowConditions bc_;
   std::array<Box, 4> unknown_;
-  FlowFields now_, next_, G_;
-  Field<Real> phi_, rhs_;
-  std::unique_ptr<Multigrid> mg_;
   SolveStats solve_;
-  Real time_ = 0, dt_old_ = 0;
+  double time_ = 0, dt_old_ = 0;
   long step_ = 0;
-  // The state check of the latest state: its value arrives on the host without a device
-  // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
-  // once the next step's first kernels are queued, so the device never waits for it.
-  AsyncValue<Real> state_rate_;
-  long checked_step_ = 0;
 };
+
+// The simulation of a case in its precision (Case::precision: "double" or "single").
+std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend);
 
 }  // namespace bouss

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "grid/field_ops.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/xdmf.hpp"
 #include "physics/profiles.hpp"
@@ -111,20 +110,19 @@ void StreamOutput::write_record(const Simulation& sim) {
   });
   if (plan_.profile_bytes > 0) {
     StagingRing::Slot& slot = ring_->acquire();
-    horizontal_profiles_into(sim.grid(), sim.flow(), stream_.profiles, static_cast<double*>(slot.device));
+    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));
     post_slot(writer_, *ring_, slot, plan_.profile_bytes,
               [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
   }
   for (const StreamPlan::Item& item : plan_.items) {
-    const Field<Real>& f = sim.field(item.source);
     for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
       const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
       Box slab = item.box;
       slab.lo[2] = item.box.lo[2] + k0;
       slab.hi[2] = slab.lo[2] + nk;
       StagingRing::Slot& slot = ring_->acquire();
-      if (single) pack_box(f, slab, static_cast<float*>(slot.device), item.average_axis);
-      else pack_box(f, slab, static_cast<double*>(slot.device), item.average_axis);
+      if (single) sim.pack(item.source, slab, static_cast<float*>(slot.device), item.average_axis);
+      else sim.pack(item.source, slab, static_cast<double*>(slot.device), item.average_axis);
       post_slot(writer_, *ring_, slot, item.plane_bytes * std::size_t(nk),
                 [k0, nk, field = item.field](NetcdfWriter& w, const void* host) { w.write_slab(field, k0, nk, host); });
     }

@@ -31,7 +31,7 @@ void check_remove_mean_max_abs_for(const Backend& be) {
         for (int i = 0; i < L.n[0]; ++i) host[L.origin + L.index(i, j, k)] = S(U(rng));
     Field<S> f(be, L, Stagger::centre, "f");
     f.from_host(host);
-    const Real norm = remove_mean_max_abs(f);
+    const double norm = remove_mean_max_abs(f);
     const Box box = L.interior(Stagger::centre);
     EXPECT_EQ(norm, max_abs(f, box)) << "offset " << offset << ", " << sizeof(S) << "-byte values";
     EXPECT_LT(std::fabs(sum(f, box)) / double(box.cells()), (sizeof(S) == 4 ? 1e-6 : 1e-14) * (1 + offset * offset));
@@ -94,7 +94,7 @@ inline void check_reductions_see_nan(const Backend& be) {
   // A finite field: reduce_into's value, read later on the host, is reduce's.
   Field<double> g(be, L, Stagger::centre, "g");
   fill(g, 0.25);
-  AsyncValue<Real> later(be);
+  AsyncValue<double> later(be);
   sum_into(g, box, later.target());
   later.publish();
   EXPECT_EQ(later.get(), sum(g, box));
@@ -117,15 +117,15 @@ void check_level_sums_for(const Backend& be, bool exact) {
   const Box box{{1, 0, 1}, {L.n[0], L.n[1] + 1, L.n[2] + 1}};  // levels 1..n (the top face), rows 0..n
   ASSERT_GE(long(box.extent(0)) * box.extent(1), 32768) << "each level large enough for the parallel path";
   const int levels = box.extent(2);
-  Real* out = static_cast<Real*>(be.allocate(levels * sizeof(Real)));
+  double* out = static_cast<double*>(be.allocate(levels * sizeof(double)));
   sum_levels_into(f, box, out);
-  std::vector<Real> got(levels);
-  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(Real));
+  std::vector<double> got(levels);
+  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(double));
   for (int k = box.lo[2]; k < box.hi[2]; ++k) {
     Box level = box;
     level.lo[2] = k;
     level.hi[2] = k + 1;
-    const Real expected = sum(f, level);
+    const double expected = sum(f, level);
     if (exact) {
       EXPECT_EQ(got[k - box.lo[2]], expected) << "level " << k << ", " << sizeof(S) << "-byte values";
       continue;
@@ -138,7 +138,7 @@ void check_level_sums_for(const Backend& be, bool exact) {
   Box no_rows = box;
   no_rows.hi[1] = no_rows.lo[1];
   sum_levels_into(f, no_rows, out);
-  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(Real));
+  copy_bytes(got.data(), Backend::cpu(), out, be, levels * sizeof(double));
   for (int k = 0; k < levels; ++k) EXPECT_EQ(got[k], 0.0) << "empty level " << k;
   be.deallocate(out);
 }

@@ -14,10 +14,10 @@
 
 namespace bouss::test {
 
-inline void set_interior_poison_ghosts(Field<Real>& field, const Grid& g,
+inline void set_interior_poison_ghosts(Field<double>& field, const Grid& g,
                                        const std::function<double(double, double, double)>& f) {
   const Layout& L = g.layout;
-  std::vector<Real> h(L.size, 1e30);
+  std::vector<double> h(L.size, 1e30);
   const Box box = L.interior(field.stagger());
   for (int k = 0; k < box.hi[2]; ++k)
     for (int j = 0; j < box.hi[1]; ++j)
@@ -49,7 +49,7 @@ inline void check_ghost_fill(const Backend& be, BoundaryKind kind, int ghost) {
         bc.face[2 * a] = {kind, kind == BoundaryKind::value ? alpha + beta * lo[a] : beta};
         bc.face[2 * a + 1] = {kind, kind == BoundaryKind::value ? alpha + beta * (lo[a] + L[a]) : beta};
       }
-      Field<Real> field(be, g.layout, s, "f");
+      Field<double> field(be, g.layout, s, "f");
       set_interior_poison_ghosts(field, g, f);
       fill_ghosts(field, bc, g.h);
       EXPECT_LT(max_error(field, g, g.layout.padded(s), f), 1e-12)
@@ -64,10 +64,10 @@ inline void check_value_condition_sets_boundary_faces(const Backend& be) {
   FieldBC bc;
   bc.face[4] = {BoundaryKind::value, 0.25};
   bc.face[5] = {BoundaryKind::value, -0.5};
-  Field<Real> w(be, g.layout, Stagger::face_z, "w");
+  Field<double> w(be, g.layout, Stagger::face_z, "w");
   set_interior_poison_ghosts(w, g, [](double, double, double z) { return 7 + z; });
   fill_ghosts(w, bc, g.h);
-  const std::vector<Real> h = w.to_host();
+  const std::vector<double> h = w.to_host();
   const Layout& L = g.layout;
   EXPECT_EQ(h[L.origin + L.index(1, 1, 0)], 0.25);
   EXPECT_EQ(h[L.origin + L.index(1, 1, 5)], -0.5);
@@ -92,7 +92,7 @@ inline void check_conducting_walls(const Backend& be) {
   bc.face[4] = {BoundaryKind::value, bottom, 0};
   bc.face[5] = {BoundaryKind::value, top, 0};
   auto profile = [&](double, double, double z) { return bottom + (top - bottom) * (z - z0) / H; };
-  Field<Real> T(be, g.layout, Stagger::centre, "T");
+  Field<double> T(be, g.layout, Stagger::centre, "T");
   set_interior_poison_ghosts(T, g, profile);
   fill_ghosts(T, bc, g.h);
   EXPECT_LT(max_error(T, g, g.layout.padded(Stagger::centre), profile), 1e-12);
@@ -112,7 +112,7 @@ inline void check_fill_together(const Backend& be, int ghost) {
     bcs[q].face[4] = {q % 2 ? BoundaryKind::value : BoundaryKind::gradient, 2.0 - q};
     bcs[q].face[5] = {BoundaryKind::value, 1.0 + q};
   }
-  std::vector<Field<Real>> alone, together;
+  std::vector<Field<double>> alone, together;
   for (int q = 0; q < 4; ++q) {
     auto f = [q](double x, double y, double z) { return std::sin(1.3 * x + q) + std::cos(0.7 * y - 2 * z) + q * z; };
     for (auto* set : {&alone, &together}) {
@@ -120,7 +120,7 @@ inline void check_fill_together(const Backend& be, int ghost) {
       set_interior_poison_ghosts(set->back(), g, f);
     }
   }
-  Field<Real>* fields[4];
+  Field<double>* fields[4];
   const FieldBC* conditions[4];
   for (int q = 0; q < 4; ++q) {
     fill_ghosts(alone[q], bcs[q], g.h);
@@ -129,7 +129,7 @@ inline void check_fill_together(const Backend& be, int ghost) {
   }
   fill_ghosts(fields, conditions, 4, g.h);
   for (int q = 0; q < 4; ++q) {
-    const std::vector<Real> a = alone[q].to_host(), b = together[q].to_host();
+    const std::vector<double> a = alone[q].to_host(), b = together[q].to_host();
     ASSERT_EQ(a.size(), b.size());
     long differ = 0;
     for (std::size_t p = 0; p < a.size(); ++p) differ += a[p] != b[p];

@@ -16,15 +16,15 @@ namespace bouss::test {
 struct OperatorFixture {
   Grid g = Grid::make({6, 5, 4}, {0.25, -0.5, 1.0}, {3.0, 1.5, 1.0});
   Backend be;
-  FlowFields now, G, next;
-  Field<Real> scalar;
+  FlowFields<double> now, G, next;
+  Field<double> scalar;
   std::array<Box, 4> all;
 
   explicit OperatorFixture(const Backend& b) : be(b) {
-    now = FlowFields::make(be, g.layout, "");
-    G = FlowFields::make(be, g.layout, " G");
-    next = FlowFields::make(be, g.layout, " next");
-    scalar = Field<Real>(be, g.layout, Stagger::centre, "phi");
+    now = FlowFields<double>::make(be, g.layout, "");
+    G = FlowFields<double>::make(be, g.layout, " G");
+    next = FlowFields<double>::make(be, g.layout, " next");
+    scalar = Field<double>(be, g.layout, Stagger::centre, "phi");
     for (int c = 0; c < 4; ++c) {
       fill(now[c], 0);
       fill(G[c], 0);
@@ -44,7 +44,7 @@ inline void check_divergence_exact(const Backend& be) {
   set_field(f.now.u, f.g, [](double x, double y, double z) { return 1 + 2 * x + y - z; });
   set_field(f.now.v, f.g, [](double x, double y, double z) { return -3 * y + x * 0.5 + z; });
   set_field(f.now.w, f.g, [](double x, double y, double) { return 0.5 * x - y; });
-  Field<Real> out(be, f.g.layout, Stagger::centre, "div");
+  Field<double> out(be, f.g.layout, Stagger::centre, "div");
   fill(out, 0);
   divergence(f.g, f.now, out, 1.0);
   EXPECT_LT(max_error(out, f.g, f.g.layout.interior(Stagger::centre), [](double, double, double) { return -1.0; }),

@@ -16,7 +16,7 @@
 namespace bouss::test {
 
 // horizontal_profiles_into into the backend's memory, copied back to the host.
-inline std::vector<double> profiles_of(const Grid& g, const FlowFields& f, const std::vector<std::string>& names) {
+inline std::vector<double> profiles_of(const Grid& g, const FlowFields<double>& f, const std::vector<std::string>& names) {
   const Backend& be = f.T.backend();
   const std::size_t count = profile_values(names, g.n()[2]);
   double* dst = static_cast<double*>(be.allocate(count * sizeof(double)));
@@ -29,7 +29,7 @@ inline std::vector<double> profiles_of(const Grid& g, const FlowFields& f, const
 
 // One profile computed plainly on the host: sums in k, j, i order, T_rms about the mean from
 // a second pass.
-inline std::vector<double> host_profile(const Grid& g, const FlowFields& f, const std::string& name) {
+inline std::vector<double> host_profile(const Grid& g, const FlowFields<double>& f, const std::string& name) {
   const Layout& L = g.layout;
   const int nx = L.n[0], ny = L.n[1], nz = L.n[2];
   const std::vector<double> u = f.u.to_host(), v = f.v.to_host(), w = f.w.to_host(), T = f.T.to_host();
@@ -60,7 +60,7 @@ inline std::vector<double> host_profile(const Grid& g, const FlowFields& f, cons
 
 // Sets every value of the flow, ghosts included, to random numbers: T about 2, the
 // velocities of either sign.
-inline void set_random_flow(FlowFields& f, unsigned seed) {
+inline void set_random_flow(FlowFields<double>& f, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(-1, 1);
   for (int c = 0; c < 4; ++c) {
@@ -72,7 +72,7 @@ inline void set_random_flow(FlowFields& f, unsigned seed) {
 
 // Every profile, asked for in `names` order, equals the host's computation to round-off (the
 // order of summation differs), relative to the profile's largest value.
-inline void check_profiles_match_host(const Grid& g, const FlowFields& f, const std::vector<std::string>& names,
+inline void check_profiles_match_host(const Grid& g, const FlowFields<double>& f, const std::vector<std::string>& names,
                                       double tolerance) {
   const std::vector<double> got = profiles_of(g, f, names);
   ASSERT_EQ(got.size(), profile_values(names, g.n()[2]));

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "grid/field_ops.hpp"
-#include "solver/simulation.hpp"
+#include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {
@@ -28,7 +28,7 @@ inline Case projection_case_closed() {
 
 // Random velocity on every unknown face; after one projection max|div u| is round-off.
 inline void check_projection(const Backend& be, const Case& c) {
-  Simulation sim(c, be);
+  FlowSimulation<double> sim(c, be);
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> U(-1, 1);
   for (int comp = 0; comp < 3; ++comp) set_field(sim.flow()[comp], sim.grid(), [&](double, double, double) { return U(rng); });

@@ -61,9 +61,9 @@ inline void make_rayleigh_benard(Case& c, double rayleigh, double prandtl, Units
 }
 
 // Sets every point of a field, ghosts included, to f(x, y, z) at the point's position.
-inline void set_field(Field<Real>& field, const Grid& g, const std::function<double(double, double, double)>& f) {
+inline void set_field(Field<double>& field, const Grid& g, const std::function<double(double, double, double)>& f) {
   const Layout& L = g.layout;
-  std::vector<Real> h(L.size, 0);
+  std::vector<double> h(L.size, 0);
   const Box box = L.padded(field.stagger());
   for (int k = box.lo[2]; k < box.hi[2]; ++k)
     for (int j = box.lo[1]; j < box.hi[1]; ++j)
@@ -74,10 +74,10 @@ inline void set_field(Field<Real>& field, const Grid& g, const std::function<dou
 }
 
 // max |field - f| over a box of points.
-inline double max_error(const Field<Real>& field, const Grid& g, const Box& box,
+inline double max_error(const Field<double>& field, const Grid& g, const Box& box,
                         const std::function<double(double, double, double)>& f) {
   const Layout& L = g.layout;
-  const std::vector<Real> h = field.to_host();
+  const std::vector<double> h = field.to_host();
   double err = 0;
   for (int k = box.lo[2]; k < box.hi[2]; ++k)
     for (int j = box.lo[1]; j < box.hi[1]; ++j)

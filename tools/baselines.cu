@@ -38,16 +38,16 @@ struct DeviceArray {
 };
 
 // Interior of a padded field <-> compact array (x fastest).
-void gather(const Grid& g, const Field<Real>& f, Real* out) {
-  const View<const Real> v = f.cview();
+void gather(const Grid& g, const Field<double>& f, double* out) {
+  const View<const double> v = f.cview();
   const int nx = g.layout.n[0], ny = g.layout.n[1];
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), g.layout.interior(Stagger::centre), [=] __host__ __device__(int i, int j, int k) {
     out[i + std::ptrdiff_t(nx) * (j + std::ptrdiff_t(ny) * k)] = v[i + j * sy + k * sz];
   }, "baseline gather");
 }
-void scatter(const Grid& g, const Real* in, Real scale, Field<Real>& f) {
-  const View<Real> v = f.view();
+void scatter(const Grid& g, const double* in, double scale, Field<double>& f) {
+  const View<double> v = f.view();
   const int nx = g.layout.n[0], ny = g.layout.n[1];
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   for_each(f.backend(), g.layout.interior(Stagger::centre), [=] __host__ __device__(int i, int j, int k) {
@@ -59,11 +59,11 @@ void scatter(const Grid& g, const Real* in, Real scale, Field<Real>& f) {
 
 bool baselines_available() { return true; }
 
-BaselineRun fft_poisson(const Grid& g, const Field<Real>& b, Field<Real>& x, int repeats) {
+BaselineRun fft_poisson(const Grid& g, const Field<double>& b, Field<double>& x, int repeats) {
   const Backend& be = b.backend();
   const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2];
   const std::size_t N = std::size_t(nx) * ny * nz, M = std::size_t(nz) * ny * (nx / 2 + 1);
-  DeviceArray<Real> real(N);
+  DeviceArray<double> real(N);
   DeviceArray<cufftDoubleComplex> spec(M);
   cufftHandle forward, inverse;
   check(cufftPlan3d(&forward, nz, ny, nx, CUFFT_D2Z), "cufftPlan3d D2Z");
@@ -71,7 +71,7 @@ BaselineRun fft_poisson(const Grid& g, const Field<Real>& b, Field<Real>& x, int
   const auto stream = static_cast<cudaStream_t>(be.stream());
   check(cufftSetStream(forward, stream), "cufftSetStream");
   check(cufftSetStream(inverse, stream), "cufftSetStream");
-  const Real rx = 1 / (g.h[0] * g.h[0]), ry = 1 / (g.h[1] * g.h[1]), rz = 1 / (g.h[2] * g.h[2]);
+  const double rx = 1 / (g.h[0] * g.h[0]), ry = 1 / (g.h[1] * g.h[1]), rz = 1 / (g.h[2] * g.h[2]);
   cufftDoubleComplex* s = spec.p;
   const int mx = nx / 2 + 1;
   auto solve = [&] {
@@ -79,15 +79,15 @@ BaselineRun fft_poisson(const Grid& g, const Field<Real>& b, Field<Real>& x, int
     check(cufftExecD2Z(forward, real.p, spec.p), "cufftExecD2Z");
     // Divide by the 7-point operator's eigenvalue; the mean mode is set to zero.
     for_each(be, Box{{0, 0, 0}, {mx, ny, nz}}, [=] __host__ __device__(int i, int j, int k) {
-      const Real lambda = (2 * cos(2 * M_PI * i / nx) - 2) * rx + (2 * cos(2 * M_PI * j / ny) - 2) * ry +
+      const double lambda = (2 * cos(2 * M_PI * i / nx) - 2) * rx + (2 * cos(2 * M_PI * j / ny) - 2) * ry +
                           (2 * cos(2 * M_PI * k / nz) - 2) * rz;
       const std::ptrdiff_t idx = i + std::ptrdiff_t(mx) * (j + std::ptrdiff_t(ny) * k);
-      const Real f = (i == 0 && j == 0 && k == 0) ? 0 : 1 / lambda;
+      const double f = (i == 0 && j == 0 && k == 0) ? 0 : 1 / lambda;
       s[idx].x *= f;
       s[idx].y *= f;
     }, "fft eigenvalue divide");
     check(cufftExecZ2D(inverse, spec.p, real.p), "cufftExecZ2D");
-    scatter(g, real.p, Real(1) / Real(N), x);
+    scatter(g, real.p, double(1) / double(N), x);
   };
   BaselineRun run;
   run.ms = median_ms(be, repeats, solve);
@@ -99,7 +99,7 @@ BaselineRun fft_poisson(const Grid& g, const Field<Real>& b, Field<Real>& x, int
   return run;
 }
 
-BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<Real>& b, Field<Real>& x, double tolerance,
+BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>& b, Field<double>& x, double tolerance,
                            int max_iterations, int repeats) {
   const Backend& be = b.backend();
   const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2];
@@ -108,24 +108,24 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<Real>& 
   const std::size_t N = std::size_t(nx) * ny * nz;
   // A = -lap on the compact cells, 7 entries a row, boundary conditions folded in.
   DeviceArray<int> rowptr(N + 1), cols(7 * N);
-  DeviceArray<Real> vals(7 * N);
+  DeviceArray<double> vals(7 * N);
   int* rp = rowptr.p;
   int* cp = cols.p;
-  Real* vp = vals.p;
+  double* vp = vals.p;
   int kind[6];
   for (int f = 0; f < 6; ++f) kind[f] = int(bc.face[f].kind);
   const int k0 = kind[0], k1 = kind[1], k2 = kind[2], k3 = kind[3], k4 = kind[4], k5 = kind[5];
-  const Real r2x = 1 / (g.h[0] * g.h[0]), r2y = 1 / (g.h[1] * g.h[1]), r2z = 1 / (g.h[2] * g.h[2]);
+  const double r2x = 1 / (g.h[0] * g.h[0]), r2y = 1 / (g.h[1] * g.h[1]), r2z = 1 / (g.h[2] * g.h[2]);
   for_each(be, Box{{0, 0, 0}, {nx, ny, nz}}, [=] __host__ __device__(int i, int j, int k) {
     const int n[3] = {nx, ny, nz}, p[3] = {i, j, k}, kinds[6] = {k0, k1, k2, k3, k4, k5};
-    const Real r2[3] = {r2x, r2y, r2z};
+    const double r2[3] = {r2x, r2y, r2z};
     const std::size_t row = i + std::size_t(nx) * (j + std::size_t(ny) * k);
     std::size_t e = 7 * row;
     rp[row] = int(e);
     if (row == 0) rp[std::size_t(nx) * ny * nz] = int(7 * std::size_t(nx) * ny * nz);
-    Real diag = 0;
+    double diag = 0;
     int order[7];
-    Real value[7];
+    double value[7];
     int m = 0;
     for (int a = 0; a < 3; ++a) {
       diag += 2 * r2[a];
@@ -153,7 +153,7 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<Real>& 
     for (int s = 1; s < 7; ++s)
       for (int t = s; t > 0 && order[t - 1] > order[t]; --t) {
         int c = order[t]; order[t] = order[t - 1]; order[t - 1] = c;
-        Real v = value[t]; value[t] = value[t - 1]; value[t - 1] = v;
+        double v = value[t]; value[t] = value[t - 1]; value[t - 1] = v;
       }
     // Merge equal columns so each appears once; pad the row with zeros on the diagonal.
     int out = 0;
@@ -175,40 +175,40 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<Real>& 
   cusparseSpMatDescr_t A;
   check(cusparseCreateCsr(&A, N, N, 7 * N, rowptr.p, cols.p, vals.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateCsr");
-  DeviceArray<Real> xs(N), r(N), p(N), Ap(N), rhs(N);
+  DeviceArray<double> xs(N), r(N), p(N), Ap(N), rhs(N);
   cusparseDnVecDescr_t vp_desc, vap_desc;
   check(cusparseCreateDnVec(&vp_desc, N, p.p, CUDA_R_64F), "cusparseCreateDnVec");
   check(cusparseCreateDnVec(&vap_desc, N, Ap.p, CUDA_R_64F), "cusparseCreateDnVec");
-  const Real one = 1, zero = 0;
+  const double one = 1, zero = 0;
   std::size_t buffer_bytes = 0;
   check(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp_desc, &zero, vap_desc, CUDA_R_64F,
                                 CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes), "cusparseSpMV_bufferSize");
   DeviceArray<char> buffer(buffer_bytes);
   gather(g, b, rhs.p);
-  const Real minus_one = -1;
+  const double minus_one = -1;
   check(cublasDscal(bl, int(N), &minus_one, rhs.p, 1), "cublasDscal");  // A x = -b
-  Real bnorm = 0;
+  double bnorm = 0;
   check(cublasDnrm2(bl, int(N), rhs.p, 1, &bnorm), "cublasDnrm2");
   BaselineRun run;
   auto solve = [&] {
     run.residual_history.assign(1, 1.0);
-    check(cudaMemsetAsync(xs.p, 0, N * sizeof(Real), stream), "cudaMemset");
-    check(cudaMemcpyAsync(r.p, rhs.p, N * sizeof(Real), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
-    check(cudaMemcpyAsync(p.p, rhs.p, N * sizeof(Real), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
-    Real rr = 0;
+    check(cudaMemsetAsync(xs.p, 0, N * sizeof(double), stream), "cudaMemset");
+    check(cudaMemcpyAsync(r.p, rhs.p, N * sizeof(double), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    check(cudaMemcpyAsync(p.p, rhs.p, N * sizeof(double), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    double rr = 0;
     check(cublasDdot(bl, int(N), r.p, 1, r.p, 1, &rr), "cublasDdot");
     int it = 0;
     while (it < max_iterations && std::sqrt(rr) > tolerance * bnorm) {
       check(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp_desc, &zero, vap_desc, CUDA_R_64F,
                          CUSPARSE_SPMV_ALG_DEFAULT, buffer.p), "cusparseSpMV");
-      Real pap = 0;
+      double pap = 0;
       check(cublasDdot(bl, int(N), p.p, 1, Ap.p, 1, &pap), "cublasDdot");
-      const Real alpha = rr / pap, neg_alpha = -alpha;
+      const double alpha = rr / pap, neg_alpha = -alpha;
       check(cublasDaxpy(bl, int(N), &alpha, p.p, 1, xs.p, 1), "cublasDaxpy");
       check(cublasDaxpy(bl, int(N), &neg_alpha, Ap.p, 1, r.p, 1), "cublasDaxpy");
-      Real rr_new = 0;
+      double rr_new = 0;
       check(cublasDdot(bl, int(N), r.p, 1, r.p, 1, &rr_new), "cublasDdot");
-      const Real beta = rr_new / rr;
+      const double beta = rr_new / rr;
       rr = rr_new;
       check(cublasDscal(bl, int(N), &beta, p.p, 1), "cublasDscal");
       check(cublasDaxpy(bl, int(N), &one, r.p, 1, p.p, 1), "cublasDaxpy");

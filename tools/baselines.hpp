@@ -24,8 +24,8 @@ struct BaselineRun {
 
 bool baselines_available();
 // b on the CUDA backend, mean-free; x receives the solution (ghosts not filled).
-BaselineRun fft_poisson(const Grid& g, const Field<Real>& b, Field<Real>& x, int repeats);
-BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<Real>& b, Field<Real>& x, double tolerance,
+BaselineRun fft_poisson(const Grid& g, const Field<double>& b, Field<double>& x, int repeats);
+BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>& b, Field<double>& x, double tolerance,
                            int max_iterations, int repeats);
 
 }  // namespace bouss

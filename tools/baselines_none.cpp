@@ -6,10 +6,10 @@
 namespace bouss {
 
 bool baselines_available() { return false; }
-BaselineRun fft_poisson(const Grid&, const Field<Real>&, Field<Real>&, int) {
+BaselineRun fft_poisson(const Grid&, const Field<double>&, Field<double>&, int) {
   throw std::runtime_error("the fft baseline needs a CUDA build");
 }
-BaselineRun csr_cg_poisson(const Grid&, const FieldBC&, const Field<Real>&, Field<Real>&, double, int, int) {
+BaselineRun csr_cg_poisson(const Grid&, const FieldBC&, const Field<double>&, Field<double>&, double, int, int) {
   throw std::runtime_error("the csr_cg baseline needs a CUDA build");
 }
 

@@ -61,8 +61,8 @@ int check_command(const RunOptions& o) {
   std::printf("backend: %s\n%s\n", backend.describe().c_str(), memory.c_str());
   try {
     // The fluid starts at rest: the advective limit does not bind the first step.
-    const std::array<Real, 3> h{c.spacing(0), c.spacing(1), c.spacing(2)};
-    const Real dt = c.time.dt ? Real(*c.time.dt) : stable_time_step(h, c.physics.nu, c.physics.kappa, c.time.cfl, 0);
+    const std::array<double, 3> h{c.spacing(0), c.spacing(1), c.spacing(2)};
+    const double dt = c.time.dt ? double(*c.time.dt) : stable_time_step(h, c.physics.nu, c.physics.kappa, c.time.cfl, 0);
     std::printf("first dt: %.6g (%s)\n", clip_to_end(dt, 0, c.time.end),
                 c.time.dt ? "time.dt" : "the diffusive limit; the fluid starts at rest");
   } catch (const std::exception& e) {

@@ -81,8 +81,8 @@ struct Timing {
 // in their precision, profiles), every `every` steps.
 double cfg_bytes_per_step(const Case& c, const Config& cfg) {
   if (!cfg.stream) return 0;
-  const Grid g = Grid::make(c.n, {Real(c.extent[0][0]), Real(c.extent[1][0]), Real(c.extent[2][0])},
-                            {Real(c.length(0)), Real(c.length(1)), Real(c.length(2))});
+  const Grid g = Grid::make(c.n, {double(c.extent[0][0]), double(c.extent[1][0]), double(c.extent[2][0])},
+                            {double(c.length(0)), double(c.length(1)), double(c.length(2))});
   return plan_stream(c, *cfg.stream, g.layout).record_bytes / cfg.every;
 }
 

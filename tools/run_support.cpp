@@ -68,7 +68,7 @@ void log_case_summary(const Case& c, const Backend& backend) {
 
 std::string solver_summary(const Case& c, const Backend& backend) {
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
-  const auto levels = Multigrid::plan(backend, c.n, opt);
+  const auto levels = Multigrid<double>::plan(backend, c.n, opt);
   std::string text = fmt::format("multigrid V({},{}) to {:g}{}, {} levels: ", opt.pre_sweeps, opt.post_sweeps,
                                  c.pressure.tolerance, opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)" : "",
                                  levels.size());

@@ -83,14 +83,14 @@ void validate_poisson_options(const BenchOptions& o) {
 // for (and the checker of the baselines); cuSPARSE CG's matrix (7 entries a cell, values and
 // column indices) and its vectors, or cuFFT's complex arrays.
 double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const Grid& g, const FieldBC& bc) {
-  const double array = double(g.layout.size) * sizeof(Real), cells = double(g.layout.cells());
+  const double array = double(g.layout.size) * sizeof(double), cells = double(g.layout.cells());
   double solver = 0;
   for (const std::string& s : o.solvers) {
     MultigridOptions opt;
     opt.mixed_precision = s == "mg_mixed";
     opt.fmg = o.fmg;
     opt.cpu_coarse_cells = s == "mg" || s == "mg_mixed" ? o.cpu_coarse_cells.value_or(default_cpu_coarse_cells) : 0;
-    double bytes = Multigrid::estimate_memory(backend, g, opt).first;
+    double bytes = Multigrid<double>::estimate_memory(backend, g, opt).first;
     if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
     if (s == "fft") bytes += 2 * cells * 16;
     solver = std::max(solver, bytes);
@@ -129,10 +129,10 @@ int poisson_bench(const BenchOptions& o) {
   }
 
   // A random right-hand side, the same for every solver, mean-free (compatible).
-  Field<Real> b0(backend, g.layout, Stagger::centre, "b"), b(backend, g.layout, Stagger::centre, "b work"),
+  Field<double> b0(backend, g.layout, Stagger::centre, "b"), b(backend, g.layout, Stagger::centre, "b work"),
       x(backend, g.layout, Stagger::centre, "x");
   {
-    std::vector<Real> h(g.layout.size, 0);
+    std::vector<double> h(g.layout.size, 0);
     std::mt19937_64 rng(2024);
     std::uniform_real_distribution<double> U(-1, 1);
     for (int k = 0; k < n[2]; ++k)
@@ -181,7 +181,7 @@ int poisson_bench(const BenchOptions& o) {
         opt.pre_sweeps = o.pre_sweeps;
         opt.post_sweeps = o.post_sweeps;
         opt.max_cycles = 100;
-        Multigrid mg(backend, g, bc, opt);
+        Multigrid<double> mg(backend, g, bc, opt);
         SolveStats stats;
         auto solve = [&] {
           b.copy_from(b0);
@@ -201,7 +201,7 @@ int poisson_bench(const BenchOptions& o) {
         }
         std::sort(ms.begin(), ms.end());
         const int v_cycles = stats.cycles - (stats.fmg ? 1 : 0);
-        const double bytes = 3 * cells * sizeof(Real) + (stats.fmg ? mg.bytes_fmg() : 0) + v_cycles * mg.bytes_per_cycle();
+        const double bytes = 3 * cells * sizeof(double) + (stats.fmg ? mg.bytes_fmg() : 0) + v_cycles * mg.bytes_per_cycle();
         report(solver, stats.cycles, stats.residual_history, ms[ms.size() / 2], bytes,
                mg.residual_norm(x, b) / max_abs(b0, interior));
       } else if (solver == "fft" || solver == "csr_cg") {
@@ -224,7 +224,7 @@ int poisson_bench(const BenchOptions& o) {
         MultigridOptions check_opt;
         check_opt.cpu_coarse_cells = 0;
         fill_ghosts(x, bc, g.h);
-        const Multigrid checker(backend, g, bc, check_opt);
+        const Multigrid<double> checker(backend, g, bc, check_opt);
         report(solver, run.iterations, run.residual_history, run.ms, run.bytes,
                checker.residual_norm(x, b0) / max_abs(b0, interior));
       } else {

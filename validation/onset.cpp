@@ -52,7 +52,7 @@ GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, con
   // linear regime, and the run stops there.
   control.after_step = [&](Run& run) {
     const Simulation& sim = run.simulation();
-    const double ke = kinetic_energy(sim.grid(), sim.flow());
+    const double ke = sim.kinetic_energy();
     if (!(ke > 0) || !std::isfinite(ke)) return;
     t.push_back(sim.time());
     log_energy.push_back(0.5 * std::log(ke));

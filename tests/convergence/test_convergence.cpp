@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "solver/simulation.hpp"
+#include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
 
 using namespace bouss;
@@ -25,7 +25,7 @@ double diffusion_error(int n) {
   c.time.steps.reset();
   c.time.end = 0.02;
   c.time.dt = 0.1 * h * h / kappa;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   auto T0 = [](double x, double y, double) { return std::cos(2 * M_PI * x) * std::cos(2 * M_PI * y); };
   set_field(sim.flow().T, sim.grid(), T0);
   sim.fill_all_ghosts();
@@ -44,7 +44,7 @@ double taylor_green_error(int n) {
   c.time.end = 1.0;
   c.time.dt = 0.25 * h * h;
   c.pressure.tolerance = 1e-11;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   set_field(sim.flow().u, sim.grid(), [](double x, double y, double) { return std::sin(x) * std::cos(y); });
   set_field(sim.flow().v, sim.grid(), [](double x, double y, double) { return -std::cos(x) * std::sin(y); });
   sim.fill_all_ghosts();

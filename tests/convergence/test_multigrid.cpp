@@ -23,12 +23,12 @@ FieldBC conditions(const std::string& kind) {
   return bc;
 }
 
-SolveStats solve_random(const std::array<int, 3>& n, const FieldBC& bc, MultigridOptions opt, Real tol,
-                        Real* residual_ratio = nullptr) {
+SolveStats solve_random(const std::array<int, 3>& n, const FieldBC& bc, MultigridOptions opt, double tol,
+                        double* residual_ratio = nullptr) {
   const int nmax = std::max({n[0], n[1], n[2]});
   const Grid g = Grid::make(n, {0, 0, 0}, {double(n[0]) / nmax, double(n[1]) / nmax, double(n[2]) / nmax});
-  Multigrid mg(Backend::cpu(), g, bc, opt);
-  Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+  Multigrid<double> mg(Backend::cpu(), g, bc, opt);
+  Field<double> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
   fill(x, 0);
   std::mt19937_64 rng(17);
   std::uniform_real_distribution<double> U(-1, 1);
@@ -60,7 +60,7 @@ TEST(MultigridConvergence, DiscreteSolutionSatisfiesTheDiscreteEquationToTheTole
   for (bool mixed : {false, true}) {
     MultigridOptions opt;
     opt.mixed_precision = mixed;
-    Real ratio = 1;
+    double ratio = 1;
     const SolveStats s = solve_random({32, 24, 16}, conditions("mixed"), opt, 1e-9, &ratio);
     ASSERT_TRUE(s.converged);
     EXPECT_LE(ratio, 1e-9) << "mixed precision " << mixed;
@@ -95,8 +95,8 @@ std::pair<double, double> fmg_errors(int n) {
     MultigridOptions opt;
     opt.fmg = true;
     opt.max_cycles = full ? 50 : 1;  // the FMG pass counts as the first cycle
-    Multigrid mg(Backend::cpu(), g, bc, opt);
-    Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+    Multigrid<double> mg(Backend::cpu(), g, bc, opt);
+    Field<double> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
     fill(x, 0);
     set_field(b, g, [&](double X, double Y, double Z) { return -k2 * u(X, Y, Z); });
     const SolveStats s = mg.solve(x, b, 1e-13);
@@ -124,10 +124,10 @@ TEST(MultigridConvergence, FullMultigridAloneReachesDiscretizationAccuracy) {
 namespace {
 
 // max |x - u| over the cells, after removing each one's mean when `up_to_constant`.
-double solution_error(const Field<Real>& x, const Grid& g, const std::function<double(double, double, double)>& u,
+double solution_error(const Field<double>& x, const Grid& g, const std::function<double(double, double, double)>& u,
                       bool up_to_constant) {
   const Box box = g.layout.interior(Stagger::centre);
-  Field<Real> exact(Backend::cpu(), g.layout, Stagger::centre, "exact");
+  Field<double> exact(Backend::cpu(), g.layout, Stagger::centre, "exact");
   set_field(exact, g, u);
   const double shift = up_to_constant ? (sum(x, box) - sum(exact, box)) / double(box.cells()) : 0;
   set_field(exact, g, [&](double X, double Y, double Z) { return u(X, Y, Z) + shift; });
@@ -158,8 +158,8 @@ double wall_data_error(int n, bool dirichlet, bool mixed) {
   MultigridOptions opt;
   opt.mixed_precision = mixed;
   opt.max_cycles = 60;
-  Multigrid mg(Backend::cpu(), g, bc, opt);
-  Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+  Multigrid<double> mg(Backend::cpu(), g, bc, opt);
+  Field<double> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
   fill(x, 0);
   set_field(b, g, f);
   const SolveStats s = mg.solve(x, b, 1e-12);

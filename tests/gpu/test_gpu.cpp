@@ -2,6 +2,7 @@
 // and CPU and CUDA runs agreeing. Each test skips (visibly) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include "solver/flow_simulation.hpp"
 #include "ghost_checks.hpp"
 #include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
@@ -45,8 +46,8 @@ TEST(GpuFieldOps, LevelSumsAreEachLevelsSum) {
 TEST(GpuProfiles, EqualTheCpuProfilesOfTheSameState) {
   BOUSS_GPU_OR_SKIP();
   const Grid g = Grid::make({37, 19, 11}, {0, 0, 0}, {1.9, 1.0, 0.6});
-  FlowFields on_cpu = FlowFields::make(Backend::cpu(), g.layout, "");
-  FlowFields on_gpu = FlowFields::make(gpu, g.layout, "");
+  FlowFields<double> on_cpu = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  FlowFields<double> on_gpu = FlowFields<double>::make(gpu, g.layout, "");
   set_random_flow(on_cpu, 7);
   for (int c = 0; c < 4; ++c) on_gpu[c].copy_from(on_cpu[c]);
   const std::vector<std::string> names = {"T_rms", "wT_mean", "u_rms", "T_mean", "v_rms", "w_rms"};
@@ -127,7 +128,7 @@ TEST(GpuMemoryEstimate, IsWhatTheRunAllocates) {
     const MemoryEstimate m = estimate_memory(c, gpu);
     const std::size_t device = allocated_bytes(BackendKind::cuda), host = allocated_bytes(BackendKind::cpu);
     const std::size_t scratch = gpu.scratch_bytes();
-    Simulation sim(c, gpu);
+    FlowSimulation<double> sim(c, gpu);
     // The reductions' scratch (CUB's temporary storage, grown on demand) is the estimate's margin.
     const std::size_t scratch_grown = gpu.scratch_bytes() - scratch;
     EXPECT_EQ(double(allocated_bytes(BackendKind::cuda) - device - scratch_grown), m.backend_bytes);
@@ -144,8 +145,8 @@ TEST(GpuCheckKernels, AFaultingKernelIsNamedWithItsField) {
       {
         setenv("BOUSS_CHECK_KERNELS", "1", 1);
         const Backend b = Backend::cuda();
-        Field<Real> f(b, Layout::make({64, 64, 64}, 1, sizeof(Real)), Stagger::centre, "pressure guess");
-        Field<Real> none;
+        Field<double> f(b, Layout::make({64, 64, 64}, 1, sizeof(double)), Stagger::centre, "pressure guess");
+        Field<double> none;
         f.swap(none);  // f keeps its name and layout, its storage is now a null pointer (the child exits without freeing)
         try {
           fill(f, 1.0);
@@ -171,7 +172,7 @@ TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) { BOUSS_GPU_OR_SKIP(
 
 // Runs one projection of the same random field under two pressure settings.
 std::pair<std::vector<double>, SolveStats> project_random(const Backend& be, const Case& c) {
-  Simulation s(c, be);
+  FlowSimulation<double> s(c, be);
   std::mt19937_64 rng(3);
   std::uniform_real_distribution<double> U(-1, 1);
   for (int comp = 0; comp < 3; ++comp) set_field(s.flow()[comp], s.grid(), [&](double, double, double) { return U(rng); });
@@ -237,7 +238,7 @@ TEST(GpuAgreement, CpuAndCudaAgreeAfterTwentyRayleighBenardSteps) {
   c.time.steps = 20;
   c.time.cfl = 0.5;
   c.pressure.mixed_precision = false;  // the same fp64 solver on both
-  Simulation cpu(c, Backend::cpu()), cuda(c, gpu);
+  FlowSimulation<double> cpu(c, Backend::cpu()), cuda(c, gpu);
   while (!cpu.finished()) cpu.step();
   while (!cuda.finished()) cuda.step();
   EXPECT_EQ(cpu.time(), cuda.time());

@@ -7,7 +7,7 @@
 #include <netcdf>
 
 #include "io/netcdf_writer.hpp"
-#include "solver/simulation.hpp"
+#include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
 
 using namespace bouss;
@@ -25,7 +25,7 @@ TEST(Physics, StablyStratifiedFluidAtRestStaysAtRest) {
   c.physics.reference_temperature = 0.2;  // not the mean: the hydrostatic pressure is non-trivial
   c.pressure.tolerance = 1e-12;
   c.time.steps = 100;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   const double velocity_scale = std::sqrt(10.0 * 1.0 * 1.0);  // sqrt(alpha g dT H)
   EXPECT_LT(sim.diagnostics().max_velocity, 1e-10 * velocity_scale);
@@ -48,7 +48,7 @@ Case rayleigh_benard_cell(double rayleigh) {
 std::pair<double, double> energy_at(double rayleigh, double t1, double t2) {
   Case c = rayleigh_benard_cell(rayleigh);
   c.time.end = t2;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   while (sim.time() < t1) sim.step();
   const double e1 = sim.diagnostics().kinetic_energy;
   while (!sim.finished()) sim.step();
@@ -76,7 +76,7 @@ TEST(Physics, NetcdfOutputReadsBackWithTheRunsValues) {
   std::filesystem::remove(file);
   c.output.streams = {OutputStream{}};
   c.output.streams.at(0).file = file.string();
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   {
     NetcdfWriter w(file.string(), c);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "profile_checks.hpp"
-#include "solver/simulation.hpp"
+#include "solver/flow_simulation.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -39,7 +39,7 @@ TEST(Profiles, NamesLevelsAndSizes) {
   EXPECT_THROW(profile_on_faces("S_mean"), std::invalid_argument);
   EXPECT_THROW(profile_values({"T_mean", "T_rms", "T_mean"}, 4), std::invalid_argument);
   const Grid g = Grid::make({4, 4, 4}, {0, 0, 0}, {1, 1, 1});
-  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   double dst[8];
   EXPECT_THROW(horizontal_profiles_into(g, f, {"u_mean"}, dst), std::invalid_argument);
 }
@@ -59,7 +59,7 @@ TEST(Profiles, MeansAndRmsOfPeriodicWavesAreTheirClosedForms) {
   auto U = [](double z) { return 0.7 - z; };
   auto V = [](double z) { return 0.3 + z * z; };
   auto W = [](double z) { return 0.5 + z; };
-  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   set_field(f.T, g, [&](double x, double y, double z) {
     return a(z) + b(z) * std::cos(kx * x) + c(z) * std::cos(kx * x) * std::cos(ky * y);
   });
@@ -89,7 +89,7 @@ TEST(Profiles, MeansAndRmsOfPeriodicWavesAreTheirClosedForms) {
 TEST(Profiles, TemperatureRmsOfASmallPerturbationKeepsItsDigits) {
   const double kx = 2 * pi, ky = 2 * pi, amplitude = 1e-7;
   const Grid g = Grid::make({16, 16, 8}, {0, 0, 0}, {1.0, 1.0, 1.0});
-  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   for (int c = 0; c < 3; ++c) set_field(f[c], g, [](double, double, double) { return 0.0; });
   set_field(f.T, g, [&](double x, double y, double z) {
     return 1 - z + amplitude * (1 + z) * std::cos(kx * x) * std::cos(ky * y);
@@ -104,7 +104,7 @@ TEST(Profiles, TemperatureRmsOfASmallPerturbationKeepsItsDigits) {
 
 TEST(Profiles, EqualAPlainHostComputationOfAnyState) {
   const Grid g = Grid::make({7, 5, 4}, {0, 0, 0}, {1.4, 1.0, 0.8});
-  FlowFields f = FlowFields::make(Backend::cpu(), g.layout, "");
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   set_random_flow(f, 11);
   check_profiles_match_host(g, f, profile_names(), 1e-13);
   // Any order and any subset: each profile where `names` puts it.
@@ -122,7 +122,7 @@ TEST(Profiles, VolumeNusseltNumberIsTheVerticalMeanOfTheHeatFluxProfile) {
   c.initial.perturbation_shape = PerturbationShape::mode;
   c.initial.mode = {1, 1};
   c.time.steps = 30;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   const Grid& g = sim.grid();
   const int nz = g.n()[2];

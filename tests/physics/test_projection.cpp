@@ -30,8 +30,8 @@ TEST(Multigrid, VCycleReducesResidualByAtLeastFivePerCycle) {
   c.n = {32, 32, 16};
   const Grid g = Grid::make(c.n, {0, 0, 0}, {2, 2, 1});
   const FlowConditions bc = flow_conditions(c);
-  Multigrid mg(Backend::cpu(), g, bc.pressure);
-  Field<Real> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+  Multigrid<double> mg(Backend::cpu(), g, bc.pressure);
+  Field<double> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
   fill(x, 0);
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> U(-1, 1);

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "solver/flow_simulation.hpp"
 #include "grid/field_ops.hpp"
 #include "run_checks.hpp"
 
@@ -120,12 +121,12 @@ TEST(StateCheck, ANonFiniteValueInAnyFieldIsCaught) {
   const Case c = restart_case("");
   for (const char* name : {"u", "v", "w", "T"}) {
     for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
-      Simulation sim(c, Backend::cpu());
+      FlowSimulation<double> sim(c, Backend::cpu());
       sim.step();
       EXPECT_NO_THROW(sim.verify_state());
       std::vector<double> values = sim.host_values(name);
       values[values.size() / 2 + 3] = bad;
-      Field<Real>& f = std::string(name) == "T" ? sim.flow().T : sim.flow()[name[0] - 'u'];
+      Field<double>& f = std::string(name) == "T" ? sim.flow().T : sim.flow()[name[0] - 'u'];
       set_interior_values(f, values);
       sim.fill_all_ghosts();
       try {
@@ -151,7 +152,7 @@ TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
     control.progress_seconds.reset();
     control.after_step = [](bouss::Run& run) {
       if (run.simulation().steps_done() != 5) return;
-      Simulation& sim = run.simulation();
+      auto& sim = dynamic_cast<FlowSimulation<double>&>(run.simulation());
       std::vector<double> G = sim.host_values("G_T");
       G[300] = std::numeric_limits<double>::quiet_NaN();
       set_interior_values(sim.field("G_T"), G);
@@ -173,7 +174,7 @@ TEST(MemoryEstimate, IsWhatTheRunAllocates) {
     const Case c = restart_case("", {variant});
     const MemoryEstimate m = estimate_memory(c, Backend::cpu());
     const std::size_t before = allocated_bytes(BackendKind::cpu);
-    Simulation sim(c, Backend::cpu());
+    FlowSimulation<double> sim(c, Backend::cpu());
     sim.step();  // FMG's work arrays are allocated at its first solve
     EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before), m.backend_bytes + m.host_bytes);
     EXPECT_GT(m.output_bytes, 0);

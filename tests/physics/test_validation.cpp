@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "solver/simulation.hpp"
+#include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
 #include "validation/onset.hpp"
 
@@ -115,7 +115,7 @@ TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
   c.initial.profile = TemperatureProfile::conduction;
   c.initial.bottom = 2.0;
   c.initial.top = -1.0;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   const Nusselt nu = sim.diagnostics().nusselt;
   EXPECT_NEAR(nu.bottom, 1.0, 1e-12);
   EXPECT_NEAR(nu.top, 1.0, 1e-12);
@@ -132,7 +132,7 @@ TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
   c.time.steps.reset();
   c.time.end = 4.0;
   c.pressure.tolerance = 1e-11;
-  Simulation sim(c, Backend::cpu());
+  FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   const Nusselt nu = sim.diagnostics().nusselt;
   std::printf("Ra 5000 steady roll: Nu bottom %.8f top %.8f volume %.8f\n", nu.bottom, nu.top, nu.volume);

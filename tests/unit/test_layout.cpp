@@ -15,8 +15,8 @@ const std::array<int, 3> shapes[] = {{1, 1, 1}, {5, 3, 2}, {16, 8, 16}, {33, 17,
 
 TEST(Layout, InteriorRowsStartOn128ByteBoundariesForEveryStaggering) {
   for (const auto& n : shapes) {
-    const Layout L = Layout::make(n, 1, sizeof(Real));
-    Field<Real> f(Backend::cpu(), L, Stagger::centre, "f");
+    const Layout L = Layout::make(n, 1, sizeof(double));
+    Field<double> f(Backend::cpu(), L, Stagger::centre, "f");
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(f.data()) % 256, 0u) << "allocations are 256-byte aligned";
     for (Stagger s : all_staggers)
       for (int k = 0; k < L.points(s, 2); ++k)
@@ -31,7 +31,7 @@ TEST(Layout, InteriorRowsStartOn128ByteBoundariesForEveryStaggering) {
 TEST(Layout, EveryStaggeringWithGhostsFitsOneCongruentAllocation) {
   for (int ghost : {1, 2})
     for (const auto& n : shapes) {
-      const Layout L = Layout::make(n, ghost, sizeof(Real));
+      const Layout L = Layout::make(n, ghost, sizeof(double));
       for (Stagger s : all_staggers) {
         const Box b = L.padded(s);
         std::set<std::ptrdiff_t> seen;
@@ -49,8 +49,8 @@ TEST(Layout, EveryStaggeringWithGhostsFitsOneCongruentAllocation) {
 }
 
 TEST(Layout, OneIndexAddressesTheSamePointOfCentreAndFaceArrays) {
-  const Layout L = Layout::make({12, 7, 5}, 1, sizeof(Real));
-  Field<Real> T(Backend::cpu(), L, Stagger::centre, "T"), u(Backend::cpu(), L, Stagger::face_x, "u");
+  const Layout L = Layout::make({12, 7, 5}, 1, sizeof(double));
+  Field<double> T(Backend::cpu(), L, Stagger::centre, "T"), u(Backend::cpu(), L, Stagger::face_x, "u");
   auto tv = T.view();
   auto uv = u.view();
   // u(i) is the low x-face of cell i: the same offset, its own array.
@@ -58,7 +58,7 @@ TEST(Layout, OneIndexAddressesTheSamePointOfCentreAndFaceArrays) {
   EXPECT_EQ(&uv(4, 2, 1) - &uv(3, 2, 1), 1);
   EXPECT_EQ(&tv(3, 3, 1) - &tv(3, 2, 1), L.sy);
   EXPECT_EQ(&tv(3, 2, 2) - &tv(3, 2, 1), L.sz);
-  EXPECT_EQ(L.sy % (row_alignment_bytes / sizeof(Real)), 0);
+  EXPECT_EQ(L.sy % (row_alignment_bytes / sizeof(double)), 0);
   EXPECT_EQ(L.points(Stagger::face_x, 0), 13);
   EXPECT_EQ(L.points(Stagger::face_x, 1), 7);
   EXPECT_EQ(L.points(Stagger::face_z, 2), 6);

@@ -1,0 +1,250 @@
+#include "solver/flow_simulation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "grid/field_ops.hpp"
+#include "physics/profiles.hpp"
+#include "physics/time_step.hpp"
+
+namespace bouss {
+
+namespace {
+
+// Uniform deviate in [-1, 1] from a counter (splitmix64): the same field on every backend
+// and machine for a given seed.
+double noise(std::uint64_t seed, std::uint64_t n) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + n + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return double(z >> 11) * (2.0 / double(1ull << 53)) - 1;
+}
+
+}  // namespace
+
+template <class R>
+FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
+    : Simulation(c, backend, sizeof(R)), state_rate_(backend) {
+  const Layout& L = grid_.layout;
+  now_ = FlowFields<R>::make(backend_, L, "");
+  next_ = FlowFields<R>::make(backend_, L, " (next)");
+  G_ = FlowFields<R>::make(backend_, L, " tendency");
+  phi_ = Field<R>(backend_, L, Stagger::centre, "p");
+  rhs_ = Field<R>(backend_, L, Stagger::centre, "div u*/dt");
+  for (int comp = 0; comp < 4; ++comp) {
+    fill(now_[comp], 0);
+    fill(next_[comp], 0);
+    fill(G_[comp], 0);  // AB2's b = 0 on the first step must not meet NaN
+  }
+  fill(phi_, 0);
+  fill(rhs_, 0);
+  mg_ = std::make_unique<Multigrid<R>>(backend_, grid_, bc_.pressure, multigrid_options(c.pressure, backend_));
+  set_initial_condition();
+}
+
+// A host loop over cells at start-up only: T is built on the host (in double, rounded to R
+// once) and copied once.
+template <class R>
+void FlowSimulation<R>::set_initial_condition() {
+  const Layout& L = grid_.layout;
+  const InitialCondition& ic = case_.initial;
+  std::vector<R> T(L.size, 0);
+  const double z0 = case_.extent[2][0], H = case_.length(2);
+  for (int k = 0; k < L.n[2]; ++k)
+    for (int j = 0; j < L.n[1]; ++j)
+      for (int i = 0; i < L.n[0]; ++i) {
+        const double z = grid_.coordinate(Stagger::centre, 2, k);
+        double value = ic.value;
+        if (ic.profile != TemperatureProfile::uniform)
+          value = ic.bottom + (ic.top - ic.bottom) * (z - z0) / H;
+        if (ic.perturbation_shape == PerturbationShape::random) {
+          const std::uint64_t cell = std::uint64_t(i) + std::uint64_t(L.n[0]) * (j + std::uint64_t(L.n[1]) * k);
+          value += ic.perturbation_amplitude * noise(ic.seed, cell);
+        } else {
+          const double x = grid_.coordinate(Stagger::centre, 0, i) - case_.extent[0][0];
+          const double y = grid_.coordinate(Stagger::centre, 1, j) - case_.extent[1][0];
+          value += ic.perturbation_amplitude * std::sin(M_PI * (z - z0) / H) *
+                   std::cos(2 * M_PI * ic.mode[0] * x / case_.length(0)) *
+                   std::cos(2 * M_PI * ic.mode[1] * y / case_.length(1));
+        }
+        T[L.origin + L.index(i, j, k)] = R(value);
+      }
+  now_.T.from_host(T);
+  fill_all_ghosts();
+}
+
+template <class R>
+void FlowSimulation<R>::queue_state_check() {
+  state_rate_into(grid_, now_, state_rate_.target());
+  state_rate_.publish();
+  checked_step_ = step_;
+}
+
+template <class R>
+double FlowSimulation<R>::checked_rate() const {
+  const double rate = state_rate_.get();
+  if (!std::isfinite(rate))
+    throw std::runtime_error("step " + std::to_string(checked_step_) + " (t = " + std::to_string(time_) +
+                             "): the flow holds NaN or Inf values (u, v, w or T): the run blew up; "
+                             "lower time.cfl or time.dt");
+  return rate;
+}
+
+template <class R>
+void FlowSimulation<R>::verify_state() const { checked_rate(); }
+
+template <class R>
+void FlowSimulation<R>::fill_flow_ghosts(int components) {
+  Field<R>* fields[max_fill_fields];
+  const FieldBC* bcs[max_fill_fields];
+  for (int comp = 0; comp < components; ++comp) {
+    fields[comp] = &now_[comp];
+    bcs[comp] = &bc_.flow[comp];
+  }
+  fill_ghosts(fields, bcs, components, grid_.h);
+}
+
+template <class R>
+void FlowSimulation<R>::fill_all_ghosts() {
+  fill_flow_ghosts(4);
+  queue_state_check();
+}
+
+template <class R>
+double FlowSimulation<R>::next_dt() const {
+  const double dt = case_.time.dt ? double(*case_.time.dt)
+                                : stable_time_step(grid_.h, coeffs_.nu, coeffs_.kappa, double(case_.time.cfl), checked_rate());
+  return clip_to_end(dt, time_, case_.time.end);
+}
+
+template <class R>
+void FlowSimulation<R>::step() {
+  const double dt = next_dt();  // with an adaptive dt this reads, and verifies, the state check
+  const AB2Coefficients ab = AB2Coefficients::make(dt, dt_old_, step_ == 0);
+  advance_ab2(grid_, coeffs_, dt, ab, now_, G_, next_, unknown_);
+  if (case_.time.dt) verify_state();  // a fixed dt: read now, with the device busy
+  now_.swap(next_);
+  fill_flow_ghosts(4);
+  project_velocity(dt);
+  if (!solve_.converged && !std::isfinite(solve_.residual_history.back()))
+    throw std::runtime_error("step " + std::to_string(step_ + 1) + ": the pressure solve diverged (NaN); "
+                             "the run is unstable: lower time.cfl or time.dt");
+  time_ += dt;
+  dt_old_ = dt;
+  ++step_;
+  queue_state_check();
+}
+
+template <class R>
+void FlowSimulation<R>::project_velocity(double dt) {
+  divergence(grid_, now_, rhs_, 1 / dt);
+  solve_ = mg_->solve(phi_, rhs_, case_.pressure.tolerance);
+  subtract_gradient(grid_, phi_, dt, now_, unknown_);
+  fill_flow_ghosts(3);  // the velocity
+}
+
+template <class R>
+void FlowSimulation<R>::project(double dt) {
+  project_velocity(dt);
+  queue_state_check();
+}
+
+template <class R>
+Diagnostics FlowSimulation<R>::diagnostics() const {
+  Diagnostics d;
+  d.kinetic_energy = bouss::kinetic_energy(grid_, now_);
+  d.max_divergence = max_abs_divergence(grid_, now_);
+  d.max_velocity = max_abs_velocity(grid_, now_);
+  if (has_plates())
+    d.nusselt = nusselt_numbers(grid_, now_, coeffs_.kappa, case_.faces[4].temperature_value,
+                                case_.faces[5].temperature_value);
+  return d;
+}
+
+// Traffic model, in units of one array F = cells * sizeof(R), each array counted once
+// per pass (an ideal cache for the stencil neighbours), plus the multigrid's own model
+// (Multigrid::bytes_per_cycle, bytes_fmg):
+//   advance_ab2       u, v, w: read u v w + G, write G + next: 6F each; w also reads T: +1F;
+//                     T: read u v w T + G, write G + next: 7F                     -> 26F
+//   divergence        read u v w, write rhs                                          4F
+//   before the cycles sum(b) + b -= mean + max|b| + x -= mean afterwards             6F
+//   subtract_gradient per component read phi + read/write u: 9F
+//   dt                advective rate reads u v w: 3F
+template <class R>
+double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
+  const double F = double(grid_.layout.cells()) * sizeof(R);
+  const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
+  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3)) + (s.fmg ? mg_->bytes_fmg() : 0) +
+         (v_cycles + (s.fmg ? 0 : 1)) * mg_->bytes_per_cycle();
+}
+
+template <class R>
+const Field<R>& FlowSimulation<R>::field(const std::string& name) const {
+  if (name == "T") return now_.T;
+  if (name == "u") return now_.u;
+  if (name == "v") return now_.v;
+  if (name == "w") return now_.w;
+  if (name == "p") return phi_;
+  if (name == "G_u") return G_.u;
+  if (name == "G_v") return G_.v;
+  if (name == "G_w") return G_.w;
+  if (name == "G_T") return G_.T;
+  throw std::invalid_argument("unknown field \"" + name + "\"");
+}
+
+template <class R>
+Field<R>& FlowSimulation<R>::field(const std::string& name) {
+  return const_cast<Field<R>&>(static_cast<const FlowSimulation&>(*this).field(name));
+}
+
+template <class R>
+std::vector<double> FlowSimulation<R>::host_values(const std::string& name) const { return interior_values(field(name)); }
+
+template <class R>
+void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
+                         double last_dt, long steps, int last_cycles) {
+  for (const std::string& name : state_names()) {
+    auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
+    if (it == arrays.end()) throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
+    set_interior_values(field(name), it->second);
+  }
+  // The ghosts as the step leaves them: the flow's from one fill of all four fields,
+  // the pressure's from the solver's own fill at the end of its solve.
+  fill_ghosts(phi_, bc_.pressure, grid_.h);
+  time_ = time;
+  dt_old_ = last_dt;
+  step_ = steps;
+  solve_ = SolveStats{};
+  solve_.cycles = last_cycles;
+  solve_.converged = true;
+  solve_.residual_history = {0};
+  fill_all_ghosts();
+}
+
+template <class R>
+double FlowSimulation<R>::kinetic_energy() const {
+  return bouss::kinetic_energy(grid_, now_);
+}
+
+template <class R>
+void FlowSimulation<R>::pack(const std::string& name, const Box& box, float* dst, int average_axis) const {
+  pack_box(field(name), box, dst, average_axis);
+}
+
+template <class R>
+void FlowSimulation<R>::pack(const std::string& name, const Box& box, double* dst, int average_axis) const {
+  pack_box(field(name), box, dst, average_axis);
+}
+
+template <class R>
+void FlowSimulation<R>::profiles_into(const std::vector<std::string>& names, double* dst) const {
+  horizontal_profiles_into(grid_, now_, names, dst);
+}
+
+template class FlowSimulation<double>;
+template class FlowSimulation<float>;
+
+}  // namespace bouss

@@ -1,0 +1,66 @@
+// The Boussinesq fields and their step in one precision R (double or float): what a
+// Simulation (solver/simulation.hpp) is for a case whose `precision` picks R. Both are
+// compiled (solver/flow_simulation.cpp). Time, dt and every reduction stay double.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid/async_value.hpp"
+#include "grid/field.hpp"
+#include "physics/flow.hpp"
+#include "solver/multigrid.hpp"
+#include "solver/simulation.hpp"
+
+namespace bouss {
+
+template <class R>
+class FlowSimulation final : public Simulation {
+ public:
+  FlowSimulation(const Case& c, const Backend& backend);
+
+  void step() override;
+  void project(double dt) override;
+  double next_dt() const override;
+  void verify_state() const override;
+  Diagnostics diagnostics() const override;
+  double kinetic_energy() const override;
+  const char* precision() const override { return sizeof(R) == sizeof(float) ? "float" : "double"; }
+  void fill_all_ghosts() override;
+  double bytes_per_step(const SolveStats& s) const override;
+  std::vector<double> host_values(const std::string& name) const override;
+  void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time, double last_dt,
+               long steps, int last_cycles) override;
+  void pack(const std::string& name, const Box& box, float* dst, int average_axis) const override;
+  void pack(const std::string& name, const Box& box, double* dst, int average_axis) const override;
+  void profiles_into(const std::vector<std::string>& names, double* dst) const override;
+
+  FlowFields<R>& flow() { return now_; }
+  const FlowFields<R>& flow() const { return now_; }
+  const Field<R>& pressure() const { return phi_; }
+  const Multigrid<R>& multigrid() const { return *mg_; }
+  // The arrays of state_names() on the backend, by name (a caller that changes one calls
+  // fill_all_ghosts after).
+  const Field<R>& field(const std::string& name) const;
+  Field<R>& field(const std::string& name);
+
+ private:
+  void set_initial_condition();
+  void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
+  void project_velocity(double dt);
+  // Queues the state check (advective rate with non-finite values folded in) of `now_`.
+  void queue_state_check();
+  double checked_rate() const;  // the queued check's value; throws when it is not finite
+
+  FlowFields<R> now_, next_, G_;
+  Field<R> phi_, rhs_;
+  std::unique_ptr<Multigrid<R>> mg_;
+  // The state check of the latest state: its value arrives on the host without a device
+  // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
+  // once the next step's first kernels are queued, so the device never waits for it.
+  AsyncValue<double> state_rate_;
+  long checked_step_ = 0;
+};
+
+}  // namespace bouss
