@@ -544,10 +544,13 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
   fill_ghosts(x, bc_, grid_.h);
   double rn;
+  int slow = 0;  // cycles in a row that left more than stall_ratio of the residual
   auto record = [&](double r) {
+    if (!stats.residual_history.empty()) slow = r > SolveStats::stall_ratio * rn ? slow + 1 : 0;
     rn = r;
     stats.residual_history.push_back(r / scale);
-    return std::isfinite(r);
+    stats.stalled = slow >= 2 && r > target;
+    return std::isfinite(r) && !stats.stalled;
   };
   if (direct_) {
     record(residual_norm(x, b));

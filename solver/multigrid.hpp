@@ -47,6 +47,11 @@ struct SolveStats {
   int cycles = 0;     // V-cycles, plus one for the FMG start when it ran
   bool fmg = false;   // the solve started with FMG
   bool converged = false;
+  // The residual stopped falling before the tolerance: two cycles in a row that each left
+  // more than stall_ratio of it, the mark of the precision's round-off floor (a solve that
+  // converges gains a factor of 5-20 a cycle). The solve ends there, unconverged.
+  bool stalled = false;
+  static constexpr double stall_ratio = 0.9;
   std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each cycle
 };
 

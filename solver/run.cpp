@@ -243,13 +243,21 @@ void Run::account_pressure_solve() {
   }
   ++pressure_failures_;
   const double reached = s.residual_history.empty() ? NAN : s.residual_history.back();
-  const std::string what = fmt::format("step {}: the pressure solve stopped at pressure.max_cycles = {} with a "
-                                       "relative residual of {:.3e} > pressure.tolerance = {:g}",
-                                       sim_->steps_done(), s.cycles, reached, case_.pressure.tolerance);
+  const std::string what =
+      s.stalled ? fmt::format("step {}: the pressure solve stalled after {} cycles at a relative residual of {:.3e} > "
+                              "pressure.tolerance = {:g}: the round-off floor of {} precision for this flow",
+                              sim_->steps_done(), s.cycles, reached, case_.pressure.tolerance, sim_->precision())
+                : fmt::format("step {}: the pressure solve stopped at pressure.max_cycles = {} with a relative "
+                              "residual of {:.3e} > pressure.tolerance = {:g}",
+                              sim_->steps_done(), s.cycles, reached, case_.pressure.tolerance);
+  const bool single = std::string(sim_->precision()) == "float";
+  const std::string remedy =
+      s.stalled ? fmt::format("raise pressure.tolerance above {:.1e}{}", reached,
+                              single ? " or run in double (\"precision\": \"double\")" : "")
+                : "raise pressure.max_cycles or loosen pressure.tolerance";
   if (pressure_failures_ >= case_.pressure.max_failures)
     throw std::runtime_error(what + " (" + std::to_string(pressure_failures_) +
-                             " solves in a row, pressure.max_failures): raise pressure.max_cycles or loosen "
-                             "pressure.tolerance");
+                             " solves in a row, pressure.max_failures): " + remedy);
   spdlog::warn("{} ({} of {} allowed in a row)", what, pressure_failures_, case_.pressure.max_failures);
 }
 
