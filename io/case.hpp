@@ -37,7 +37,8 @@ struct PhysicsParams {
   // What the case gave, for provenance and the log.
   Units units = Units::dimensional;
   std::optional<double> rayleigh, prandtl;
-  // What the solver uses (always set after parsing, derived from Ra/Pr when given).
+  // What the solver uses (always set after parsing, derived from Ra/Pr when given: see
+  // physics/units.hpp).
   double nu = 0.0;        // kinematic viscosity
   double kappa = 0.0;     // thermal diffusivity
   double buoyancy = 0.0;  // alpha * g: acceleration per unit temperature along +z
@@ -160,12 +161,6 @@ struct Case {
   double length(int axis) const { return extent[axis][1] - extent[axis][0]; }
   double spacing(int axis) const { return length(axis) / n[axis]; }
 };
-
-// nu, kappa and buoyancy from a Rayleigh and Prandtl number, for a layer of `height`
-// between plates `delta_t` apart, in diffusive (time height^2/kappa) or free-fall
-// (time height/U, U = sqrt(alpha g dT height)) units. The parser uses it for the
-// rayleigh/prandtl form of "physics".
-PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t);
 
 // The rules every grid shape obeys, in case files (/grid/n) and wherever else a shape is
 // given (`bouss bench poisson --n`): three positive cell counts, at most 65535 per axis (the

@@ -22,6 +22,7 @@
 
 #include "grid/coarsening.hpp"
 #include "io/case.hpp"
+#include "physics/units.hpp"
 
 namespace bouss {
 namespace {
@@ -941,8 +942,8 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
     v.fail_at(plate_pointer, "expected a temperature whose difference from the other plate's is finite (it "
                              "defines the Rayleigh number), got " + describe(plate_given) + " with " + other_plate);
   }
-  const bool diffusive = units == "diffusive";
-  const PhysicsParams p = physics_from_rayleigh(ra, pr, diffusive ? Units::diffusive : Units::free_fall, height, t_lo - t_hi);
+  const Units form = units == "diffusive" ? Units::diffusive : Units::free_fall;
+  const PhysicsParams p = physics_from_rayleigh(ra, pr, form, height, t_lo - t_hi);
 
   const double dt = std::abs(t_lo - t_hi);
   const FormulaInput in_ra{v.pointer("rayleigh"), describe(physics.at("rayleigh")), "Ra", ra};
@@ -951,16 +952,15 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
                           "H", height};
   const FormulaInput in_dt{plate_pointer, describe(plate_given) + " (dT = " + format_number(dt) + " with " + other_plate + ")",
                            "dT", dt};
-  // The powers of each input in the coefficients (see physics_from_rayleigh).
-  if (diffusive) {
-    check_coefficients(v, {{"kappa", p.kappa, false, {{&in_h, 2.0}}},
-                           {"nu", p.nu, false, {{&in_pr, 1.0}, {&in_h, 2.0}}},
-                           {"buoyancy", p.buoyancy, false, {{&in_ra, 1.0}, {&in_pr, 1.0}, {&in_h, 1.0}, {&in_dt, -1.0}}}});
-  } else {
-    check_coefficients(v, {{"buoyancy", p.buoyancy, false, {{&in_h, 1.0}, {&in_dt, -1.0}}},
-                           {"kappa", p.kappa, false, {{&in_ra, -0.5}, {&in_pr, -0.5}, {&in_h, 2.0}}},
-                           {"nu", p.nu, false, {{&in_ra, -0.5}, {&in_pr, 0.5}, {&in_h, 2.0}}}});
+  // Each input by its RayleighInput; the powers are physics/units.hpp's.
+  const FormulaInput* inputs[] = {&in_ra, &in_pr, &in_h, &in_dt};
+  std::vector<DerivedCoefficient> coefficients;
+  for (const CoefficientScaling& scaling : rayleigh_scalings(form)) {
+    DerivedCoefficient c{scaling.name, p.*scaling.value, false, {}};
+    for (const auto& [input, power] : scaling.powers) c.factors.emplace_back(inputs[static_cast<int>(input)], power);
+    coefficients.push_back(std::move(c));
   }
+  check_coefficients(v, coefficients);
   return p;
 }
 
@@ -1406,48 +1406,6 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
   check_grid_counts({n[0], n[1], n[2]}, periodic, where);
-}
-
-namespace {
-
-// The formula as written, in double, unless a double intermediate overflowed or underflowed
-// on the way (the two then disagree): then the long double value, rounded. Ordinary inputs
-// keep the double formula's bits.
-double settle(double as_written, long double wide) {
-  const double rounded = static_cast<double>(wide);
-  const bool agree = std::isnormal(as_written) && std::abs(as_written - rounded) <= 1e-12 * std::abs(rounded);
-  return agree ? as_written : rounded;
-}
-
-}  // namespace
-
-PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t) {
-  PhysicsParams p;
-  const double dt = std::abs(delta_t), h = height;
-  p.rayleigh = rayleigh;
-  p.prandtl = prandtl;
-  p.units = units;
-  // The same formulas in long double, whose exponent range (on x86-64 and aarch64) holds
-  // every product below: so that Ra = 1e300 with a small box is not an overflow on the way.
-  using Wide = long double;
-  const Wide wide_h = h, wide_dt = dt, wide_ra = rayleigh, wide_pr = prandtl;
-  if (units == Units::diffusive) {
-    p.kappa = h * h;
-    p.nu = prandtl * p.kappa;
-    p.buoyancy = rayleigh * p.nu * p.kappa / (dt * h * h * h);
-    const Wide kappa = wide_h * wide_h, nu = wide_pr * kappa;
-    p.buoyancy = settle(p.buoyancy, wide_ra * nu * kappa / (wide_dt * wide_h * wide_h * wide_h));
-    p.kappa = settle(p.kappa, kappa);
-    p.nu = settle(p.nu, nu);
-  } else {
-    p.buoyancy = h / dt;
-    p.kappa = h * h / std::sqrt(rayleigh * prandtl);
-    p.nu = h * h * std::sqrt(prandtl / rayleigh);
-    p.buoyancy = settle(p.buoyancy, wide_h / wide_dt);
-    p.kappa = settle(p.kappa, wide_h * wide_h / std::sqrt(wide_ra * wide_pr));
-    p.nu = settle(p.nu, wide_h * wide_h * std::sqrt(wide_pr / wide_ra));
-  }
-  return p;
 }
 
 }  // namespace bouss
