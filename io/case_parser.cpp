@@ -20,7 +20,7 @@
 
 #include <sys/stat.h>
 
-#include "grid/coarsening.hpp"
+#include "grid/shape_rules.hpp"
 #include "io/case.hpp"
 #include "physics/units.hpp"
 
@@ -583,39 +583,7 @@ class Validator {
 // ---------------------------------------------------------------------------
 // grid
 
-std::string shape(const std::array<int, 3>& n) {
-  return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
-}
-
-std::string as_json_array(const std::array<int, 3>& n) { return dump_compact(json(n)); }
-
-int odd_part(int n) {
-  while (n % 2 == 0) n /= 2;
-  return n;
-}
-
-// Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
-constexpr int max_odd_factor = 8;
-
-// Kernels launch one CUDA block layer per z plane and tile y in blocks (grid/for_each.hpp);
-// a launch grid's y and z dimensions hold at most 65535. Every axis gets the same limit,
-// so that which axis is the long one never matters.
-constexpr std::int64_t max_axis_cells = 65535;
-
-// The size of the form m*2^k (m <= max_odd_factor, at most max_axis_cells) nearest to n;
-// ties go to the larger.
-int nearest_coarsenable_size(int n) {
-  long best = 1;
-  for (long m = 1; m <= max_odd_factor; ++m) {
-    for (long size = m; size <= max_axis_cells; size *= 2) {
-      const long d = std::abs(size - n), best_d = std::abs(best - n);
-      if (d < best_d || (d == best_d && size > best)) best = size;
-    }
-  }
-  return static_cast<int>(best);
-}
-
-// The integers of /grid/n as written; check_grid_counts decides whether they make a grid.
+// The integers of /grid/n as written; grid_shape_problem decides whether they make a grid.
 std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid) {
   const std::string expected = "3 positive integers";
   const json& given = v.require(grid, "n", expected);
@@ -627,42 +595,6 @@ std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid
     n[a] = *x;
   }
   return n;
-}
-
-// The rules of check_grid_shape on counts of any size (a case may hold 1e12). One home for
-// them: case files and `bouss bench poisson --n` both come here.
-void check_grid_counts(const std::array<std::int64_t, 3>& n, const std::array<bool, 3>& periodic,
-                       const std::string& where) {
-  const auto fail = [&](const std::string& message) { throw CaseError(where + ": " + message); };
-  const std::string given = dump_compact(json(n));
-  for (int a = 0; a < 3; ++a) {
-    if (n[a] < 1) fail("expected 3 positive integers, got " + given);
-  }
-  for (int a = 0; a < 3; ++a) {
-    if (n[a] > max_axis_cells) {
-      fail("expected at most " + std::to_string(max_axis_cells) +
-           " cells per axis (the largest y and z dimension of a CUDA launch grid), got " + given);
-    }
-  }
-  const char* axes = "xyz";
-  for (int a = 0; a < 3; ++a) {
-    if (n[a] == 1 && !periodic[a]) {
-      fail("expected a periodic axis wherever n is 1 (a one-cell axis is a 2D run's unused "
-           "direction, and must be periodic), got " + given + " with " + axes[a] + " not periodic");
-    }
-  }
-  const std::array<int, 3> cells{static_cast<int>(n[0]), static_cast<int>(n[1]), static_cast<int>(n[2])};
-  if (multigrid_can_coarsen(cells)) return;
-  const auto coarsest = multigrid_levels(cells).back();
-  std::array<int, 3> suggestion = cells;
-  for (int a = 0; a < 3; ++a) {
-    if (odd_part(cells[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(cells[a]);
-  }
-  fail("expected a grid the multigrid can coarsen (it halves each even axis until all "
-       "are odd; the coarsest grid may have at most " +
-       std::to_string(max_coarsest_cells) + " cells), got " + given + ", whose coarsest grid is " +
-       shape(coarsest) + " = " + std::to_string(cell_count(coarsest)) + " cells; use sizes m*2^k with m <= " +
-       std::to_string(max_odd_factor) + ", e.g. " + as_json_array(suggestion));
 }
 
 std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
@@ -1312,7 +1244,7 @@ Case validate_case(Validator& v, const json& root) {
   c.faces = parse_boundaries(v, root);
   {
     const auto scope = v.enter("grid");
-    check_grid_counts(n, {c.periodic(0), c.periodic(1), c.periodic(2)}, v.where("n"));
+    if (const auto problem = grid_shape_problem(n, {c.periodic(0), c.periodic(1), c.periodic(2)})) v.fail("n", *problem);
     for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
     check_cell_sizes(v, grid, c);
   }
@@ -1405,7 +1337,7 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 }
 
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
-  check_grid_counts({n[0], n[1], n[2]}, periodic, where);
+  if (const auto problem = grid_shape_problem({n[0], n[1], n[2]}, periodic)) throw CaseError(where + ": " + *problem);
 }
 
 }  // namespace bouss
