@@ -178,6 +178,7 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 std::string read_case_text(const std::string& path);
 // The --set override that makes `file` the first output stream's file (`--output FILE`):
 // "output.file=..." when the case's output is one object, "output.0.file=..." for a list.
+// (With the --set engine, in io/case_overrides.cpp.)
 std::string output_file_override(const std::string& case_path, const std::string& file);
 // Same, from text already in memory (source names it in messages).
 Case parse_case(const std::string& text, const std::string& source,
