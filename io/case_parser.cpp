@@ -4,7 +4,8 @@
 // problem becomes one CaseError line:
 //   SOURCE: /json/pointer: what was expected, got X
 // The syntax pre-check is io/json_check.hpp, the typed member access and message text
-// io/case_validator.hpp.
+// io/case_validator.hpp; the rules that relate several keys are gathered under "Consistency
+// checks" below.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -36,70 +37,7 @@ const Names face_names = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
 constexpr int z_lo = 4, z_hi = 5;
 
 // ---------------------------------------------------------------------------
-// grid
-
-// The integers of /grid/n as written; grid_shape_problem decides whether they make a grid.
-std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid) {
-  const std::string expected = "3 positive integers";
-  const json& given = v.require(grid, "n", expected);
-  if (!given.is_array() || given.size() != 3) v.fail_expected("n", expected, given);
-  std::array<std::int64_t, 3> n{};
-  for (int a = 0; a < 3; ++a) {
-    const auto x = as_integer(given[a]);
-    if (!x) v.fail_expected("n", expected, given);
-    n[a] = *x;
-  }
-  return n;
-}
-
-std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
-  const std::string expected = "3 [lo, hi] pairs of numbers";
-  const json& given = v.require(grid, "extent", expected);
-  if (!given.is_array() || given.size() != 3) v.fail_expected("extent", expected, given);
-  const auto scope = v.enter("extent");
-  const char* axes = "xyz";
-  std::array<std::array<double, 2>, 3> extent{};
-  for (int a = 0; a < 3; ++a) {
-    const std::string index = std::to_string(a);
-    const std::string lo = std::string(1, axes[a]) + "0", hi = std::string(1, axes[a]) + "1";
-    const std::string pair = "[" + lo + ", " + hi + "]";
-    const json& range = given[a];
-    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number()) {
-      v.fail_expected(index, pair + " with 2 numbers", range);
-    }
-    extent[a] = {range[0].get<double>(), range[1].get<double>()};
-    if (!(extent[a][0] < extent[a][1])) {
-      v.fail_expected(index, pair + " with " + lo + " < " + hi, range);
-    }
-  }
-  return extent;
-}
-
-// The operators divide by h and h^2 (h = L/n): every cell size must be a normal number whose
-// 1/h^2 is finite, and every coordinate finite.
-void check_cell_sizes(Validator& v, const json& grid, const Case& c) {
-  const json& given = grid.at("extent");
-  const auto scope = v.enter("extent");
-  const char* axes = "xyz";
-  for (int a = 0; a < 3; ++a) {
-    const std::string axis(1, axes[a]);
-    const std::string index = std::to_string(a);
-    const std::string pair = "[" + axis + "0, " + axis + "1]";
-    if (!std::isfinite(c.extent[a][0]) || !std::isfinite(c.extent[a][1])) {
-      v.fail_expected(index, pair + " with finite numbers", given[a]);
-    }
-    const double h = c.spacing(a), inverse_h2 = 1.0 / (h * h);
-    if (!std::isnormal(h) || !std::isfinite(inverse_h2)) {
-      v.fail(index, "expected " + pair + " whose " + axis + " cell size h = (" + axis + "1 - " + axis + "0)/n" +
-                        axis + " is a normal number with 1/h^2 finite, got " + describe(given[a]) + ", whose " +
-                        axis + " cells are h = " + format_number(h) + " wide (1/h^2 = " +
-                        format_number(inverse_h2) + ")");
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// boundaries
+// The plates (z_lo, z_hi), whose temperatures several sections' rules depend on
 
 std::string describe_temperature(const FaceCondition& f) {
   switch (f.temperature) {
@@ -125,38 +63,44 @@ bool plates_fixed(const Faces& faces) {
          faces[z_hi].temperature == TemperatureBC::fixed;
 }
 
-void parse_face_temperature(Validator& v, const json& face, FaceCondition& f) {
-  const std::string expected = "\"insulating\", \"conducting\" or {\"fixed\": NUMBER}";
-  const json& given = v.require(face, "temperature", expected);
-  if (given.is_string() && given == "insulating") {
-    f.temperature = TemperatureBC::insulating;
-    return;
-  }
-  if (given.is_string() && given == "conducting") {
-    f.temperature = TemperatureBC::conducting;
-    return;
-  }
-  if (!given.is_object()) v.fail_expected("temperature", expected, given);
-  const auto scope = v.enter("temperature");
-  v.check_no_unknown_keys(given, {"fixed"});
-  f.temperature = TemperatureBC::fixed;
-  f.temperature_value = v.require_number(given, "fixed", any_number);
+// The plate that a message about the Rayleigh number's dT blames (fixed plates only): the
+// one further from 0, shown with the other one.
+struct BlamedPlate {
+  std::string pointer;  // its /boundaries/.../temperature/fixed
+  const json* given;    // its temperature as the case gives it
+  std::string other;    // the other plate, as "z_lo fixed at 0"
+};
+
+BlamedPlate blamed_plate(const json& root, const Faces& faces) {
+  const double t_lo = faces[z_lo].temperature_value, t_hi = faces[z_hi].temperature_value;
+  const int plate = std::abs(t_hi) >= std::abs(t_lo) ? z_hi : z_lo, other = z_lo + z_hi - plate;
+  return {"/boundaries/" + face_names[plate] + "/temperature/fixed",
+          &root.at("boundaries").at(face_names[plate]).at("temperature").at("fixed"),
+          face_names[other] + " fixed at " + format_number(faces[other].temperature_value)};
 }
 
-FaceCondition parse_face(Validator& v, const json& boundaries, const std::string& name) {
-  const std::string expected =
-      "\"periodic\" or an object {\"velocity\": ..., \"temperature\": ...}";
-  const json& given = v.require(boundaries, name, expected);
-  FaceCondition f;  // periodic by default
-  if (given.is_string() && given == "periodic") return f;
-  if (!given.is_object()) v.fail_expected(name, expected, given);
-  const auto scope = v.enter(name);
-  v.check_no_unknown_keys(given, {"velocity", "temperature"});
-  const std::string velocity = v.require_string_in(given, "velocity", {"no_slip", "free_slip"});
-  f.velocity = velocity == "no_slip" ? VelocityBC::no_slip : VelocityBC::free_slip;
-  parse_face_temperature(v, given, f);
-  return f;
-}
+// ---------------------------------------------------------------------------
+// Consistency checks: every rule that relates several keys, in one place (as CaNS's
+// sanity checks). The section parsers below call each one where the keys it relates have
+// been read, in this order:
+//   boundaries  check_periodic_pairs, check_conducting_walls (side walls with the plates)
+//   grid        check_grid_cells (/grid/n with the axes' periodicity),
+//               check_cell_sizes (/grid/n with /grid/extent)
+//   physics     check_rayleigh_plates (rayleigh with the plates), check_coefficients
+//               (nu, kappa, buoyancy: from rayleigh, prandtl, the height and the plates)
+//   initial     check_conduction_plates (the "conduction" profile with the plates),
+//               check_mode_has_shape (perturbation mode with shape)
+//   time        check_time_has_a_stop (steps, end)
+//   pressure    check_smoothing_sweeps (pre_sweeps, post_sweeps)
+//   output      check_stream_writes_something (fields, profiles), check_region_inside
+//               (region with /grid), check_profiles_span_height (profiles with region),
+//               check_series_interval_owner (diagnostics_interval_steps with diagnostics),
+//               check_own_file and check_single_series (across the streams)
+//   checkpoint  check_checkpoint_stem (checkpoint file with the output)
+// They are not run together after parsing: later sections use what these establish (the
+// physics' coefficients need the plates' dT, a region's cell the extent), and a case with
+// several problems must keep reporting the same first one. (A stream's significant_digits
+// range follows its precision: that is the rule parse_compression applies, not a check.)
 
 // Periodicity is a property of an axis: the high face must match the low one.
 void check_periodic_pairs(const Validator& v, const json& boundaries, const Faces& faces) {
@@ -178,59 +122,59 @@ void check_periodic_pairs(const Validator& v, const json& boundaries, const Face
 void check_conducting_walls(Validator& v, const json& boundaries, const Faces& faces) {
   for (int f = 0; f < 6; ++f) {
     if (faces[f].temperature != TemperatureBC::conducting) continue;
-    const bool fixed_plates = faces[4].temperature == TemperatureBC::fixed && faces[5].temperature == TemperatureBC::fixed;
-    if (f >= 4 || !fixed_plates) {
+    if (f >= z_lo || !plates_fixed(faces)) {
       const auto scope = v.enter(face_names[f]);
       v.fail_expected("temperature",
-                      f >= 4 ? "\"insulating\" or {\"fixed\": NUMBER} (\"conducting\" is for side walls)"
-                             : "fixed temperatures on z_lo and z_hi for a \"conducting\" side wall",
+                      f >= z_lo ? "\"insulating\" or {\"fixed\": NUMBER} (\"conducting\" is for side walls)"
+                                : "fixed temperatures on z_lo and z_hi for a \"conducting\" side wall",
                       boundaries.at(face_names[f]).at("temperature"));
     }
   }
 }
 
-Faces parse_boundaries(Validator& v, const json& root) {
-  const json& boundaries = v.require_object(root, "boundaries");
-  const auto scope = v.enter("boundaries");
-  v.check_no_unknown_keys(boundaries, face_names);
-  Faces faces;
-  for (int f = 0; f < 6; ++f) faces[f] = parse_face(v, boundaries, face_names[f]);
-  check_periodic_pairs(v, boundaries, faces);
-  check_conducting_walls(v, boundaries, faces);
-  return faces;
+// /grid/n against the rules of every grid shape (grid/shape_rules.hpp), one of which ties it
+// to the boundaries: an axis of one cell is periodic. `v` is at /grid; c.faces is parsed.
+void check_grid_cells(const Validator& v, const std::array<std::int64_t, 3>& n, const Case& c) {
+  if (const auto problem = grid_shape_problem(n, {c.periodic(0), c.periodic(1), c.periodic(2)})) v.fail("n", *problem);
 }
 
-// ---------------------------------------------------------------------------
-// physics
-
-const Names dimensional_keys = {"nu", "kappa", "buoyancy"};
-const Names nondimensional_keys = {"rayleigh", "prandtl", "units"};
-
-// Which form the object uses: decided by its first form-specific key; a later key of
-// the other form is the error.
-bool uses_dimensional_form(const Validator& v, const json& physics) {
-  std::optional<bool> dimensional;
-  std::string deciding_key;
-  for (auto it = physics.begin(); it != physics.end(); ++it) {
-    const bool is_dimensional = contains(dimensional_keys, it.key());
-    if (!is_dimensional && !contains(nondimensional_keys, it.key())) continue;
-    if (!dimensional) {
-      dimensional = is_dimensional;
-      deciding_key = it.key();
-    } else if (*dimensional != is_dimensional) {
-      v.fail(it.key(),
-             "expected either the dimensional form (nu, kappa, buoyancy) or the "
-             "nondimensional form (rayleigh, prandtl, units), got " +
-                 quote(it.key()) + " mixed with " + quote(deciding_key));
+// The operators divide by h and h^2 (h = L/n): every cell size must be a normal number whose
+// 1/h^2 is finite, and every coordinate finite.
+void check_cell_sizes(Validator& v, const json& grid, const Case& c) {
+  const json& given = grid.at("extent");
+  const auto scope = v.enter("extent");
+  const char* axes = "xyz";
+  for (int a = 0; a < 3; ++a) {
+    const std::string axis(1, axes[a]);
+    const std::string index = std::to_string(a);
+    const std::string pair = "[" + axis + "0, " + axis + "1]";
+    if (!std::isfinite(c.extent[a][0]) || !std::isfinite(c.extent[a][1])) {
+      v.fail_expected(index, pair + " with finite numbers", given[a]);
+    }
+    const double h = c.spacing(a), inverse_h2 = 1.0 / (h * h);
+    if (!std::isnormal(h) || !std::isfinite(inverse_h2)) {
+      v.fail(index, "expected " + pair + " whose " + axis + " cell size h = (" + axis + "1 - " + axis + "0)/n" +
+                        axis + " is a normal number with 1/h^2 finite, got " + describe(given[a]) + ", whose " +
+                        axis + " cells are h = " + format_number(h) + " wide (1/h^2 = " +
+                        format_number(inverse_h2) + ")");
     }
   }
-  if (!dimensional) {
-    v.fail_expected("",
-                    "either nu, kappa, buoyancy (dimensional) or rayleigh, prandtl, units "
-                    "(nondimensional)",
-                    physics);
+}
+
+// The Rayleigh number is defined by the plates' temperature difference: they must be fixed
+// and differ, by a finite amount. `v` is at /physics.
+void check_rayleigh_plates(const Validator& v, const json& root, const Faces& faces) {
+  if (!plates_fixed(faces) || faces[z_lo].temperature_value == faces[z_hi].temperature_value) {
+    v.fail("rayleigh",
+           "expected fixed, differing temperatures on boundaries z_lo and z_hi (the "
+           "Rayleigh number is defined by their difference), got " +
+               describe_plates(faces));
   }
-  return *dimensional;
+  if (!std::isfinite(faces[z_lo].temperature_value - faces[z_hi].temperature_value)) {
+    const BlamedPlate plate = blamed_plate(root, faces);
+    v.fail_at(plate.pointer, "expected a temperature whose difference from the other plate's is finite (it "
+                             "defines the Rayleigh number), got " + describe(*plate.given) + " with " + plate.other);
+  }
 }
 
 // One input of the formulas for nu, kappa and buoyancy, for a message that blames it.
@@ -288,6 +232,225 @@ void check_coefficients(const Validator& v, const std::vector<DerivedCoefficient
   }
 }
 
+// The "conduction" profile runs between the plates' temperatures. `v` is at
+// /initial/temperature.
+void check_conduction_plates(const Validator& v, const Faces& faces) {
+  if (!plates_fixed(faces)) {
+    v.fail("profile",
+           "expected fixed temperatures on boundaries z_lo and z_hi for the "
+           "\"conduction\" profile, got " +
+               describe_plates(faces));
+  }
+}
+
+// A perturbation's "mode" (its wavelengths) belongs to the "mode" shape. `v` is at
+// /initial/perturbation.
+void check_mode_has_shape(const Validator& v, const json& perturbation, const InitialCondition& ic) {
+  if (ic.perturbation_shape == PerturbationShape::mode) return;
+  if (const json* given = Validator::find(perturbation, "shape"))
+    v.fail_expected("shape", "\"mode\" when \"mode\" is given", *given);
+  v.fail("shape", "missing key; expected \"mode\" when \"mode\" is given");
+}
+
+// A run stops after a number of steps or at a time. `v` is at /time.
+void check_time_has_a_stop(const Validator& v, const json& time, const TimeParams& t) {
+  if (!t.steps && !t.end) v.fail_expected("", "at least one of \"steps\" and \"end\"", time);
+}
+
+// The multigrid smoother runs at least once per level. `v` is at /pressure.
+void check_smoothing_sweeps(const Validator& v, const PressureParams& p) {
+  if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
+    v.fail("",
+           "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "
+           "pre_sweeps 0 and post_sweeps 0");
+  }
+}
+
+// A stream writes at least one field or profile. `v` is at the stream.
+void check_stream_writes_something(const Validator& v, const json& stream, const OutputStream& o) {
+  if (o.fields.empty() && o.profiles.empty()) {
+    const json* given = Validator::find(stream, "fields");
+    v.fail_expected(given ? "fields" : "profiles",
+                    "at least one field or profile (set \"file\" to \"\" or \"output\" to [] for no output)",
+                    given ? *given : json::array());
+  }
+}
+
+// A region's plane lies inside /grid/extent along its axis (`axis` its key, `a` its index).
+// `v` is at the region.
+void check_region_inside(const Validator& v, const std::string& axis, int a, const json& value, const Case& c) {
+  const double lo = c.extent[a][0], hi = c.extent[a][1];
+  const NumberRule inside{"a coordinate inside the domain", lo, hi, false, false};
+  if (!value.is_number() || !inside.admits(value.get<double>()))
+    v.fail_expected(axis, "a coordinate inside the domain, " + format_number(lo) + " <= " + axis + " <= " +
+                              format_number(hi),
+                    value);
+}
+
+// Profiles are averages over whole planes at every height: not in a stream of one z plane.
+// `v` is at the stream.
+void check_profiles_span_height(const Validator& v, const OutputStream& o) {
+  if (o.region.axis == 2 && !o.profiles.empty())
+    v.fail("profiles", "profiles span the whole height, and this stream's region is the plane z = " +
+                           format_number(o.region.coordinate) + ": write them in a stream of their own");
+}
+
+// diagnostics_interval_steps belongs to the stream that holds the diagnostics series. `v` is
+// at the stream.
+void check_series_interval_owner(const Validator& v, bool holds_series) {
+  if (!holds_series)
+    v.fail("diagnostics_interval_steps", "this stream does not hold the diagnostics series (give it \"diagnostics\": true)");
+}
+
+// Each stream of a list writes a file of its own: `seen` holds the earlier streams' files as
+// absolute paths, and gets this one's. `v` is at the stream.
+void check_own_file(const Validator& v, const OutputStream& s, Names& seen) {
+  std::error_code ec;
+  const std::string path = std::filesystem::absolute(s.file, ec).lexically_normal().string();
+  if (contains(seen, path)) v.fail("file", "expected a file of its own, got " + quote(s.file) + ", which an earlier stream writes");
+  seen.push_back(path);
+}
+
+// One stream of a list holds the diagnostics series: `claims` streams so far say so. `v` is at
+// the stream.
+void check_single_series(const Validator& v, int claims) {
+  if (claims > 1)
+    v.fail("diagnostics", "the diagnostics series goes to one stream; an earlier stream holds it already");
+}
+
+// Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
+// path without ".nc", so with no output file the case must name one. `v` is at /checkpoint.
+void check_checkpoint_stem(const Validator& v, const json& checkpoint, const CheckpointParams& c,
+                           const OutputParams& output) {
+  if (c.enabled() && c.file.empty() && output.streams.empty()) {
+    const std::string expected =
+        "a non-empty file stem when there is no output file (checkpoints are named "
+        "STEM.checkpoint.<step>.nc)";
+    if (const json* given = Validator::find(checkpoint, "file")) v.fail_expected("file", expected, *given);
+    v.fail("file", "missing key; expected " + expected);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// grid
+
+// The integers of /grid/n as written; check_grid_cells decides whether they make a grid.
+std::array<std::int64_t, 3> parse_grid_size(const Validator& v, const json& grid) {
+  const std::string expected = "3 positive integers";
+  const json& given = v.require(grid, "n", expected);
+  if (!given.is_array() || given.size() != 3) v.fail_expected("n", expected, given);
+  std::array<std::int64_t, 3> n{};
+  for (int a = 0; a < 3; ++a) {
+    const auto x = as_integer(given[a]);
+    if (!x) v.fail_expected("n", expected, given);
+    n[a] = *x;
+  }
+  return n;
+}
+
+std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid) {
+  const std::string expected = "3 [lo, hi] pairs of numbers";
+  const json& given = v.require(grid, "extent", expected);
+  if (!given.is_array() || given.size() != 3) v.fail_expected("extent", expected, given);
+  const auto scope = v.enter("extent");
+  const char* axes = "xyz";
+  std::array<std::array<double, 2>, 3> extent{};
+  for (int a = 0; a < 3; ++a) {
+    const std::string index = std::to_string(a);
+    const std::string lo = std::string(1, axes[a]) + "0", hi = std::string(1, axes[a]) + "1";
+    const std::string pair = "[" + lo + ", " + hi + "]";
+    const json& range = given[a];
+    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number()) {
+      v.fail_expected(index, pair + " with 2 numbers", range);
+    }
+    extent[a] = {range[0].get<double>(), range[1].get<double>()};
+    if (!(extent[a][0] < extent[a][1])) {
+      v.fail_expected(index, pair + " with " + lo + " < " + hi, range);
+    }
+  }
+  return extent;
+}
+
+// ---------------------------------------------------------------------------
+// boundaries
+
+void parse_face_temperature(Validator& v, const json& face, FaceCondition& f) {
+  const std::string expected = "\"insulating\", \"conducting\" or {\"fixed\": NUMBER}";
+  const json& given = v.require(face, "temperature", expected);
+  if (given.is_string() && given == "insulating") {
+    f.temperature = TemperatureBC::insulating;
+    return;
+  }
+  if (given.is_string() && given == "conducting") {
+    f.temperature = TemperatureBC::conducting;
+    return;
+  }
+  if (!given.is_object()) v.fail_expected("temperature", expected, given);
+  const auto scope = v.enter("temperature");
+  v.check_no_unknown_keys(given, {"fixed"});
+  f.temperature = TemperatureBC::fixed;
+  f.temperature_value = v.require_number(given, "fixed", any_number);
+}
+
+FaceCondition parse_face(Validator& v, const json& boundaries, const std::string& name) {
+  const std::string expected =
+      "\"periodic\" or an object {\"velocity\": ..., \"temperature\": ...}";
+  const json& given = v.require(boundaries, name, expected);
+  FaceCondition f;  // periodic by default
+  if (given.is_string() && given == "periodic") return f;
+  if (!given.is_object()) v.fail_expected(name, expected, given);
+  const auto scope = v.enter(name);
+  v.check_no_unknown_keys(given, {"velocity", "temperature"});
+  const std::string velocity = v.require_string_in(given, "velocity", {"no_slip", "free_slip"});
+  f.velocity = velocity == "no_slip" ? VelocityBC::no_slip : VelocityBC::free_slip;
+  parse_face_temperature(v, given, f);
+  return f;
+}
+
+Faces parse_boundaries(Validator& v, const json& root) {
+  const json& boundaries = v.require_object(root, "boundaries");
+  const auto scope = v.enter("boundaries");
+  v.check_no_unknown_keys(boundaries, face_names);
+  Faces faces;
+  for (int f = 0; f < 6; ++f) faces[f] = parse_face(v, boundaries, face_names[f]);
+  check_periodic_pairs(v, boundaries, faces);
+  check_conducting_walls(v, boundaries, faces);
+  return faces;
+}
+
+// ---------------------------------------------------------------------------
+// physics
+
+const Names dimensional_keys = {"nu", "kappa", "buoyancy"};
+const Names nondimensional_keys = {"rayleigh", "prandtl", "units"};
+
+// Which form the object uses: decided by its first form-specific key; a later key of
+// the other form is the error.
+bool uses_dimensional_form(const Validator& v, const json& physics) {
+  std::optional<bool> dimensional;
+  std::string deciding_key;
+  for (auto it = physics.begin(); it != physics.end(); ++it) {
+    const bool is_dimensional = contains(dimensional_keys, it.key());
+    if (!is_dimensional && !contains(nondimensional_keys, it.key())) continue;
+    if (!dimensional) {
+      dimensional = is_dimensional;
+      deciding_key = it.key();
+    } else if (*dimensional != is_dimensional) {
+      v.fail(it.key(),
+             "expected either the dimensional form (nu, kappa, buoyancy) or the "
+             "nondimensional form (rayleigh, prandtl, units), got " +
+                 quote(it.key()) + " mixed with " + quote(deciding_key));
+    }
+  }
+  if (!dimensional) {
+    v.fail_expected("",
+                    "either nu, kappa, buoyancy (dimensional) or rayleigh, prandtl, units "
+                    "(nondimensional)",
+                    physics);
+  }
+  return *dimensional;
+}
+
 PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
   PhysicsParams p;
   p.units = Units::dimensional;
@@ -312,23 +475,8 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
   const double ra = v.require_number(physics, "rayleigh", positive);
   const double pr = v.require_number(physics, "prandtl", positive);
   const std::string units = v.require_string_in(physics, "units", {"diffusive", "free_fall"});
-  if (!plates_fixed(faces) || faces[z_lo].temperature_value == faces[z_hi].temperature_value) {
-    v.fail("rayleigh",
-           "expected fixed, differing temperatures on boundaries z_lo and z_hi (the "
-           "Rayleigh number is defined by their difference), got " +
-               describe_plates(faces));
-  }
+  check_rayleigh_plates(v, root, faces);
   const double t_lo = faces[z_lo].temperature_value, t_hi = faces[z_hi].temperature_value;
-  // dT is blamed on the plate further from 0, and shown with the other one.
-  const int plate = std::abs(t_hi) >= std::abs(t_lo) ? z_hi : z_lo, other = z_lo + z_hi - plate;
-  const std::string plate_pointer = "/boundaries/" + face_names[plate] + "/temperature/fixed";
-  const json& plate_given = root.at("boundaries").at(face_names[plate]).at("temperature").at("fixed");
-  const std::string other_plate =
-      face_names[other] + " fixed at " + format_number(faces[other].temperature_value);
-  if (!std::isfinite(t_lo - t_hi)) {
-    v.fail_at(plate_pointer, "expected a temperature whose difference from the other plate's is finite (it "
-                             "defines the Rayleigh number), got " + describe(plate_given) + " with " + other_plate);
-  }
   const Units form = units == "diffusive" ? Units::diffusive : Units::free_fall;
   const PhysicsParams p = physics_from_rayleigh(ra, pr, form, height, t_lo - t_hi);
 
@@ -337,7 +485,8 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
   const FormulaInput in_pr{v.pointer("prandtl"), describe(physics.at("prandtl")), "Pr", pr};
   const FormulaInput in_h{"/grid/extent/2", describe(root.at("grid").at("extent").at(2)) + " (H = " + format_number(height) + ")",
                           "H", height};
-  const FormulaInput in_dt{plate_pointer, describe(plate_given) + " (dT = " + format_number(dt) + " with " + other_plate + ")",
+  const BlamedPlate plate = blamed_plate(root, faces);
+  const FormulaInput in_dt{plate.pointer, describe(*plate.given) + " (dT = " + format_number(dt) + " with " + plate.other + ")",
                            "dT", dt};
   // Each input by its RayleighInput; the powers are physics/units.hpp's.
   const FormulaInput* inputs[] = {&in_ra, &in_pr, &in_h, &in_dt};
@@ -403,12 +552,7 @@ void parse_initial_temperature(Validator& v, const json& temperature, const Face
     ic.top = v.require_number(temperature, "top", any_number);
   } else {
     v.check_no_unknown_keys(temperature, {"profile"});
-    if (!plates_fixed(faces)) {
-      v.fail("profile",
-             "expected fixed temperatures on boundaries z_lo and z_hi for the "
-             "\"conduction\" profile, got " +
-                 describe_plates(faces));
-    }
+    check_conduction_plates(v, faces);
     ic.profile = TemperatureProfile::conduction;
     ic.bottom = faces[z_lo].temperature_value;
     ic.top = faces[z_hi].temperature_value;
@@ -430,11 +574,7 @@ void parse_perturbation(Validator& v, const json& perturbation, InitialCondition
         (*mode)[0].get<double>() < 0 || (*mode)[1].get<double>() < 0 || !std::isfinite((*mode)[0].get<double>()) ||
         !std::isfinite((*mode)[1].get<double>()))
       v.fail_expected("mode", expected, *mode);
-    if (ic.perturbation_shape != PerturbationShape::mode) {
-      if (const json* given = Validator::find(perturbation, "shape"))
-        v.fail_expected("shape", "\"mode\" when \"mode\" is given", *given);
-      v.fail("shape", "missing key; expected \"mode\" when \"mode\" is given");
-    }
+    check_mode_has_shape(v, perturbation, ic);
     ic.mode = {(*mode)[0].get<double>(), (*mode)[1].get<double>()};
   }
 }
@@ -462,7 +602,7 @@ TimeParams parse_time(Validator& v, const json& root) {
   TimeParams t;
   t.steps = v.optional_int(time, "steps", positive_int);
   t.end = v.optional_number(time, "end", positive);
-  if (!t.steps && !t.end) v.fail_expected("", "at least one of \"steps\" and \"end\"", time);
+  check_time_has_a_stop(v, time, t);
   const NumberRule cfl_range{"a number in (0, 2]", 0.0, 2.0, true, false};
   t.cfl = v.optional_number(time, "cfl", cfl_range).value_or(0.5);
   t.dt = v.optional_number(time, "dt", positive);
@@ -494,11 +634,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
   p.max_failures = static_cast<int>(
       v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));
-  if (p.pre_sweeps == 0 && p.post_sweeps == 0) {
-    v.fail("",
-           "expected at least one smoothing sweep (pre_sweeps + post_sweeps > 0), got "
-           "pre_sweeps 0 and post_sweeps 0");
-  }
+  check_smoothing_sweeps(v, p);
   return p;
 }
 
@@ -541,16 +677,11 @@ OutputRegion parse_region(Validator& v, const json& stream, const Case& c) {
   const std::string axis = region->begin().key();
   if (axis != "x" && axis != "y" && axis != "z") v.fail(axis, "unknown key; expected " + expected);
   r.axis = axis == "x" ? 0 : axis == "y" ? 1 : 2;
-  const double lo = c.extent[r.axis][0], hi = c.extent[r.axis][1];
-  const NumberRule inside{"a coordinate inside the domain", lo, hi, false, false};
   const json& value = region->begin().value();
-  if (!value.is_number() || !inside.admits(value.get<double>()))
-    v.fail_expected(axis, "a coordinate inside the domain, " + format_number(lo) + " <= " + axis + " <= " +
-                              format_number(hi),
-                    value);
+  check_region_inside(v, axis, r.axis, value, c);
   r.coordinate = value.get<double>();
   const int n = c.n[r.axis];
-  r.index = std::clamp(int(std::floor((r.coordinate - lo) / c.spacing(r.axis))), 0, n - 1);
+  r.index = std::clamp(int(std::floor((r.coordinate - c.extent[r.axis][0]) / c.spacing(r.axis))), 0, n - 1);
   return r;
 }
 
@@ -586,24 +717,16 @@ OutputStream parse_stream(Validator& v, const json& stream, const Case& c, int i
   else o.profiles = parse_names(v, stream, "profiles", profile_names(), {});
   // Profiles alone, unless fields are asked for too.
   o.fields = parse_names(v, stream, "fields", output_field_names(), o.profiles.empty() ? o.fields : Names{});
-  if (o.fields.empty() && o.profiles.empty()) {
-    const json* given = Validator::find(stream, "fields");
-    v.fail_expected(given ? "fields" : "profiles",
-                    "at least one field or profile (set \"file\" to \"\" or \"output\" to [] for no output)",
-                    given ? *given : json::array());
-  }
+  check_stream_writes_something(v, stream, o);
   o.precision = v.optional_string_in(stream, "precision", {"double", "float"}).value_or(o.precision);
   o.region = parse_region(v, stream, c);
-  if (o.region.axis == 2 && !o.profiles.empty())
-    v.fail("profiles", "profiles span the whole height, and this stream's region is the plane z = " +
-                           format_number(o.region.coordinate) + ": write them in a stream of their own");
+  check_profiles_span_height(v, o);
   o.compression = parse_compression(v, stream, o.precision);
   // The series: in the stream that says so, else in the first (the caller settles it).
   const std::optional<bool> holds = v.optional_bool(stream, "diagnostics");
   o.diagnostics = holds.value_or(false);
   if (const auto d = v.optional_int(stream, "diagnostics_interval_steps", positive_int)) {
-    if (!holds.value_or(index <= 0))
-      v.fail("diagnostics_interval_steps", "this stream does not hold the diagnostics series (give it \"diagnostics\": true)");
+    check_series_interval_owner(v, holds.value_or(index <= 0));
     diagnostics_interval_steps = *d;
   }
   if (!holds && index <= 0) o.diagnostics = true;  // provisional: a later stream may claim it
@@ -628,7 +751,7 @@ OutputParams parse_output(Validator& v, const json& root, const Case& c) {
     if (!s.file.empty()) out.streams.push_back(std::move(s));
     return out;
   }
-  std::vector<std::string> seen;  // the files, as absolute paths
+  Names seen;                     // the files, as absolute paths
   int claims = 0;                 // streams that say "diagnostics": true
   for (std::size_t i = 0; i < output->size(); ++i) {
     const std::string index = std::to_string(i);
@@ -636,14 +759,10 @@ OutputParams parse_output(Validator& v, const json& root, const Case& c) {
     const auto in = v.enter(index);
     OutputStream s = parse_stream(v, stream, c, int(i), out.diagnostics_interval_steps);
     if (s.file.empty()) v.fail_expected("file", "a non-empty file name in a list of streams", json(s.file));
-    std::error_code ec;
-    const std::string path = std::filesystem::absolute(s.file, ec).lexically_normal().string();
-    if (contains(seen, path)) v.fail("file", "expected a file of its own, got " + quote(s.file) + ", which an earlier stream writes");
-    seen.push_back(path);
+    check_own_file(v, s, seen);
     const json* says = Validator::find(stream, "diagnostics");
     if (says && *says == true) {
-      if (++claims > 1)
-        v.fail("diagnostics", "the diagnostics series goes to one stream; an earlier stream holds it already");
+      check_single_series(v, ++claims);
       if (i > 0 && !Validator::find((*output)[0], "diagnostics")) out.streams[0].diagnostics = false;
     }
     out.streams.push_back(std::move(s));
@@ -651,8 +770,6 @@ OutputParams parse_output(Validator& v, const json& root, const Case& c) {
   return out;
 }
 
-// Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
-// path without ".nc", so with no output file the case must name one.
 CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputParams& output) {
   CheckpointParams c;
   const json* checkpoint = v.optional_object(root, "checkpoint");
@@ -663,13 +780,7 @@ CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputPa
   c.interval_steps = v.optional_int(*checkpoint, "interval_steps", positive_int);
   c.file = v.optional_string(*checkpoint, "file").value_or(c.file);
   c.keep = static_cast<int>(v.optional_int(*checkpoint, "keep", positive_int32).value_or(c.keep));
-  if (c.enabled() && c.file.empty() && output.streams.empty()) {
-    const std::string expected =
-        "a non-empty file stem when there is no output file (checkpoints are named "
-        "STEM.checkpoint.<step>.nc)";
-    if (const json* given = Validator::find(*checkpoint, "file")) v.fail_expected("file", expected, *given);
-    v.fail("file", "missing key; expected " + expected);
-  }
+  check_checkpoint_stem(v, *checkpoint, c, output);
   return c;
 }
 
@@ -699,7 +810,7 @@ Case validate_case(Validator& v, const json& root) {
   c.faces = parse_boundaries(v, root);
   {
     const auto scope = v.enter("grid");
-    if (const auto problem = grid_shape_problem(n, {c.periodic(0), c.periodic(1), c.periodic(2)})) v.fail("n", *problem);
+    check_grid_cells(v, n, c);
     for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
     check_cell_sizes(v, grid, c);
   }
