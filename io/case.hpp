@@ -37,7 +37,8 @@ struct PhysicsParams {
   // What the case gave, for provenance and the log.
   Units units = Units::dimensional;
   std::optional<double> rayleigh, prandtl;
-  // What the solver uses (always set after parsing, derived from Ra/Pr when given).
+  // What the solver uses (always set after parsing, derived from Ra/Pr when given: see
+  // physics/units.hpp).
   double nu = 0.0;        // kinematic viscosity
   double kappa = 0.0;     // thermal diffusivity
   double buoyancy = 0.0;  // alpha * g: acceleration per unit temperature along +z
@@ -161,18 +162,13 @@ struct Case {
   double spacing(int axis) const { return length(axis) / n[axis]; }
 };
 
-// nu, kappa and buoyancy from a Rayleigh and Prandtl number, for a layer of `height`
-// between plates `delta_t` apart, in diffusive (time height^2/kappa) or free-fall
-// (time height/U, U = sqrt(alpha g dT height)) units. The parser uses it for the
-// rayleigh/prandtl form of "physics".
-PhysicsParams physics_from_rayleigh(double rayleigh, double prandtl, Units units, double height, double delta_t);
-
 // The rules every grid shape obeys, in case files (/grid/n) and wherever else a shape is
 // given (`bouss bench poisson --n`): three positive cell counts, at most 65535 per axis (the
 // CUDA launch grid's y/z limit); an axis of one cell is periodic (it is a 2D run's unused
 // direction); and the multigrid can coarsen the shape (sizes m*2^k; the nearest valid
 // shape is suggested). Throws CaseError "WHERE: expected ..., got ..." naming the first
-// rule broken; `where` starts the message, e.g. "cases/rb.json: /grid/n" or "--n".
+// rule broken; `where` starts the message, e.g. "cases/rb.json: /grid/n" or "--n". The rules
+// themselves are grid/shape_rules.hpp's.
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where);
 
 // Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.
@@ -182,6 +178,7 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 std::string read_case_text(const std::string& path);
 // The --set override that makes `file` the first output stream's file (`--output FILE`):
 // "output.file=..." when the case's output is one object, "output.0.file=..." for a list.
+// (With the --set engine, in io/case_overrides.cpp.)
 std::string output_file_override(const std::string& case_path, const std::string& file);
 // Same, from text already in memory (source names it in messages).
 Case parse_case(const std::string& text, const std::string& source,

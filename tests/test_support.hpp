@@ -12,6 +12,7 @@
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "io/case.hpp"
+#include "physics/units.hpp"
 
 namespace bouss::test {
 
