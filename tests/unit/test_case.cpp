@@ -544,13 +544,22 @@ TEST(CaseFile, TimeNeedsStepsOrEnd) {
   EXPECT_TRUE(fails_with(j, "/time/cfl", {"(0, 2]", "got 2.5"}));
 }
 
-TEST(CaseFile, BadPrecision) {
+TEST(CaseFile, PrecisionAndTheToleranceSinglePrecisionReaches) {
   json j = minimal_case();
-  j["precision"] = "single";
-  EXPECT_TRUE(
-      fails_with(j, "/precision", {"expected \"double\"", "later release", "got \"single\""}));
   j["precision"] = "quad";
-  EXPECT_TRUE(fails_with(j, "/precision", {"expected \"double\", got \"quad\""}));
+  EXPECT_TRUE(fails_with(j, "/precision", {"expected one of \"double\", \"single\", got \"quad\""}));
+  // Single precision with the default tolerance (1e-8): below float's round-off floor.
+  j["precision"] = "single";
+  EXPECT_TRUE(fails_with(j, "/pressure/tolerance",
+                         {"expected at least 1e-06 in a single-precision run", "got 1e-08"}));
+  j["pressure"] = {{"tolerance", 1e-4}};
+  const Case c = parse(j);
+  EXPECT_EQ(c.precision, "single");
+  EXPECT_EQ(c.pressure.tolerance, 1e-4);
+  // The same tolerance in double is fine.
+  j["precision"] = "double";
+  j["pressure"] = {{"tolerance", 1e-12}};
+  EXPECT_EQ(parse(j).precision, "double");
 }
 
 TEST(CaseFile, BadBackend) {
