@@ -45,13 +45,16 @@ struct PhysicsParams {
   double reference_temperature = 0.0;  // T_ref in b_T (T - T_ref)
 };
 
-enum class TemperatureProfile { uniform, linear, conduction };
+// lock: the two fluids of a lock exchange side by side across x, a tanh step between them.
+enum class TemperatureProfile { uniform, linear, conduction, lock };
 enum class PerturbationShape { random, mode };
 
 struct InitialCondition {
   TemperatureProfile profile = TemperatureProfile::conduction;
   double value = 0.0;                 // uniform
   double bottom = 0.0, top = 0.0;     // linear: T at z0 and z1 (conduction: from the plates)
+  // lock: T = (left + right)/2 + (left - right)/2 tanh((position - x) / thickness)
+  double left = 0.0, right = 0.0, position = 0.0, thickness = 0.0;
   double perturbation_amplitude = 0.0;
   // random: uniform noise in [-A, A] added to the interior T (seeded);
   // mode: A sin(pi (z - z0)/H) cos(2 pi mode[0] (x - x0)/Lx) cos(2 pi mode[1] (y - y0)/Ly).

@@ -53,6 +53,10 @@ ojson case_to_json(const Case& c) {
       temperature = {{"profile", "linear"}, {"bottom", ic.bottom}, {"top", ic.top}};
       break;
     case TemperatureProfile::conduction: temperature = {{"profile", "conduction"}}; break;
+    case TemperatureProfile::lock:
+      temperature = {{"profile", "lock"}, {"left", ic.left}, {"right", ic.right}, {"position", ic.position},
+                     {"thickness", ic.thickness}};
+      break;
   }
   ojson perturbation = {{"amplitude", ic.perturbation_amplitude}, {"seed", ic.seed}};
   if (ic.perturbation_shape == PerturbationShape::mode) {

@@ -553,11 +553,11 @@ InitialCondition default_initial(const Faces& faces) {
   return ic;
 }
 
-void parse_initial_temperature(Validator& v, const json& temperature, const Faces& faces,
+void parse_initial_temperature(Validator& v, const json& temperature, const Faces& faces, const Case& c,
                                InitialCondition& ic) {
   const auto scope = v.enter("temperature");
   const std::string profile =
-      v.require_string_in(temperature, "profile", {"uniform", "linear", "conduction"});
+      v.require_string_in(temperature, "profile", {"uniform", "linear", "conduction", "lock"});
   if (profile == "uniform") {
     v.check_no_unknown_keys(temperature, {"profile", "value"});
     ic.profile = TemperatureProfile::uniform;
@@ -567,6 +567,15 @@ void parse_initial_temperature(Validator& v, const json& temperature, const Face
     ic.profile = TemperatureProfile::linear;
     ic.bottom = v.require_number(temperature, "bottom", any_number);
     ic.top = v.require_number(temperature, "top", any_number);
+  } else if (profile == "lock") {
+    v.check_no_unknown_keys(temperature, {"profile", "left", "right", "position", "thickness"});
+    ic.profile = TemperatureProfile::lock;
+    ic.left = v.require_number(temperature, "left", any_number);
+    ic.right = v.require_number(temperature, "right", any_number);
+    const double x0 = c.extent[0][0], x1 = c.extent[0][1];
+    const NumberRule inside{"a position inside the domain's x extent", x0, x1, true, true};
+    ic.position = v.optional_number(temperature, "position", inside).value_or(0.5 * (x0 + x1));
+    ic.thickness = v.optional_number(temperature, "thickness", positive).value_or(c.spacing(0));
   } else {
     v.check_no_unknown_keys(temperature, {"profile"});
     check_conduction_plates(v, faces);
@@ -596,14 +605,14 @@ void parse_perturbation(Validator& v, const json& perturbation, InitialCondition
   }
 }
 
-InitialCondition parse_initial(Validator& v, const json& root, const Faces& faces) {
+InitialCondition parse_initial(Validator& v, const json& root, const Faces& faces, const Case& c) {
   InitialCondition ic = default_initial(faces);
   const json* initial = v.optional_object(root, "initial");
   if (!initial) return ic;
   const auto scope = v.enter("initial");
   v.check_no_unknown_keys(*initial, {"temperature", "perturbation"});
   if (const json* t = v.optional_object(*initial, "temperature")) {
-    parse_initial_temperature(v, *t, faces, ic);
+    parse_initial_temperature(v, *t, faces, c, ic);
   }
   if (const json* p = v.optional_object(*initial, "perturbation")) parse_perturbation(v, *p, ic);
   return ic;
@@ -829,7 +838,7 @@ Case validate_case(Validator& v, const json& root) {
     check_cell_sizes(v, grid, c);
   }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
-  c.initial = parse_initial(v, root, c.faces);
+  c.initial = parse_initial(v, root, c.faces, c);
   c.time = parse_time(v, root);
   c.pressure = parse_pressure(v, root);
   c.precision = parse_precision(v, root);

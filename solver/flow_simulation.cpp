@@ -58,8 +58,12 @@ void FlowSimulation<R>::set_initial_condition() {
       for (int i = 0; i < L.n[0]; ++i) {
         const double z = grid_.coordinate(Stagger::centre, 2, k);
         double value = ic.value;
-        if (ic.profile != TemperatureProfile::uniform)
+        if (ic.profile == TemperatureProfile::linear || ic.profile == TemperatureProfile::conduction)
           value = ic.bottom + (ic.top - ic.bottom) * (z - z0) / H;
+        if (ic.profile == TemperatureProfile::lock) {
+          const double x = grid_.coordinate(Stagger::centre, 0, i);
+          value = 0.5 * (ic.left + ic.right) + 0.5 * (ic.left - ic.right) * std::tanh((ic.position - x) / ic.thickness);
+        }
         if (ic.perturbation_shape == PerturbationShape::random) {
           const std::uint64_t cell = std::uint64_t(i) + std::uint64_t(L.n[0]) * (j + std::uint64_t(L.n[1]) * k);
           value += ic.perturbation_amplitude * noise(ic.seed, cell);

@@ -544,6 +544,23 @@ TEST(CaseFile, TimeNeedsStepsOrEnd) {
   EXPECT_TRUE(fails_with(j, "/time/cfl", {"(0, 2]", "got 2.5"}));
 }
 
+TEST(CaseFile, LockProfileAcrossX) {
+  json j = minimal_case();  // x from 0 to 4 in 16 cells
+  j["initial"] = {{"temperature", {{"profile", "lock"}, {"left", 1.0}, {"right", -1.0}}}};
+  const Case c = parse(j);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::lock);
+  EXPECT_EQ(c.initial.position, 2.0) << "the middle of x by default";
+  EXPECT_EQ(c.initial.thickness, 0.25) << "one cell by default";
+  j["initial"]["temperature"]["position"] = 4.0;
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/position", {"inside the domain's x extent", "got 4"}));
+  j["initial"]["temperature"]["position"] = 1.0;
+  j["initial"]["temperature"]["thickness"] = 0;
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/thickness", {"a positive number", "got 0"}));
+  j["initial"]["temperature"].erase("thickness");
+  j["initial"]["temperature"].erase("right");
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/right", {"missing required key"}));
+}
+
 TEST(CaseFile, PrecisionAndTheToleranceSinglePrecisionReaches) {
   json j = minimal_case();
   j["precision"] = "quad";
