@@ -2,7 +2,8 @@
 # The GPU round on the H200 test machine (see ../shared/device/README.md): run from the
 # repository root there, with .devpack (made by tools/h200_pack.sh) carried along.
 # Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case,
-# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), output (the cost of output streams
+# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), precision (paper 004's Table IV:
+# the lock exchange and Ra = 1e7 in double and single), output (the cost of output streams
 # at Ra = 1e7: README "Performance"), compare (this build against the one packed in
 # .devpack-old, when present, on the same machine).
 set -uo pipefail
@@ -23,6 +24,31 @@ if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
     --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*' 2>&1 | tail -4
+fi
+if has precision; then
+  step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-5)"
+  run_bench() {  # tag case n extra-sets...
+    local tag=$1 case=$2 n=$3; shift 3
+    $bin/bouss bench cases/$case.json --backend cuda --set "grid.n=$n" "$@" --steps 30 --warmup 10 --json \
+      > "$out/precision_${case}_${tag}.json" 2> "$out/precision_${case}_${tag}.log" || echo "FAILED $tag $case $n"
+  }
+  for n in 64 128 256; do
+    g="[$n,$n,$n]"
+    run_bench ${n}_fp64_all lock_exchange $g --set precision=double --set pressure.mixed_precision=false
+    run_bench ${n}_fp64_mixed lock_exchange $g --set precision=double --set pressure.mixed_precision=true
+    run_bench ${n}_fp32 lock_exchange $g --set precision=single
+  done
+  g="[256,256,128]"
+  run_bench fp64_all rayleigh_benard_ra1e7 $g --set precision=double --set pressure.mixed_precision=false --set pressure.tolerance=1e-5
+  run_bench fp64_mixed rayleigh_benard_ra1e7 $g --set precision=double --set pressure.mixed_precision=true --set pressure.tolerance=1e-5
+  run_bench fp32 rayleigh_benard_ra1e7 $g --set precision=single --set pressure.tolerance=1e-5
+  python3 -c '
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "precision_*.json"))):
+    r = json.load(open(f))
+    print("%-45s %8.3f ms/step  cycles %.2f  floor %.3f ms (%.0f%% of it)  %.1f GB/step" % (
+        os.path.basename(f)[10:-5], r["ms_per_step"], r["mg_cycles_per_step"], r["bandwidth_floor_ms"],
+        100 * r["fraction_of_floor"], r["bytes_per_step"] * 1e-9))' "$out"
 fi
 if has output; then
   # Two runs of the bench: the configurations that write much, 50 timed steps each (at least
