@@ -69,9 +69,12 @@ void log_case_summary(const Case& c, const Backend& backend) {
 std::string solver_summary(const Case& c, const Backend& backend) {
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   const auto levels = Multigrid<double>::plan(backend, c.n, opt);
+  const bool single = c.precision == "single";
+  const char* precision = single ? " (fp32 fields and cycles)"
+                          : opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)"
+                                                : " (fp64)";
   std::string text = fmt::format("multigrid V({},{}) to {:g}{}, {} levels: ", opt.pre_sweeps, opt.post_sweeps,
-                                 c.pressure.tolerance, opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)" : "",
-                                 levels.size());
+                                 c.pressure.tolerance, precision, levels.size());
   for (std::size_t l = 0; l < levels.size(); ++l)
     text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
                         levels[l].on_host ? " (host)" : "");
