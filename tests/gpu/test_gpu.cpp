@@ -182,8 +182,18 @@ TYPED_TEST(GpuOperators, ScalarAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_scal
 TYPED_TEST(GpuOperators, MomentumAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_momentum_advection_exact<TypeParam>(gpu); }
 TYPED_TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu); }
 
-TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_plates()); }
-TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_closed()); }
+template <class R>
+class GpuProjection : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuProjection, Precisions, PrecisionNames);
+
+TYPED_TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) {
+  BOUSS_GPU_OR_SKIP();
+  check_projection<TypeParam>(gpu, projection_case_plates<TypeParam>());
+}
+TYPED_TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) {
+  BOUSS_GPU_OR_SKIP();
+  check_projection<TypeParam>(gpu, projection_case_closed<TypeParam>());
+}
 
 // Runs one projection of the same random field under two pressure settings.
 std::pair<std::vector<double>, SolveStats> project_random(const Backend& be, const Case& c) {
