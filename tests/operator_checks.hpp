@@ -62,9 +62,10 @@ void check_divergence_exact(const Backend& be) {
   Field<R> out(be, L, Stagger::centre, "div");
   fill(out, 0);
   divergence(f.g, f.now, out, 1.0);
-  const double size1 = std::max({f.size(Stagger::face_x, u1), f.size(Stagger::face_y, v1), f.size(Stagger::face_z, w1)}) * f.max_rd();
+  const double size1 =
+      std::max({f.size(Stagger::face_x, u1), f.size(Stagger::face_y, v1), f.size(Stagger::face_z, w1)}) * f.max_rd();
   expect_roundoff<R>(max_error(out, f.g, L.interior(Stagger::centre), [](double, double, double) { return -1.0; }),
-                        size1, "divergence of a linear velocity");
+                     size1, "divergence of a linear velocity");
   auto u2 = [](double x, double, double) { return x * x; };
   auto v2 = [](double, double y, double) { return y * y; };
   auto w2 = [](double, double, double z) { return z * z; };
@@ -72,10 +73,11 @@ void check_divergence_exact(const Backend& be) {
   set_field(f.now.v, f.g, v2);
   set_field(f.now.w, f.g, w2);
   divergence(f.g, f.now, out, 2.0);
-  const double size2 = 2 * std::max({f.size(Stagger::face_x, u2), f.size(Stagger::face_y, v2), f.size(Stagger::face_z, w2)}) * f.max_rd();
+  const double size2 =
+      2 * std::max({f.size(Stagger::face_x, u2), f.size(Stagger::face_y, v2), f.size(Stagger::face_z, w2)}) * f.max_rd();
   expect_roundoff<R>(max_error(out, f.g, L.interior(Stagger::centre),
-                                  [](double x, double y, double z) { return 4 * (x + y + z); }),
-                        size2, "divergence of a quadratic velocity");
+                               [](double x, double y, double z) { return 4 * (x + y + z); }),
+                     size2, "divergence of a quadratic velocity");
 }
 
 template <class R>
@@ -86,12 +88,15 @@ void check_gradient_exact(const Backend& be) {
   subtract_gradient(f.g, f.scalar, 1.0, f.now, f.all);  // u = 0 - grad(phi) on the faces
   const Layout& L = f.g.layout;
   const double size = f.size(Stagger::centre, phi) * f.max_rd();
-  expect_roundoff<R>(max_error(f.now.u, f.g, L.interior(Stagger::face_x), [](double x, double y, double) { return -(2 * x + y); }),
-                        size, "x-gradient");
-  expect_roundoff<R>(max_error(f.now.v, f.g, L.interior(Stagger::face_y), [](double x, double y, double) { return -(4 * y + x); }),
-                        size, "y-gradient");
-  expect_roundoff<R>(max_error(f.now.w, f.g, L.interior(Stagger::face_z), [](double, double, double z) { return -(6 * z - 1); }),
-                        size, "z-gradient");
+  expect_roundoff<R>(max_error(f.now.u, f.g, L.interior(Stagger::face_x),
+                               [](double x, double y, double) { return -(2 * x + y); }),
+                     size, "x-gradient");
+  expect_roundoff<R>(max_error(f.now.v, f.g, L.interior(Stagger::face_y),
+                               [](double x, double y, double) { return -(4 * y + x); }),
+                     size, "y-gradient");
+  expect_roundoff<R>(max_error(f.now.w, f.g, L.interior(Stagger::face_z),
+                               [](double, double, double z) { return -(6 * z - 1); }),
+                     size, "z-gradient");
 }
 
 template <class R>
@@ -107,26 +112,26 @@ void check_laplacian_exact(const Backend& be) {
   set_field(f.now.T, f.g, T);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.T, f.g, L.interior(Stagger::centre), [](double, double, double) { return 6.0; }),
-                        c.kappa * f.size(Stagger::centre, T) * rd2, "diffusion of T");
+                     c.kappa * f.size(Stagger::centre, T) * rd2, "diffusion of T");
   // Each velocity component alone, varying only across itself so that it advects nothing.
   fill(f.now.T, 0);
   auto u = [](double, double y, double z) { return y * y - 2 * z * z + y; };  // lap = -2
   set_field(f.now.u, f.g, u);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.u, f.g, L.interior(Stagger::face_x), [](double, double, double) { return -3.0; }),
-                        c.nu * f.size(Stagger::face_x, u) * rd2, "diffusion of u");
+                     c.nu * f.size(Stagger::face_x, u) * rd2, "diffusion of u");
   fill(f.now.u, 0);
   auto v = [](double x, double, double z) { return 3 * x * x + z * z; };  // lap = 8
   set_field(f.now.v, f.g, v);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.v, f.g, L.interior(Stagger::face_y), [](double, double, double) { return 12.0; }),
-                        c.nu * f.size(Stagger::face_y, v) * rd2, "diffusion of v");
+                     c.nu * f.size(Stagger::face_y, v) * rd2, "diffusion of v");
   fill(f.now.v, 0);
   auto w = [](double x, double y, double) { return x * y + 0.5 * y * y; };  // lap = 1
   set_field(f.now.w, f.g, w);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.w, f.g, L.interior(Stagger::face_z), [](double, double, double) { return 1.5; }),
-                        c.nu * f.size(Stagger::face_z, w) * rd2, "diffusion of w");
+                     c.nu * f.size(Stagger::face_z, w) * rd2, "diffusion of w");
 }
 
 template <class R>
@@ -142,8 +147,11 @@ void check_scalar_advection_exact(const Backend& be) {
   set_field(f.now.T, f.g, T1);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.T, f.g, L.interior(Stagger::centre),
-                                  [](double x, double y, double z) { return -(0.7 * (2 * x + 1) - 1.1 * (-z) + 0.3 * (-y + 4 * z)); }),
-                        1.1 * f.size(Stagger::centre, T1) * f.max_rd(), "advection of T by a constant velocity");
+                               [](double x, double y, double z) {
+                                 return -(0.7 * (2 * x + 1) - 1.1 * (-z) + 0.3 * (-y + 4 * z));
+                               }),
+                     1.1 * f.size(Stagger::centre, T1) * f.max_rd(),  // 1.1: the largest |velocity|
+                     "advection of T by a constant velocity");
   // Linear (divergent) velocity, linear T: the flux u T is quadratic, its centred difference exact.
   auto u = [](double x, double, double) { return x; };
   auto v = [](double, double y, double) { return 2 * y; };
@@ -156,12 +164,12 @@ void check_scalar_advection_exact(const Backend& be) {
   f.tendencies(c);
   const double U = std::max({f.size(Stagger::face_x, u), f.size(Stagger::face_y, v), f.size(Stagger::face_z, w)});
   expect_roundoff<R>(max_error(f.G.T, f.g, L.interior(Stagger::centre),
-                                  [](double x, double y, double z) {
-                                    const double T = 1 + x + 3 * y - 2 * z;
-                                    // div(uT) = T div(u) + u.grad(T), div(u) = 1 + 2 - 1
-                                    return -(2 * T + x * 1 + 2 * y * 3 + (-z + 1) * (-2));
-                                  }),
-                        U * f.size(Stagger::centre, T2) * f.max_rd(), "advection of T by a linear velocity");
+                               [](double x, double y, double z) {
+                                 const double T = 1 + x + 3 * y - 2 * z;
+                                 // div(uT) = T div(u) + u.grad(T), div(u) = 1 + 2 - 1
+                                 return -(2 * T + x * 1 + 2 * y * 3 + (-z + 1) * (-2));
+                               }),
+                     U * f.size(Stagger::centre, T2) * f.max_rd(), "advection of T by a linear velocity");
 }
 
 template <class R>
@@ -181,20 +189,20 @@ void check_momentum_advection_exact(const Backend& be) {
   const double size = speed * speed * f.max_rd();
   // div(u u_A) = u_A div(u) + u.grad(u_A), div(u) = 1 - 1 + 0.5 = 0.5
   expect_roundoff<R>(max_error(f.G.u, f.g, L.interior(Stagger::face_x),
-                                  [&](double x, double y, double z) {
-                                    return -(0.5 * U(x, y, z) + U(x, y, z) * 1 + V(x, y, z) * 0.2);
-                                  }),
-                        size, "advection of u");
+                               [&](double x, double y, double z) {
+                                 return -(0.5 * U(x, y, z) + U(x, y, z) * 1 + V(x, y, z) * 0.2);
+                               }),
+                     size, "advection of u");
   expect_roundoff<R>(max_error(f.G.v, f.g, L.interior(Stagger::face_y),
-                                  [&](double x, double y, double z) {
-                                    return -(0.5 * V(x, y, z) + V(x, y, z) * -1 + W(x, y, z) * 0.3);
-                                  }),
-                        size, "advection of v");
+                               [&](double x, double y, double z) {
+                                 return -(0.5 * V(x, y, z) + V(x, y, z) * -1 + W(x, y, z) * 0.3);
+                               }),
+                     size, "advection of v");
   expect_roundoff<R>(max_error(f.G.w, f.g, L.interior(Stagger::face_z),
-                                  [&](double x, double y, double z) {
-                                    return -(0.5 * W(x, y, z) + U(x, y, z) * -0.1 + W(x, y, z) * 0.5);
-                                  }),
-                        size, "advection of w");
+                               [&](double x, double y, double z) {
+                                 return -(0.5 * W(x, y, z) + U(x, y, z) * -0.1 + W(x, y, z) * 0.5);
+                               }),
+                     size, "advection of w");
 }
 
 template <class R>
@@ -207,8 +215,8 @@ void check_buoyancy_exact(const Backend& be) {
   set_field(f.now.T, f.g, T);
   f.tendencies(c);
   expect_roundoff<R>(max_error(f.G.w, f.g, f.g.layout.interior(Stagger::face_z),
-                                  [](double x, double y, double z) { return 2.5 * (0.1 * x - y + 4 * z - 0.3); }),
-                        c.b_T * f.size(Stagger::centre, T), "buoyancy");
+                               [](double x, double y, double z) { return 2.5 * (0.1 * x - y + 4 * z - 0.3); }),
+                     c.b_T * f.size(Stagger::centre, T), "buoyancy");
 }
 
 }  // namespace bouss::test

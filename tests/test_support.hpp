@@ -97,15 +97,10 @@ void expect_roundoff(double err, double size, const std::string& what) {
   EXPECT_LT(err, roundoff_tolerance<R>(size)) << what << " in " << precision_name<R>() << ", size " << size;
 }
 
-// The two precisions of typed test suites: TYPED_TEST_SUITE(Suite, Precisions, PrecisionNames)
-// runs each test as Suite/double.Name and Suite/float.Name.
+// The two precisions of typed test suites: TYPED_TEST_SUITE(Suite, Precisions) runs each
+// test as Suite/0.Name (double) and Suite/1.Name (float), which ctest lists as
+// Suite.Name<double> and Suite.Name<float> (select one with ctest -R '<float>').
 using Precisions = ::testing::Types<double, float>;
-struct PrecisionNames {
-  template <class R>
-  static std::string GetName(int) {
-    return precision_name<R>();
-  }
-};
 
 // A Field<R> must be laid out for its element size (Grid::make's elem_bytes = sizeof(R)),
 // and the grid a helper indexes it by must be the field's: throws (the test fails) when not.

@@ -15,10 +15,10 @@ using namespace bouss;
 using namespace bouss::test;
 
 // The checks that run on the CPU in unit/ and physics/, here on CUDA, in both precisions of
-// the fields: GpuGhostFill/double.*, GpuGhostFill/float.* and so on.
+// the fields: GpuGhostFill.*<double>, GpuGhostFill.*<float> and so on.
 template <class R>
 class GpuGhostFill : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuGhostFill, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(GpuGhostFill, Precisions);
 
 TYPED_TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
   BOUSS_GPU_OR_SKIP();
@@ -36,7 +36,7 @@ TYPED_TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
 
 template <class S>
 class GpuFieldOps : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuFieldOps, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(GpuFieldOps, Precisions);
 
 TYPED_TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
   BOUSS_GPU_OR_SKIP();
@@ -173,7 +173,7 @@ TEST(GpuCheckKernels, AFaultingKernelIsNamedWithItsField) {
 
 template <class R>
 class GpuOperators : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuOperators, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(GpuOperators, Precisions);
 
 TYPED_TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact<TypeParam>(gpu); }
 TYPED_TEST(GpuOperators, GradientExact) { BOUSS_GPU_OR_SKIP(); check_gradient_exact<TypeParam>(gpu); }
@@ -184,7 +184,7 @@ TYPED_TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_ex
 
 template <class R>
 class GpuProjection : public ::testing::Test {};
-TYPED_TEST_SUITE(GpuProjection, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(GpuProjection, Precisions);
 
 TYPED_TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) {
   BOUSS_GPU_OR_SKIP();

@@ -11,10 +11,10 @@
 using namespace bouss;
 using namespace bouss::test;
 
-// Projection/double.* and Projection/float.*.
+// Projection<double> and Projection<float> (gtest: Projection/0 and /1).
 template <class R>
 class Projection : public ::testing::Test {};
-TYPED_TEST_SUITE(Projection, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(Projection, Precisions);
 
 TYPED_TEST(Projection, LeavesDivergenceAtRoundOffWithPeriodicSidesAndPlates) {
   check_projection<TypeParam>(Backend::cpu(), projection_case_plates<TypeParam>());
@@ -30,12 +30,12 @@ TYPED_TEST(Projection, LeavesDivergenceAtRoundOffOnOddFactorGrid) {
   check_projection<TypeParam>(Backend::cpu(), c);
 }
 
-// MultigridVCycle/double.* and MultigridVCycle/float.*: in double to 1e-10, every cycle
+// MultigridVCycle<double> and MultigridVCycle<float>: in double to 1e-10, every cycle
 // counted; in float to 1e-4, the factor measured while the residual stays above ten times
 // its round-off level (multigrid_checks.hpp; about 1.7e-6 here).
 template <class R>
 class MultigridVCycle : public ::testing::Test {};
-TYPED_TEST_SUITE(MultigridVCycle, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(MultigridVCycle, Precisions);
 
 TYPED_TEST(MultigridVCycle, ReducesResidualByAtLeastFivePerCycle) {
   using R = TypeParam;

@@ -3,10 +3,10 @@
 using namespace bouss;
 using namespace bouss::test;
 
-// Every ghost fill in both precisions: GhostFill/double.* and GhostFill/float.*.
+// Every ghost fill in both precisions: GhostFill.*<double> and GhostFill.*<float>.
 template <class R>
 class GhostFill : public ::testing::Test {};
-TYPED_TEST_SUITE(GhostFill, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(GhostFill, Precisions);
 
 TYPED_TEST(GhostFill, PeriodicWrapsEveryStaggeringOnEveryAxis) {
   check_ghost_fill<TypeParam>(Backend::cpu(), BoundaryKind::periodic, 1);

@@ -4,10 +4,10 @@
 using namespace bouss;
 using namespace bouss::test;
 
-// Each operator's exactness in both precisions: Operators/double.* and Operators/float.*.
+// Each operator's exactness in both precisions: Operators.*<double> and Operators.*<float>.
 template <class R>
 class Operators : public ::testing::Test {};
-TYPED_TEST_SUITE(Operators, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(Operators, Precisions);
 
 TYPED_TEST(Operators, DivergenceExactOnLinearAndQuadraticVelocity) { check_divergence_exact<TypeParam>(Backend::cpu()); }
 TYPED_TEST(Operators, GradientExactOnQuadraticPressure) { check_gradient_exact<TypeParam>(Backend::cpu()); }
@@ -29,10 +29,10 @@ TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
   EXPECT_DOUBLE_EQ(doubled.b, -1.0);
 }
 
-// Whole-field operations on fields of both precisions: FieldOps/double.* and FieldOps/float.*.
+// Whole-field operations on fields of both precisions: FieldOps.*<double> and FieldOps.*<float>.
 template <class S>
 class FieldOps : public ::testing::Test {};
-TYPED_TEST_SUITE(FieldOps, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(FieldOps, Precisions);
 
 TYPED_TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
   check_remove_mean_max_abs_for<TypeParam>(Backend::cpu());
