@@ -38,21 +38,17 @@ void check_remove_mean_max_abs_for(const Backend& be) {
   }
 }
 
-inline void check_remove_mean_max_abs(const Backend& be) {
-  check_remove_mean_max_abs_for<double>(be);
-  check_remove_mean_max_abs_for<float>(be);
-}
-
 // The CPU's sums come out the same whatever the number of OpenMP threads (fixed blocks
 // combined in a fixed order), so that a run restarted on another machine continues bit
-// for bit.
-inline void check_sum_independent_of_threads() {
-  const Layout L = Layout::make({40, 37, 33}, 1, sizeof(double));
-  std::vector<double> host(L.size, 0.0);
+// for bit; fields of either precision S.
+template <class S>
+void check_sum_independent_of_threads() {
+  const Layout L = Layout::make({40, 37, 33}, 1, sizeof(S));
+  std::vector<S> host(L.size, S(0));
   std::mt19937_64 rng(9);
   std::uniform_real_distribution<double> U(-1, 1);
-  for (auto& x : host) x = U(rng) * std::exp(8 * U(rng));  // values of many magnitudes: order matters
-  Field<double> f(Backend::cpu(), L, Stagger::centre, "f");
+  for (auto& x : host) x = S(U(rng) * std::exp(8 * U(rng)));  // values of many magnitudes: order matters
+  Field<S> f(Backend::cpu(), L, Stagger::centre, "f");
   f.from_host(host);
   const Box box = L.interior(Stagger::centre);
   ASSERT_GE(box.cells(), 32768) << "large enough for the parallel path";
@@ -67,32 +63,34 @@ inline void check_sum_independent_of_threads() {
 #else
   GTEST_SKIP() << "built without OpenMP";
 #endif
-  for (double s : sums) EXPECT_EQ(s, sums.front()) << "thread counts 1, 2, 3, 7";
+  for (double s : sums) EXPECT_EQ(s, sums.front()) << "thread counts 1, 2, 3, 7, " << sizeof(S) << "-byte values";
 }
 
 // A NaN in one cell makes every reduction over the field NaN: max (the max reduction must
 // not drop it), sum, and the fused mean removal; reduce_into leaves the same value in the
-// backend's memory for the host to read later.
-inline void check_reductions_see_nan(const Backend& be) {
-  const Layout L = Layout::make({12, 10, 9}, 1, sizeof(double));
+// backend's memory for the host to read later; fields of either precision S.
+template <class S>
+void check_reductions_see_nan(const Backend& be) {
+  const Layout L = Layout::make({12, 10, 9}, 1, sizeof(S));
   const Box box = L.interior(Stagger::centre);
   for (int where : {0, 517, int(box.cells()) - 1}) {
-    std::vector<double> host(L.size, 0.0);
+    std::vector<S> host(L.size, S(0));
     std::mt19937_64 rng(where);
     std::uniform_real_distribution<double> U(-1, 1);
     int n = 0;
     for (int k = 0; k < L.n[2]; ++k)
       for (int j = 0; j < L.n[1]; ++j)
         for (int i = 0; i < L.n[0]; ++i, ++n)
-          host[L.origin + L.index(i, j, k)] = n == where ? std::nan("") : U(rng);
-    Field<double> f(be, L, Stagger::centre, "f");
+          host[L.origin + L.index(i, j, k)] = n == where ? S(std::nan("")) : S(U(rng));
+    Field<S> f(be, L, Stagger::centre, "f");
     f.from_host(host);
-    EXPECT_TRUE(std::isnan(max_abs(f, box))) << "max over a NaN at cell " << where;
-    EXPECT_TRUE(std::isnan(sum(f, box))) << "sum over a NaN at cell " << where;
-    EXPECT_TRUE(std::isnan(remove_mean_max_abs(f))) << "mean removal over a NaN at cell " << where;
+    EXPECT_TRUE(std::isnan(max_abs(f, box))) << "max over a NaN at cell " << where << ", " << sizeof(S) << "-byte values";
+    EXPECT_TRUE(std::isnan(sum(f, box))) << "sum over a NaN at cell " << where << ", " << sizeof(S) << "-byte values";
+    EXPECT_TRUE(std::isnan(remove_mean_max_abs(f))) << "mean removal over a NaN at cell " << where << ", " << sizeof(S)
+                                                    << "-byte values";
   }
   // A finite field: reduce_into's value, read later on the host, is reduce's.
-  Field<double> g(be, L, Stagger::centre, "g");
+  Field<S> g(be, L, Stagger::centre, "g");
   fill(g, 0.25);
   AsyncValue<double> later(be);
   sum_into(g, box, later.target());

@@ -14,30 +14,41 @@
 using namespace bouss;
 using namespace bouss::test;
 
-TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
+// The checks that run on the CPU in unit/ and physics/, here on CUDA, in both precisions of
+// the fields: GpuGhostFill.*<double>, GpuGhostFill.*<float> and so on.
+template <class R>
+class GpuGhostFill : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuGhostFill, Precisions);
+
+TYPED_TEST(GpuGhostFill, EveryKindOnEveryAxisAndStaggering) {
   BOUSS_GPU_OR_SKIP();
   for (BoundaryKind k : {BoundaryKind::periodic, BoundaryKind::value, BoundaryKind::gradient}) {
-    check_ghost_fill(gpu, k, 1);
-    check_ghost_fill(gpu, k, 2);
+    check_ghost_fill<TypeParam>(gpu, k, 1);
+    check_ghost_fill<TypeParam>(gpu, k, 2);
   }
-  check_value_condition_sets_boundary_faces(gpu);
-  check_conducting_walls(gpu);
-  check_fill_together(gpu, 1);
-  check_fill_together(gpu, 2);
+  check_zero_gradient_mirrors_exactly<TypeParam>(gpu, 1);
+  check_zero_gradient_mirrors_exactly<TypeParam>(gpu, 2);
+  check_value_condition_sets_boundary_faces<TypeParam>(gpu);
+  check_conducting_walls<TypeParam>(gpu);
+  check_fill_together<TypeParam>(gpu, 1);
+  check_fill_together<TypeParam>(gpu, 2);
 }
 
-TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
-  BOUSS_GPU_OR_SKIP();
-  check_remove_mean_max_abs(gpu);
-}
-TEST(GpuFieldOps, ReductionsSeeANaNInAnyCell) {
-  BOUSS_GPU_OR_SKIP();
-  check_reductions_see_nan(gpu);
-}
+template <class S>
+class GpuFieldOps : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuFieldOps, Precisions);
 
-TEST(GpuFieldOps, LevelSumsAreEachLevelsSum) {
+TYPED_TEST(GpuFieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
   BOUSS_GPU_OR_SKIP();
-  check_level_sums(gpu, false);
+  check_remove_mean_max_abs_for<TypeParam>(gpu);
+}
+TYPED_TEST(GpuFieldOps, ReductionsSeeANaNInAnyCell) {
+  BOUSS_GPU_OR_SKIP();
+  check_reductions_see_nan<TypeParam>(gpu);
+}
+TYPED_TEST(GpuFieldOps, LevelSumsAreEachLevelsSum) {
+  BOUSS_GPU_OR_SKIP();
+  check_level_sums_for<TypeParam>(gpu, false);
 }
 
 // The profiles of one state on the GPU: the CPU's to round-off, the host's computation, the
@@ -160,15 +171,29 @@ TEST(GpuCheckKernels, AFaultingKernelIsNamedWithItsField) {
       ::testing::ExitedWithCode(3), "kernel fill on field pressure guess");
 }
 
-TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact(gpu); }
-TEST(GpuOperators, GradientExact) { BOUSS_GPU_OR_SKIP(); check_gradient_exact(gpu); }
-TEST(GpuOperators, LaplacianExact) { BOUSS_GPU_OR_SKIP(); check_laplacian_exact(gpu); }
-TEST(GpuOperators, ScalarAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_scalar_advection_exact(gpu); }
-TEST(GpuOperators, MomentumAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_momentum_advection_exact(gpu); }
-TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact(gpu); }
+template <class R>
+class GpuOperators : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuOperators, Precisions);
 
-TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_plates()); }
-TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) { BOUSS_GPU_OR_SKIP(); check_projection(gpu, projection_case_closed()); }
+TYPED_TEST(GpuOperators, DivergenceExact) { BOUSS_GPU_OR_SKIP(); check_divergence_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, GradientExact) { BOUSS_GPU_OR_SKIP(); check_gradient_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, LaplacianExact) { BOUSS_GPU_OR_SKIP(); check_laplacian_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, ScalarAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_scalar_advection_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, MomentumAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_momentum_advection_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu); }
+
+template <class R>
+class GpuProjection : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuProjection, Precisions);
+
+TYPED_TEST(GpuProjection, LeavesDivergenceAtRoundOffWithPlates) {
+  BOUSS_GPU_OR_SKIP();
+  check_projection<TypeParam>(gpu, projection_case_plates<TypeParam>());
+}
+TYPED_TEST(GpuProjection, LeavesDivergenceAtRoundOffInAClosedBox) {
+  BOUSS_GPU_OR_SKIP();
+  check_projection<TypeParam>(gpu, projection_case_closed<TypeParam>());
+}
 
 // Runs one projection of the same random field under two pressure settings.
 std::pair<std::vector<double>, SolveStats> project_random(const Backend& be, const Case& c) {

@@ -4,12 +4,17 @@
 using namespace bouss;
 using namespace bouss::test;
 
-TEST(Operators, DivergenceExactOnLinearAndQuadraticVelocity) { check_divergence_exact(Backend::cpu()); }
-TEST(Operators, GradientExactOnQuadraticPressure) { check_gradient_exact(Backend::cpu()); }
-TEST(Operators, LaplacianExactOnQuadraticFieldsAtEveryStaggering) { check_laplacian_exact(Backend::cpu()); }
-TEST(Operators, ScalarAdvectionExactOnQuadraticFluxes) { check_scalar_advection_exact(Backend::cpu()); }
-TEST(Operators, MomentumAdvectionExactOnLinearVelocity) { check_momentum_advection_exact(Backend::cpu()); }
-TEST(Operators, BuoyancyExactOnLinearTemperature) { check_buoyancy_exact(Backend::cpu()); }
+// Each operator's exactness in both precisions: Operators.*<double> and Operators.*<float>.
+template <class R>
+class Operators : public ::testing::Test {};
+TYPED_TEST_SUITE(Operators, Precisions);
+
+TYPED_TEST(Operators, DivergenceExactOnLinearAndQuadraticVelocity) { check_divergence_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, GradientExactOnQuadraticPressure) { check_gradient_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, LaplacianExactOnQuadraticFieldsAtEveryStaggering) { check_laplacian_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, ScalarAdvectionExactOnQuadraticFluxes) { check_scalar_advection_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, MomentumAdvectionExactOnLinearVelocity) { check_momentum_advection_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, BuoyancyExactOnLinearTemperature) { check_buoyancy_exact<TypeParam>(Backend::cpu()); }
 
 TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
   const AB2Coefficients first = AB2Coefficients::make(0.1, 0.0, true);
@@ -24,7 +29,14 @@ TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
   EXPECT_DOUBLE_EQ(doubled.b, -1.0);
 }
 
-TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) { check_remove_mean_max_abs(Backend::cpu()); }
-TEST(FieldOps, ReductionsSeeANaNInAnyCell) { check_reductions_see_nan(Backend::cpu()); }
-TEST(FieldOps, CpuSumsDoNotDependOnTheThreadCount) { check_sum_independent_of_threads(); }
-TEST(FieldOps, CpuLevelSumsAreExactlyEachLevelsSum) { check_level_sums(Backend::cpu(), true); }
+// Whole-field operations on fields of both precisions: FieldOps.*<double> and FieldOps.*<float>.
+template <class S>
+class FieldOps : public ::testing::Test {};
+TYPED_TEST_SUITE(FieldOps, Precisions);
+
+TYPED_TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
+  check_remove_mean_max_abs_for<TypeParam>(Backend::cpu());
+}
+TYPED_TEST(FieldOps, ReductionsSeeANaNInAnyCell) { check_reductions_see_nan<TypeParam>(Backend::cpu()); }
+TYPED_TEST(FieldOps, CpuSumsDoNotDependOnTheThreadCount) { check_sum_independent_of_threads<TypeParam>(); }
+TYPED_TEST(FieldOps, CpuLevelSumsAreExactlyEachLevelsSum) { check_level_sums_for<TypeParam>(Backend::cpu(), true); }
