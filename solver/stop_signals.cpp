@@ -15,6 +15,10 @@ std::atomic<int> checkpoint_requests{0};
 std::atomic<bool> installed{false};
 char abort_message[1024] = "bouss: second signal: stopped at once\n";
 std::atomic<std::size_t> abort_length{std::strlen(abort_message)};
+// Said at once on the first stop signal (async-signal-safe: one write), so that a user, or a
+// test about to send a second signal, sees that the first was taken.
+constexpr char first_message[] =
+    "bouss: stopping after this step: a checkpoint, then the output is closed (a second signal stops at once)\n";
 
 static_assert(std::atomic<int>::is_always_lock_free, "signal flags must be lock-free");
 
@@ -24,7 +28,11 @@ void on_signal(int sig) {
     return;
   }
   int expected = 0;
-  if (stop_signal.compare_exchange_strong(expected, sig)) return;  // the first: stop between steps
+  if (stop_signal.compare_exchange_strong(expected, sig)) {  // the first: stop between steps
+    const ssize_t ignored = ::write(STDERR_FILENO, first_message, sizeof first_message - 1);
+    (void)ignored;
+    return;
+  }
   // The second: at once, with the default action, so that the exit status says which signal.
   const ssize_t ignored = ::write(STDERR_FILENO, abort_message, abort_length.load());
   (void)ignored;

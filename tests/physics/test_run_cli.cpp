@@ -207,7 +207,9 @@ TEST(Survival, ASecondSignalStopsAtOnceAndLeavesThePartialFile) {
                  dir.file("err"));
   ASSERT_TRUE(wait_until([&] { return !partials_of(out).empty() && records_in(partials_of(out).front()) >= 1; }));
   p.signal(SIGINT);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The second signal only once the first is taken (two pending SIGINTs would merge into one).
+  ASSERT_TRUE(wait_until([&] { return p.err().find("stopping after this step") != std::string::npos || !p.running(); }))
+      << p.err();
   p.signal(SIGINT);
   const int status = p.wait();
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) << "status " << status << " " << p.err();
