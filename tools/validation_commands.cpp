@@ -1,8 +1,9 @@
 // bouss onset:    critical Rayleigh numbers by growth rates and secant iteration, per resolution,
-//                 with Richardson extrapolation (validation/onset.hpp).
+//                 with Richardson extrapolation (validation/onset.hpp, validation/convergence.hpp).
 // bouss converge: a diagnostic at the end of a run at several resolutions, its observed order.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "solver/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
+#include "validation/convergence.hpp"
 #include "validation/onset.hpp"
 
 namespace bouss {
@@ -22,14 +24,33 @@ std::string grid_name(const std::array<int, 3>& n) {
   return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
 }
 
+// The grids of --resolutions (nz of each, increasing), or the case's own grid.
+std::vector<std::array<int, 3>> resolution_grids(const Case& base, const std::vector<int>& resolutions) {
+  for (std::size_t i = 1; i < resolutions.size(); ++i)
+    if (resolutions[i] <= resolutions[i - 1])
+      throw CaseError("--resolutions: expected increasing nz, got " + std::to_string(resolutions[i - 1]) + " then " +
+                      std::to_string(resolutions[i]));
+  std::vector<std::array<int, 3>> grids;
+  for (int R : resolutions.empty() ? std::vector<int>{base.n[2]} : resolutions) grids.push_back(scaled_grid(base, R));
+  return grids;
+}
+
+std::vector<int> nz_of(const std::vector<std::array<int, 3>>& grids) {
+  std::vector<int> nz;
+  for (const auto& n : grids) nz.push_back(n[2]);
+  return nz;
+}
+
 void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t) {
   std::printf("%-14s %14s %12s %8s\n", "resolution", value_name, "difference", "order");
   for (std::size_t i = 0; i < grids.size(); ++i) {
     std::printf("%-14s %14.6f", grid_name(grids[i]).c_str(), t.values[i]);
     if (i >= 1) std::printf(" %12.6f", t.differences[i]); else std::printf(" %12s", "-");
-    if (i >= 2) std::printf(" %8.3f\n", t.orders[i]); else std::printf(" %8s\n", "-");
+    if (i >= 2 && std::isfinite(t.orders[i])) std::printf(" %8.3f\n", t.orders[i]); else std::printf(" %8s\n", "-");
   }
-  if (grids.size() >= 2) std::printf("%-14s %14.6f   (Richardson, order 2, from the two finest)\n", "h -> 0", t.extrapolated);
+  if (grids.size() >= 2)
+    std::printf("%-14s %14.6f  (Richardson at order %g from the two finest, ratio %.4g)\n", "h -> 0", t.extrapolated,
+                scheme_order, t.extrapolation_ratio);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -50,7 +71,7 @@ int onset_command(const ValidationOptions& o) {
     if (!base.physics.rayleigh)
       throw CaseError(o.case_file + ": /physics/rayleigh: expected the rayleigh/prandtl form for an onset search");
     if (!base.time.end) throw CaseError(o.case_file + ": /time/end: expected the duration of each growth-rate run");
-    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+    grids = resolution_grids(base, o.resolutions);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
@@ -82,12 +103,18 @@ int onset_command(const ValidationOptions& o) {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
       // Finer rows start from a tight bracket around the value the coarser rows predict
-      // (second-order convergence: the next difference is a quarter of the last).
+      // (second-order convergence at the actual ratio of the resolutions, validation/convergence.hpp).
       double lo = ra1, hi = ra2;
       if (!racs.empty()) {
-        const double predicted = racs.size() >= 2 ? racs.back() + (racs.back() - racs[racs.size() - 2]) / 4 : racs.back();
-        lo = predicted * (1 - 2e-3);
-        hi = predicted * (1 + 2e-3);
+        const std::size_t k = racs.size();
+        const double predicted =
+            k >= 2 && std::isfinite(racs[k - 2]) && std::isfinite(racs[k - 1])
+                ? predicted_value(grids[k - 2][2], racs[k - 2], grids[k - 1][2], racs[k - 1], n[2], scheme_order)
+                : racs.back();
+        if (std::isfinite(predicted)) {
+          lo = predicted * (1 - 2e-3);
+          hi = predicted * (1 + 2e-3);
+        }
       }
       const OnsetResult r = !o.rates.empty()
                                 ? growth_rates_at(text, o.case_file, n, o.rates, backend, o.overrides, report_run(n), progress)
@@ -107,7 +134,7 @@ int onset_command(const ValidationOptions& o) {
     print_error(e.what());
     return 1;
   }
-  const ConvergenceTable t = convergence_table(racs);
+  const ConvergenceTable t = convergence_table(nz_of(grids), racs);
   if (o.json) {
     nlohmann::json out = {{"case", base.name}, {"rows", rows}, {"order", t.observed_order},
                           {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
@@ -133,7 +160,7 @@ int converge_command(const ValidationOptions& o) {
     text = read_case_text(o.case_file);
     base = parse_case(text, o.case_file, o.overrides);
     backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
-    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+    grids = resolution_grids(base, o.resolutions);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
@@ -177,7 +204,7 @@ int converge_command(const ValidationOptions& o) {
     print_error(e.what());
     return 1;
   }
-  const ConvergenceTable t = convergence_table(values);
+  const ConvergenceTable t = convergence_table(nz_of(grids), values);
   if (o.json) {
     nlohmann::json out = {{"case", base.name}, {"diagnostic", o.diagnostic}, {"rows", rows},
                           {"order", t.observed_order}, {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};

@@ -164,17 +164,4 @@ OnsetResult growth_rates_at(const std::string& text, const std::string& source, 
   return r;
 }
 
-ConvergenceTable convergence_table(const std::vector<double>& values) {
-  ConvergenceTable t;
-  t.values = values;
-  const std::size_t n = values.size();
-  t.differences.assign(n, NAN);
-  t.orders.assign(n, NAN);
-  for (std::size_t i = 1; i < n; ++i) t.differences[i] = values[i] - values[i - 1];
-  for (std::size_t i = 2; i < n; ++i) t.orders[i] = std::log2(t.differences[i - 1] / t.differences[i]);
-  t.extrapolated = n >= 2 ? values[n - 1] + (values[n - 1] - values[n - 2]) / 3.0 : (n ? values[0] : NAN);
-  t.observed_order = n >= 3 ? t.orders[n - 1] : 0;
-  return t;
-}
-
 }  // namespace bouss

@@ -66,13 +66,4 @@ OnsetResult growth_rates_at(const std::string& text, const std::string& source, 
                             const std::function<void(const GrowthMeasurement&)>& on_run = {},
                             const GrowthProgress& on_progress = {});
 
-// Differences between successive resolutions, observed orders and the Richardson
-// extrapolation of the two finest values (order 2, the scheme's).
-struct ConvergenceTable {
-  std::vector<double> values, differences, orders;  // differences[i] = values[i] - values[i-1]; orders from i = 2
-  double extrapolated = 0;
-  double observed_order = 0;  // from the three finest values (0 with fewer than three)
-};
-ConvergenceTable convergence_table(const std::vector<double>& values);
-
 }  // namespace bouss

@@ -9,6 +9,7 @@
 
 #include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
+#include "validation/convergence.hpp"
 #include "validation/onset.hpp"
 
 using namespace bouss;
@@ -139,4 +140,30 @@ TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
   EXPECT_GT(nu.bottom, 1.5) << "the roll carries heat";
   EXPECT_NEAR(nu.top, nu.bottom, 1e-6 * nu.bottom);
   EXPECT_NEAR(nu.volume, nu.bottom, 1e-6 * nu.bottom);
+}
+
+// f = f* + C h^p sampled at resolutions that do not double: the order solves
+// e21 / e32 = (r21^p - 1) / (1 - r32^-p), and the extrapolation at the right order is f*.
+TEST(Convergence, ObservedOrderAndRichardsonUseTheActualRatiosOfResolutions) {
+  auto f = [](int R, double p) { return 3.0 + 5.0 * std::pow(1.0 / R, p); };
+  for (double p : {1.0, 1.5, 2.0, 3.0}) {
+    const std::vector<int> R = {8, 12, 20};
+    const ConvergenceTable t = convergence_table(R, {f(8, p), f(12, p), f(20, p)});
+    EXPECT_NEAR(t.observed_order, p, 1e-9) << "p " << p;
+    EXPECT_NEAR(t.orders[2], p, 1e-9);
+    EXPECT_TRUE(std::isnan(t.orders[0]) && std::isnan(t.orders[1]));
+    EXPECT_NEAR(richardson_extrapolation(f(12, p), f(20, p), 20.0 / 12, p), 3.0, 1e-12) << "p " << p;
+  }
+  // At order 2 the table's extrapolation is exact for an h^2 error, ratio 4/3 included.
+  const ConvergenceTable t = convergence_table({8, 12, 16}, {f(8, 2), f(12, 2), f(16, 2)});
+  EXPECT_NEAR(t.extrapolated, 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(t.extrapolation_ratio, 16.0 / 12);
+  // Doubling: the familiar log2 of the ratio of differences.
+  EXPECT_NEAR(observed_order(0.4, 0.1, 2, 2), 2.0, 1e-12);
+  // Differences that change sign, or two resolutions, give no order.
+  EXPECT_TRUE(std::isnan(observed_order(0.4, -0.1, 1.5, 4.0 / 3)));
+  EXPECT_TRUE(std::isnan(convergence_table({8, 16}, {1.0, 2.0}).observed_order));
+  // The next resolution's value from the two before it, at order 2.
+  EXPECT_NEAR(predicted_value(8, f(8, 2), 12, f(12, 2), 16, 2), f(16, 2), 1e-12);
+  EXPECT_NEAR(predicted_value(16, 1.0, 32, 2.0, 64, 2) - 2.0, 0.25, 1e-12) << "a quarter of the last difference";
 }

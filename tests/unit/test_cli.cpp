@@ -334,3 +334,27 @@ TEST(CommandLine, OutputBenchTakesStreams) {
   }
   fs::remove_all(dir);
 }
+
+// 8, 12, 16 are no doubling: the order comes from the ratios 1.5 and 4/3 (2.05, against 1.54
+// with log2), and the Richardson extrapolation divides by (16/12)^2 - 1 (657.49, the theory
+// 657.511, against 659.08 with a division by 3). Two resolutions give no order.
+TEST(CommandLine, OnsetOrderAndExtrapolationUseTheActualRatioOfResolutions) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8,12,16 --ra 640,680 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["order"].get<double>(), 2.0, 0.1) << r.out;
+  EXPECT_NEAR(j["extrapolated"].get<double>(), 657.511, 0.05) << r.out;
+  const Result text = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8,12,16 --rates 640,680");
+  EXPECT_NE(text.out.find("ratio 1.333"), std::string::npos) << text.out;
+  // Two resolutions give no order (and no 0 in its place).
+  const std::string nu_case = std::string(BOUSS_SOURCE_DIR) + "/cases/nusselt_cube.json";
+  const Result two = run_bouss("converge " + nu_case + " --backend cpu --resolutions 4,8 --set time.end=0.05 --json");
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_TRUE(nlohmann::json::parse(two.out)["order"].is_null()) << two.out;
+  // Resolutions that do not increase are bad input.
+  const Result down = run_bouss("onset " + onset_case + " --backend cpu --resolutions 16,8");
+  EXPECT_EQ(down.code, 2);
+  EXPECT_EQ(count_lines(down.err), 1) << down.err;
+  EXPECT_NE(down.err.find("--resolutions: expected increasing nz"), std::string::npos) << down.err;
+}
