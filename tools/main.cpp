@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
                "with Richardson extrapolation");
   add_case_options(onset_cmd, onset.case_file, onset.backend, onset.overrides, "Case file (JSON) in the rayleigh/prandtl form");
   onset_cmd->add_option("--resolutions", onset.resolutions,
-                        "nz of each resolution, increasing; the case's nx:ny:nz is kept")
+                        "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")
       ->delimiter(',');
   onset_cmd->add_option("--ra", onset.ra, "Two Rayleigh numbers to start the secant from (default: the case's +-3%)")
       ->delimiter(',')->expected(2);
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
       "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end");
   add_case_options(converge_cmd, converge.case_file, converge.backend, converge.overrides, "Case file (JSON)");
   converge_cmd->add_option("--resolutions", converge.resolutions,
-                           "nz of each resolution, increasing; the case's nx:ny:nz is kept")
+                           "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")
       ->delimiter(',');
   converge_cmd->add_option("--diagnostic", converge.diagnostic,
                            "nusselt_bottom, nusselt_top, nusselt_volume, kinetic_energy or max_velocity");

@@ -92,8 +92,15 @@ Case case_at(const std::string& text, const std::string& source, const std::arra
 }
 
 std::array<int, 3> scaled_grid(const Case& c, int R) {
+  if (c.n[2] == 1 && R != 1)
+    throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) +
+                    " sets nz, but nz is one cell (a two-dimensional case in x and y)");
   std::array<int, 3> n{};
   for (int a = 0; a < 3; ++a) {
+    if (c.n[a] == 1) {  // a one-cell (periodic) axis: the case is two-dimensional across it
+      n[a] = 1;
+      continue;
+    }
     const long num = long(c.n[a]) * R;
     if (num % c.n[2] != 0)
       throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) + " (nz = " + std::to_string(R) +

@@ -40,8 +40,9 @@ GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, con
 Case case_at(const std::string& text, const std::string& source, const std::array<int, 3>& n,
              std::optional<double> rayleigh, const std::vector<std::string>& overrides = {});
 
-// The case's grid scaled so that nz = R, keeping nx : ny : nz (paper 004's 16x8x16 ... 128x64x128).
-// Throws CaseError when a ratio does not give whole cell counts.
+// The case's grid scaled so that nz = R, keeping nx : ny : nz (paper 004's 16x8x16 ... 128x64x128);
+// an axis of one cell (a periodic axis of a two-dimensional case) stays one cell. Throws
+// CaseError when a ratio does not give whole cell counts, or nz itself is one cell.
 std::array<int, 3> scaled_grid(const Case& c, int R);
 
 struct OnsetResult {

@@ -167,3 +167,13 @@ TEST(Convergence, ObservedOrderAndRichardsonUseTheActualRatiosOfResolutions) {
   EXPECT_NEAR(predicted_value(8, f(8, 2), 12, f(12, 2), 16, 2), f(16, 2), 1e-12);
   EXPECT_NEAR(predicted_value(16, 1.0, 32, 2.0, 64, 2) - 2.0, 0.25, 1e-12) << "a quarter of the last difference";
 }
+
+TEST(Onset, ScaledGridKeepsTheOneCellAxisOfATwoDimensionalCase) {
+  Case c = box_case({24, 1, 12}, {2.0, 0.1, 1.0});
+  EXPECT_EQ(scaled_grid(c, 6), (std::array<int, 3>{12, 1, 6}));
+  EXPECT_EQ(scaled_grid(c, 18), (std::array<int, 3>{36, 1, 18}));
+  c.n = {16, 8, 16};
+  EXPECT_EQ(scaled_grid(c, 32), (std::array<int, 3>{32, 16, 32}));
+  c.n = {16, 16, 1};  // two-dimensional in x and y: nz cannot be the resolution
+  EXPECT_THROW(scaled_grid(c, 8), CaseError);
+}

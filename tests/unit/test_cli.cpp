@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -335,6 +336,35 @@ TEST(CommandLine, OutputBenchTakesStreams) {
   fs::remove_all(dir);
 }
 
+namespace {
+
+// A two-dimensional roll between no-slip plates (ny = 1, periodic in x and y) at Ra = 5000: its
+// Nusselt numbers settle by t = 1 (at 12x1x6 and 24x1x12, within 1e-6 of themselves).
+std::string roll_2d_case() {
+  return R"({
+  "name": "roll2d",
+  "grid": {"n": [24, 1, 12], "extent": [[0, 2.016], [0, 0.1], [0, 1]]},
+  "physics": {"rayleigh": 5000, "prandtl": 1, "units": "diffusive"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
+  "initial": {"temperature": {"profile": "conduction"},
+              "perturbation": {"amplitude": 0.05, "shape": "mode", "mode": [1, 0]}},
+  "time": {"end": 1.0},
+  "pressure": {"tolerance": 1e-11}
+})";
+}
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& what) {
+  std::vector<std::string> found;
+  std::istringstream s(text);
+  for (std::string line; std::getline(s, line);)
+    if (line.find(what) != std::string::npos) found.push_back(line);
+  return found;
+}
+
+}  // namespace
+
 // 8, 12, 16 are no doubling: the order comes from the ratios 1.5 and 4/3 (2.05, against 1.54
 // with log2), and the Richardson extrapolation divides by (16/12)^2 - 1 (657.49, the theory
 // 657.511, against 659.08 with a division by 3). Two resolutions give no order.
@@ -357,4 +387,17 @@ TEST(CommandLine, OnsetOrderAndExtrapolationUseTheActualRatioOfResolutions) {
   EXPECT_EQ(down.code, 2);
   EXPECT_EQ(count_lines(down.err), 1) << down.err;
   EXPECT_NE(down.err.find("--resolutions: expected increasing nz"), std::string::npos) << down.err;
+}
+
+// A two-dimensional case (ny = 1, periodic in y) keeps its one cell in y at every resolution.
+TEST(CommandLine, ResolutionsKeepTheOneCellAxisOfATwoDimensionalCase) {
+  const fs::path p = write_case("roll2d.json", roll_2d_case());
+  const Result c = run_bouss("converge " + p.string() + " --backend cpu --resolutions 6,12 --set time.steps=5 --json");
+  ASSERT_EQ(c.code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["rows"][0]["n"], nlohmann::json::parse("[12, 1, 6]")) << c.out;
+  EXPECT_EQ(j["rows"][1]["n"], nlohmann::json::parse("[24, 1, 12]")) << c.out;
+  const Result o = run_bouss("onset " + p.string() + " --backend cpu --resolutions 8 --rates 5000 --set time.end=0.05 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out)["rows"][0]["n"], nlohmann::json::parse("[16, 1, 8]")) << o.out;
 }
