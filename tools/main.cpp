@@ -115,7 +115,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')->expected(2);
   onset_cmd->add_option("--rates", onset.rates,
                         "Only measure the growth rate at each of these Ra (one run each, no secant); Ra_c is where "
-                        "their least-squares line crosses zero. Splits a long search into separate runs.")
+                        "their least-squares line crosses zero (one Ra: its rate only). Splits a long search into "
+                        "separate runs.")
       ->delimiter(',');
   onset_cmd->add_flag("--json", onset.json, "Print one JSON object");
 

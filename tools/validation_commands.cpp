@@ -128,19 +128,29 @@ int onset_command(const ValidationOptions& o) {
                       {"growth_rates", rates},
                       {"fit_window", {r.runs.back().fit_begin, r.runs.back().fit_end}},
                       {"seconds", seconds_since(t_row)}});
-      if (!o.json) spdlog::info("{}: Ra_c = {:.6f} ({} runs, {:.1f} s)", grid_name(n), r.rac, r.runs.size(), seconds_since(t_row));
+      if (std::isfinite(r.rac)) {
+        if (!o.json)
+          spdlog::info("{}: Ra_c = {:.6f} ({} runs, {:.1f} s)", grid_name(n), r.rac, r.runs.size(), seconds_since(t_row));
+      } else {
+        // --rates at one Rayleigh number (or several rates at the same one): a rate, no crossing.
+        const GrowthMeasurement& m = r.runs.back();
+        spdlog::info("{}: sigma = {:+.6e} at Ra {:.6f}; Ra_c is where the rates cross zero, which takes rates at two "
+                     "different Rayleigh numbers (--rates RA1,RA2)",
+                     grid_name(n), m.rate, m.rayleigh);
+      }
     }
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;
   }
+  const bool every_rac = std::all_of(racs.begin(), racs.end(), [](double x) { return std::isfinite(x); });
   const ConvergenceTable t = convergence_table(nz_of(grids), racs);
   if (o.json) {
     nlohmann::json out = {{"case", base.name}, {"rows", rows}, {"order", t.observed_order},
                           {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_table("Ra_c", grids, t);
+    if (every_rac) print_table("Ra_c", grids, t);
     spdlog::info("done in {:.1f} s", seconds_since(t0));
   }
   return 0;

@@ -389,6 +389,25 @@ TEST(CommandLine, OnsetOrderAndExtrapolationUseTheActualRatioOfResolutions) {
   EXPECT_NE(down.err.find("--resolutions: expected increasing nz"), std::string::npos) << down.err;
 }
 
+// One Rayleigh number gives a rate and no crossing: the rate is printed, with one line saying
+// that Ra_c takes two; no "nan".
+TEST(CommandLine, OnsetWithOneRateReportsTheRateAndNoCrossing) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  const auto said = lines_with(r.out, "two different Rayleigh numbers");
+  ASSERT_EQ(said.size(), 1u) << r.out;
+  EXPECT_NE(said[0].find("sigma = -"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("at Ra 640"), std::string::npos) << said[0];
+  const Result j = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640 --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto out = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(out["rows"][0]["rac"].is_null()) << j.out;
+  EXPECT_LT(out["rows"][0]["growth_rates"][0][1].get<double>(), 0) << "below onset the perturbation decays";
+  EXPECT_EQ(lines_with(j.err, "two different Rayleigh numbers").size(), 1u) << "on stderr with --json: " << j.err;
+}
+
 // A two-dimensional case (ny = 1, periodic in y) keeps its one cell in y at every resolution.
 TEST(CommandLine, ResolutionsKeepTheOneCellAxisOfATwoDimensionalCase) {
   const fs::path p = write_case("roll2d.json", roll_2d_case());
