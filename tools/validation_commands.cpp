@@ -57,6 +57,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// "--set time.end=6" (or time.steps): twice the case's run, for a warning that asks for a longer one.
+std::string longer_run(const Case& c) {
+  if (c.time.end) return fmt::format("--set time.end={:g}", 2 * *c.time.end);
+  return fmt::format("--set time.steps={}", 2 * c.time.steps.value_or(0));
+}
+
 }  // namespace
 
 int onset_command(const ValidationOptions& o) {
@@ -84,13 +90,23 @@ int onset_command(const ValidationOptions& o) {
                  o.case_file, *base.time.end, *base.time.end, ra1, ra2, backend.describe());
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> racs;
+  bool all_fits_agree = true;
   const auto t0 = std::chrono::steady_clock::now();
   auto report_run = [&](const std::array<int, 3>& n) {
-    return [&o, n](const GrowthMeasurement& m) {
+    return [&o, &base, &all_fits_agree, n](const GrowthMeasurement& m) {
       if (!o.json)
         spdlog::info("  {:>12}  Ra {:12.6f}  sigma {:+.6e}  (fit t in [{:.4g}, {:.4g}]; halves {:+.5e} {:+.5e}; {} steps{})",
                      grid_name(n), m.rayleigh, m.rate, m.fit_begin, m.fit_end, m.rate_first_half, m.rate_second_half,
                      m.steps, m.stopped_nonlinear ? ", stopped: nonlinear" : "");
+      // A fit whose halves differ still holds the transient: its rate is biased (on stderr with --json).
+      if (!m.halves_agree()) {
+        all_fits_agree = false;
+        spdlog::warn("warning: {} Ra {:.6f}: the fit's halves differ by {:.2e} ({:+.4e} and {:+.4e}; agreement: "
+                     "within 2% of the rate + 1e-5/W = {:.2e}, W = {:.4g}): the transient has not passed and the rate "
+                     "is biased; run longer ({})",
+                     grid_name(n), m.rayleigh, std::fabs(m.rate_first_half - m.rate_second_half), m.rate_first_half,
+                     m.rate_second_half, m.halves_tolerance(), m.fit_end - m.fit_begin, longer_run(base));
+      }
     };
   };
   // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
@@ -121,11 +137,21 @@ int onset_command(const ValidationOptions& o) {
                                 : critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
                                                     report_run(n), progress);
       racs.push_back(r.rac);
-      nlohmann::json rates = nlohmann::json::array();
-      for (const auto& m : r.runs) rates.push_back({m.rayleigh, m.rate});
+      nlohmann::json rates = nlohmann::json::array(), fits = nlohmann::json::array();
+      bool row_fits_agree = true;
+      for (const auto& m : r.runs) {
+        rates.push_back({m.rayleigh, m.rate});
+        fits.push_back({{"ra", m.rayleigh},
+                        {"rate", m.rate},
+                        {"halves", {m.rate_first_half, m.rate_second_half}},
+                        {"halves_agree", m.halves_agree()}});
+        row_fits_agree = row_fits_agree && m.halves_agree();
+      }
       rows.push_back({{"n", n},
                       {"rac", r.rac},
                       {"growth_rates", rates},
+                      {"fits", fits},
+                      {"fit_halves_agree", row_fits_agree},
                       {"fit_window", {r.runs.back().fit_begin, r.runs.back().fit_end}},
                       {"seconds", seconds_since(t_row)}});
       if (std::isfinite(r.rac)) {
@@ -146,8 +172,12 @@ int onset_command(const ValidationOptions& o) {
   const bool every_rac = std::all_of(racs.begin(), racs.end(), [](double x) { return std::isfinite(x); });
   const ConvergenceTable t = convergence_table(nz_of(grids), racs);
   if (o.json) {
-    nlohmann::json out = {{"case", base.name}, {"rows", rows}, {"order", t.observed_order},
-                          {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    nlohmann::json out = {{"case", base.name},
+                          {"rows", rows},
+                          {"order", t.observed_order},
+                          {"extrapolated", t.extrapolated},
+                          {"fit_halves_agree", all_fits_agree},
+                          {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     if (every_rac) print_table("Ra_c", grids, t);

@@ -91,6 +91,10 @@ Case case_at(const std::string& text, const std::string& source, const std::arra
   return c;
 }
 
+double GrowthMeasurement::halves_tolerance() const {
+  return 0.02 * std::fabs(rate) + 1e-5 / (fit_end - fit_begin);
+}
+
 std::array<int, 3> scaled_grid(const Case& c, int R) {
   if (c.n[2] == 1 && R != 1)
     throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) +

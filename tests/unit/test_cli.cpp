@@ -408,6 +408,27 @@ TEST(CommandLine, OnsetWithOneRateReportsTheRateAndNoCrossing) {
   EXPECT_EQ(lines_with(j.err, "two different Rayleigh numbers").size(), 1u) << "on stderr with --json: " << j.err;
 }
 
+// A run too short for the transient to pass (t = 0.3 at 8x4x8: the fit's halves differ by 60%)
+// is flagged, per fit and for the whole command, with a warning that asks for twice the time;
+// the default run (t = 1) is not.
+TEST(CommandLine, OnsetFlagsAGrowthRateFitWhoseHalvesDisagree) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640,680 --set time.end=0.3 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("fit_halves_agree") && j["rows"][0].contains("fits")) << r.out;
+  EXPECT_FALSE(j["fit_halves_agree"].get<bool>()) << r.out;
+  EXPECT_FALSE(j["rows"][0]["fit_halves_agree"].get<bool>()) << r.out;
+  for (const auto& fit : j["rows"][0]["fits"]) EXPECT_FALSE(fit["halves_agree"].get<bool>()) << fit.dump();
+  const auto warnings = lines_with(r.err, "warning:");
+  ASSERT_EQ(warnings.size(), 2u) << r.err;
+  for (const auto& w : warnings) EXPECT_NE(w.find("run longer (--set time.end=0.6)"), std::string::npos) << w;
+  const Result settled = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640,680 --json");
+  ASSERT_EQ(settled.code, 0) << settled.err;
+  EXPECT_TRUE(nlohmann::json::parse(settled.out)["fit_halves_agree"].get<bool>()) << settled.out;
+  EXPECT_EQ(settled.err.find("warning"), std::string::npos) << settled.err;
+}
+
 // A two-dimensional case (ny = 1, periodic in y) keeps its one cell in y at every resolution.
 TEST(CommandLine, ResolutionsKeepTheOneCellAxisOfATwoDimensionalCase) {
   const fs::path p = write_case("roll2d.json", roll_2d_case());
