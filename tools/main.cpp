@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
 
   bouss::ValidationOptions converge;
   auto* converge_cmd = app.add_subcommand(
-      "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end");
+      "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end, "
+                  "and whether each run ended steady");
   add_case_options(converge_cmd, converge.case_file, converge.backend, converge.overrides, "Case file (JSON)");
   converge_cmd->add_option("--resolutions", converge.resolutions,
                            "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")

@@ -1,6 +1,7 @@
 // bouss onset:    critical Rayleigh numbers by growth rates and secant iteration, per resolution,
 //                 with Richardson extrapolation (validation/onset.hpp, validation/convergence.hpp).
-// bouss converge: a diagnostic at the end of a run at several resolutions, its observed order.
+// bouss converge: a diagnostic at the end of a run at several resolutions, its observed order,
+//                 and whether each run ended steady (validation/steadiness.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "tools/run_support.hpp"
 #include "validation/convergence.hpp"
 #include "validation/onset.hpp"
+#include "validation/steadiness.hpp"
 
 namespace bouss {
 
@@ -41,16 +43,36 @@ std::vector<int> nz_of(const std::vector<std::array<int, 3>>& grids) {
   return nz;
 }
 
-void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t) {
-  std::printf("%-14s %14s %12s %8s\n", "resolution", value_name, "difference", "order");
+// The table of values, differences and orders; with `steadiness`, a drift and a steady column,
+// and a '*' on each order and extrapolation taken from a value that was not steady.
+void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t,
+                 const std::vector<SteadinessJudgement>* steadiness = nullptr) {
+  auto unsteady = [&](std::size_t i) { return steadiness && !(*steadiness)[i].steady; };
+  std::printf("%-14s %14s %12s %8s", "resolution", value_name, "difference", "order");
+  if (steadiness) std::printf(" %9s %7s", "drift", "steady");
+  std::printf("\n");
+  bool marked = false;
   for (std::size_t i = 0; i < grids.size(); ++i) {
     std::printf("%-14s %14.6f", grid_name(grids[i]).c_str(), t.values[i]);
     if (i >= 1) std::printf(" %12.6f", t.differences[i]); else std::printf(" %12s", "-");
-    if (i >= 2 && std::isfinite(t.orders[i])) std::printf(" %8.3f\n", t.orders[i]); else std::printf(" %8s\n", "-");
+    if (i >= 2 && std::isfinite(t.orders[i])) {
+      const bool mark = unsteady(i) || unsteady(i - 1) || unsteady(i - 2);
+      marked = marked || mark;
+      std::printf(" %7.3f%s", t.orders[i], mark ? "*" : " ");
+    } else {
+      std::printf(" %8s", "-");
+    }
+    if (steadiness) std::printf(" %9.1e %7s", (*steadiness)[i].drift, unsteady(i) ? "NO" : "yes");
+    std::printf("\n");
   }
-  if (grids.size() >= 2)
-    std::printf("%-14s %14.6f  (Richardson at order %g from the two finest, ratio %.4g)\n", "h -> 0", t.extrapolated,
-                scheme_order, t.extrapolation_ratio);
+  if (grids.size() >= 2) {
+    const std::size_t n = grids.size();
+    const bool mark = unsteady(n - 1) || unsteady(n - 2);
+    marked = marked || mark;
+    std::printf("%-14s %14.6f%s  (Richardson at order %g from the two finest, ratio %.4g)\n", "h -> 0", t.extrapolated,
+                mark ? "*" : "", scheme_order, t.extrapolation_ratio);
+  }
+  if (marked) std::printf("* from a value that is not steady\n");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -207,6 +229,7 @@ int converge_command(const ValidationOptions& o) {
   }
   configure_logging(o.json);
   std::vector<double> values;
+  std::vector<SteadinessJudgement> steadiness;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -221,36 +244,59 @@ int converge_command(const ValidationOptions& o) {
         s.diagnostics = true;
         c.output.streams = {s};
       }
+      // The diagnostics over the last 20% of the run, to judge whether it ended steady.
+      SteadinessWindow window(o.diagnostic, nusselt_numbers_agree_when_steady(c));
       RunControl control;
       control.progress_seconds.reset();
+      control.after_step = [&window](Run& r) { window.observe(r.simulation()); };
       Run run(c, backend, control);
       run.execute();
       const Simulation& sim = run.simulation();
+      window.finish(sim);
+      const SteadinessJudgement j = window.judge();
       const Diagnostics d = sim.diagnostics();
-      const double v = o.diagnostic == "nusselt_bottom" ? d.nusselt.bottom
-                       : o.diagnostic == "nusselt_top"  ? d.nusselt.top
-                       : o.diagnostic == "nusselt_volume" ? d.nusselt.volume
-                       : o.diagnostic == "kinetic_energy" ? d.kinetic_energy
-                                                          : d.max_velocity;
+      const double v = diagnostic_value(d, o.diagnostic);
       values.push_back(v);
-      rows.push_back({{"n", n}, {"value", v}, {"time", sim.time()}, {"steps", sim.steps_done()},
-                      {"nusselt", {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume}}, {"seconds", seconds_since(t_row)}});
+      steadiness.push_back(j);
+      rows.push_back({{"n", n},
+                      {"value", v},
+                      {"time", sim.time()},
+                      {"steps", sim.steps_done()},
+                      {"nusselt", {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume}},
+                      {"steady", j.steady},
+                      {"drift", j.drift},
+                      {"nusselt_spread", j.nusselt_spread},
+                      {"steady_window", {j.window_begin, j.window_end}},
+                      {"seconds", seconds_since(t_row)}});
       if (!o.json)
-        spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f})",
+        spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f}; "
+                     "drift {:.1e})",
                      grid_name(n), o.diagnostic, v, sim.time(), sim.steps_done(), seconds_since(t_row),
-                     d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+                     d.nusselt.bottom, d.nusselt.top, d.nusselt.volume, j.drift);
+      if (!j.steady)
+        spdlog::warn("warning: {}: {} = {:.6f} at t = {:g} is not steady: {}; run longer ({})", grid_name(n),
+                     o.diagnostic, v, sim.time(), j.reason, longer_run(c));
     }
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;
   }
   const ConvergenceTable t = convergence_table(nz_of(grids), values);
+  const bool all_steady =
+      std::all_of(steadiness.begin(), steadiness.end(), [](const SteadinessJudgement& j) { return j.steady; });
   if (o.json) {
-    nlohmann::json out = {{"case", base.name}, {"diagnostic", o.diagnostic}, {"rows", rows},
-                          {"order", t.observed_order}, {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    nlohmann::json out = {{"case", base.name},
+                          {"diagnostic", o.diagnostic},
+                          {"rows", rows},
+                          {"order", t.observed_order},
+                          {"extrapolated", t.extrapolated},
+                          {"steady", all_steady},
+                          {"steady_tolerance", steady_tolerance},
+                          {"steady_window_fraction", steady_window_fraction},
+                          {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_table(o.diagnostic.c_str(), grids, t);
+    print_table(o.diagnostic.c_str(), grids, t, &steadiness);
   }
   return 0;
 }

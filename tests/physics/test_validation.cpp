@@ -1,6 +1,8 @@
 // Validation against published numbers and linear theory, small enough for CI:
 // paper 004's Table II onset values at 16x8x16, the growth rate of a linear mode between
-// free-slip plates against Chandrasekhar's formula, and the Nusselt diagnostics.
+// free-slip plates against Chandrasekhar's formula, and the Nusselt diagnostics; the tools'
+// own arithmetic: observed orders at any ratio of resolutions, the growth-rate fit's check,
+// the grids of a two-dimensional case, and the judgement of a steady state.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +13,7 @@
 #include "test_support.hpp"
 #include "validation/convergence.hpp"
 #include "validation/onset.hpp"
+#include "validation/steadiness.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -192,4 +195,44 @@ TEST(Onset, GrowthRateFitHalvesDisagreeWhileTheTransientLasts) {
               settled.rate_second_half, early.rate_first_half, early.rate_second_half, settled.halves_tolerance(),
               early.halves_tolerance());
   EXPECT_FALSE(early.halves_agree()) << early.rate_first_half << " " << early.rate_second_half;
+}
+
+// The last 20% of a run decides: the 2D roll at Ra = 5000 mid-transient (t = 0.5) drifts by
+// 1e-3, settled (t = 1.5) by less than 1e-6 with its three Nusselt numbers agreeing; between
+// conducting side walls the three are not compared.
+TEST(Steadiness, ARollIsUnsteadyMidTransientAndSteadyOnceSettled) {
+  Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
+  make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip);
+  c.initial.perturbation_amplitude = 0.05;
+  c.initial.perturbation_shape = PerturbationShape::mode;
+  c.initial.mode = {1, 0};
+  c.time.steps.reset();
+  c.pressure.tolerance = 1e-11;
+  ASSERT_TRUE(nusselt_numbers_agree_when_steady(c));
+  auto judge = [&](double end) {
+    c.time.end = end;
+    FlowSimulation<double> sim(c, Backend::cpu());
+    SteadinessWindow window("nusselt_bottom", nusselt_numbers_agree_when_steady(c));
+    while (!sim.finished()) {
+      sim.step();
+      window.observe(sim);
+    }
+    window.finish(sim);
+    return window.judge();
+  };
+  const SteadinessJudgement early = judge(0.5);
+  EXPECT_FALSE(early.steady);
+  EXPECT_GT(early.drift, 1e-4);
+  EXPECT_NEAR(early.window_begin, 0.4, 0.01);
+  EXPECT_DOUBLE_EQ(early.window_end, 0.5);
+  EXPECT_GT(early.samples, 100);
+  EXPECT_NE(early.reason.find("moved by"), std::string::npos) << early.reason;
+  const SteadinessJudgement late = judge(1.5);
+  EXPECT_TRUE(late.steady) << late.reason;
+  EXPECT_LT(late.drift, 1e-6);
+  EXPECT_LT(late.nusselt_spread, 1e-6);
+  // Conducting side walls (the cube of nusselt_cube.json): the three Nusselt numbers differ
+  // even when steady.
+  c.faces[0] = wall(VelocityBC::no_slip, TemperatureBC::conducting);
+  EXPECT_FALSE(nusselt_numbers_agree_when_steady(c));
 }

@@ -441,3 +441,34 @@ TEST(CommandLine, ResolutionsKeepTheOneCellAxisOfATwoDimensionalCase) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_EQ(nlohmann::json::parse(o.out)["rows"][0]["n"], nlohmann::json::parse("[16, 1, 8]")) << o.out;
 }
+
+// converge judges the last 20% of each run: mid-transient (t = 0.5) the roll's Nusselt numbers
+// still move by 1e-3 and the row is flagged, in the table, in --json and by a warning that
+// asks for twice the time; at t = 1 they move by less than 1e-5 and agree to 1e-5.
+TEST(CommandLine, ConvergeJudgesWhetherEachRunEndedSteady) {
+  const fs::path p = write_case("roll2d_steady.json", roll_2d_case());
+  const Result early = run_bouss("converge " + p.string() + " --backend cpu --set time.end=0.5 --json");
+  ASSERT_EQ(early.code, 0) << early.err;
+  const auto e = nlohmann::json::parse(early.out);
+  ASSERT_TRUE(e.contains("steady") && e["rows"][0].contains("drift")) << early.out;
+  EXPECT_FALSE(e["steady"].get<bool>()) << early.out;
+  EXPECT_FALSE(e["rows"][0]["steady"].get<bool>()) << early.out;
+  EXPECT_GT(e["rows"][0]["drift"].get<double>(), 1e-4) << early.out;
+  const auto warnings = lines_with(early.err, "warning:");
+  ASSERT_EQ(warnings.size(), 1u) << early.err;
+  EXPECT_NE(warnings[0].find("is not steady"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("run longer (--set time.end=1)"), std::string::npos) << warnings[0];
+  const Result table = run_bouss("converge " + p.string() + " --backend cpu --set time.end=0.5");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find(" steady\n"), std::string::npos) << "a steady column: " << table.out;
+  EXPECT_EQ(lines_with(table.out, "      NO").size(), 1u) << table.out;
+
+  const Result late = run_bouss("converge " + p.string() + " --backend cpu --json");
+  ASSERT_EQ(late.code, 0) << late.err;
+  const auto l = nlohmann::json::parse(late.out);
+  EXPECT_TRUE(l["steady"].get<bool>()) << late.out;
+  EXPECT_TRUE(l["rows"][0]["steady"].get<bool>()) << late.out;
+  EXPECT_LT(l["rows"][0]["drift"].get<double>(), 1e-5) << late.out;
+  EXPECT_LT(l["rows"][0]["nusselt_spread"].get<double>(), 1e-5) << late.out;
+  EXPECT_EQ(late.err.find("warning"), std::string::npos) << late.err;
+}
