@@ -14,7 +14,7 @@
 // 1e-4 is small against the differences between resolutions that an order is taken from
 // (9e-3 of the value between the cube's 32^3 and 64^3 Nusselt numbers in validation/README.md),
 // and ten times below the drift of the flows it is meant to catch: the cube's 16^3 run at
-// t = 3, mid-instability, drifts by 1e-3 over its last 20% (the 32^3 run, steady, by 5e-9).
+// t = 3, mid-instability, drifts by 1e-3 over its last 20% (the 32^3 run, steady, by 8e-9).
 #pragma once
 
 #include <cmath>
