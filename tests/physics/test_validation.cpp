@@ -126,16 +126,27 @@ TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
   EXPECT_NEAR(nu.volume, 1.0, 1e-12);
 }
 
-TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
-  // A 2D roll between no-slip plates at Ra = 5000, Pr = 1, run to its steady state.
+namespace {
+
+// A 2D roll between no-slip plates at Ra = 5000, Pr = 1 (24x1x12, periodic in x and y),
+// grown from one mode and run to t = end.
+Case roll_case(double end) {
   Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
   make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 0.05;
   c.initial.perturbation_shape = PerturbationShape::mode;
   c.initial.mode = {1, 0};
   c.time.steps.reset();
-  c.time.end = 4.0;
+  c.time.end = end;
   c.pressure.tolerance = 1e-11;
+  return c;
+}
+
+}  // namespace
+
+TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
+  // The roll run to its steady state.
+  const Case c = roll_case(4.0);
   FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   const Nusselt nu = sim.diagnostics().nusselt;
@@ -201,18 +212,12 @@ TEST(Onset, GrowthRateFitHalvesDisagreeWhileTheTransientLasts) {
 // 1e-3, settled (t = 1.5) by less than 1e-6 with its three Nusselt numbers agreeing; between
 // conducting side walls the three are not compared.
 TEST(Steadiness, ARollIsUnsteadyMidTransientAndSteadyOnceSettled) {
-  Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
-  make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip);
-  c.initial.perturbation_amplitude = 0.05;
-  c.initial.perturbation_shape = PerturbationShape::mode;
-  c.initial.mode = {1, 0};
-  c.time.steps.reset();
-  c.pressure.tolerance = 1e-11;
+  Case c = roll_case(0.5);
   ASSERT_TRUE(nusselt_numbers_agree_when_steady(c));
-  auto judge = [&](double end) {
-    c.time.end = end;
-    FlowSimulation<double> sim(c, Backend::cpu());
-    SteadinessWindow window("nusselt_bottom", nusselt_numbers_agree_when_steady(c));
+  auto judge = [](double end) {
+    const Case roll = roll_case(end);
+    FlowSimulation<double> sim(roll, Backend::cpu());
+    SteadinessWindow window("nusselt_bottom", nusselt_numbers_agree_when_steady(roll));
     while (!sim.finished()) {
       sim.step();
       window.observe(sim);
