@@ -245,7 +245,7 @@ int converge_command(const ValidationOptions& o) {
         c.output.streams = {s};
       }
       // The diagnostics over the last 20% of the run, to judge whether it ended steady.
-      SteadinessWindow window(o.diagnostic, nusselt_numbers_agree_when_steady(c));
+      SteadinessWindow window(o.diagnostic, side_walls_exchange_no_heat(c));
       RunControl control;
       control.progress_seconds.reset();
       control.after_step = [&window](Run& r) { window.observe(r.simulation()); };

@@ -33,9 +33,10 @@ constexpr double steady_tolerance = 1e-4;       // drift and Nusselt agreement, 
 // max_velocity. Throws std::invalid_argument for another name.
 double diagnostic_value(const Diagnostics& d, const std::string& name);
 
-// True when the case's three Nusselt numbers agree in a steady state: plates at fixed,
-// differing temperatures and side walls in x and y that are periodic or insulating.
-bool nusselt_numbers_agree_when_steady(const Case& c);
+// True when the side walls in x and y are periodic or insulating: then the three Nusselt
+// numbers agree in a steady state (without plates of fixed temperature they are NaN, and
+// the judgement says so).
+bool side_walls_exchange_no_heat(const Case& c);
 
 struct SteadinessJudgement {
   double window_begin = NAN, window_end = NAN;  // the times of the first and last sample
