@@ -38,15 +38,6 @@ std::string clock_text(double seconds) {
   return buf;
 }
 
-// Fraction of the run done, by steps or by time, whichever ends it first.
-double progress_fraction(const Simulation& sim) {
-  const Case& c = sim.config();
-  double f = 0;
-  if (c.time.steps) f = std::max(f, double(sim.steps_done()) / double(*c.time.steps));
-  if (c.time.end) f = std::max(f, sim.time() / *c.time.end);
-  return std::min(f, 1.0);
-}
-
 double state_value(const Checkpoint& ck, const char* key) {
   auto it = ck.state.find(key);
   if (it == ck.state.end()) throw std::runtime_error("checkpoint state lacks " + std::string(key));
@@ -54,6 +45,14 @@ double state_value(const Checkpoint& ck, const char* key) {
 }
 
 }  // namespace
+
+double progress_fraction(const Simulation& sim) {
+  const Case& c = sim.config();
+  double f = 0;
+  if (c.time.steps) f = std::max(f, double(sim.steps_done()) / double(*c.time.steps));
+  if (c.time.end) f = std::max(f, sim.time() / *c.time.end);
+  return std::min(f, 1.0);
+}
 
 Run::Run(const Case& c, const Backend& backend, RunControl control)
     : case_(c), backend_(backend), control_(std::move(control)) {}

@@ -46,6 +46,9 @@ struct RunControl {
 
 enum class RunEnd { finished, signal, wall_limit, caller };
 
+// Fraction of the case's run done, by steps or by time, whichever ends it first.
+double progress_fraction(const Simulation& sim);
+
 class Run {
  public:
   Run(const Case& c, const Backend& backend, RunControl control = {});

@@ -108,21 +108,26 @@ int main(int argc, char** argv) {
       "onset", "Critical Rayleigh number by growth rates around onset (secant iteration), per resolution, "
                "with Richardson extrapolation");
   add_case_options(onset_cmd, onset.case_file, onset.backend, onset.overrides, "Case file (JSON) in the rayleigh/prandtl form");
-  onset_cmd->add_option("--resolutions", onset.resolutions, "nz of each resolution; the case's nx:ny:nz is kept")
+  onset_cmd->add_option("--resolutions", onset.resolutions,
+                        "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")
       ->delimiter(',');
   onset_cmd->add_option("--ra", onset.ra, "Two Rayleigh numbers to start the secant from (default: the case's +-3%)")
       ->delimiter(',')->expected(2);
   onset_cmd->add_option("--rates", onset.rates,
                         "Only measure the growth rate at each of these Ra (one run each, no secant); Ra_c is where "
-                        "their least-squares line crosses zero. Splits a long search into separate runs.")
+                        "their least-squares line crosses zero (one Ra: its rate only). Splits a long search into "
+                        "separate runs.")
       ->delimiter(',');
   onset_cmd->add_flag("--json", onset.json, "Print one JSON object");
 
   bouss::ValidationOptions converge;
   auto* converge_cmd = app.add_subcommand(
-      "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end");
+      "converge", "Run a case at several resolutions and report the observed order of a diagnostic at its end, "
+                  "and whether each run ended steady");
   add_case_options(converge_cmd, converge.case_file, converge.backend, converge.overrides, "Case file (JSON)");
-  converge_cmd->add_option("--resolutions", converge.resolutions, "nz of each resolution")->delimiter(',');
+  converge_cmd->add_option("--resolutions", converge.resolutions,
+                           "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")
+      ->delimiter(',');
   converge_cmd->add_option("--diagnostic", converge.diagnostic,
                            "nusselt_bottom, nusselt_top, nusselt_volume, kinetic_energy or max_velocity");
   converge_cmd->add_option("--output-dir", converge.output_dir,

@@ -1,8 +1,10 @@
 // bouss onset:    critical Rayleigh numbers by growth rates and secant iteration, per resolution,
-//                 with Richardson extrapolation (validation/onset.hpp).
-// bouss converge: a diagnostic at the end of a run at several resolutions, its observed order.
+//                 with Richardson extrapolation (validation/onset.hpp, validation/convergence.hpp).
+// bouss converge: a diagnostic at the end of a run at several resolutions, its observed order,
+//                 and whether each run ended steady (validation/steadiness.hpp).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,7 +14,9 @@
 #include "solver/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
+#include "validation/convergence.hpp"
 #include "validation/onset.hpp"
+#include "validation/steadiness.hpp"
 
 namespace bouss {
 
@@ -22,18 +26,63 @@ std::string grid_name(const std::array<int, 3>& n) {
   return std::to_string(n[0]) + "x" + std::to_string(n[1]) + "x" + std::to_string(n[2]);
 }
 
-void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t) {
-  std::printf("%-14s %14s %12s %8s\n", "resolution", value_name, "difference", "order");
+// The grids of --resolutions (nz of each, increasing), or the case's own grid.
+std::vector<std::array<int, 3>> resolution_grids(const Case& base, const std::vector<int>& resolutions) {
+  for (std::size_t i = 1; i < resolutions.size(); ++i)
+    if (resolutions[i] <= resolutions[i - 1])
+      throw CaseError("--resolutions: expected increasing nz, got " + std::to_string(resolutions[i - 1]) + " then " +
+                      std::to_string(resolutions[i]));
+  std::vector<std::array<int, 3>> grids;
+  for (int R : resolutions.empty() ? std::vector<int>{base.n[2]} : resolutions) grids.push_back(scaled_grid(base, R));
+  return grids;
+}
+
+std::vector<int> nz_of(const std::vector<std::array<int, 3>>& grids) {
+  std::vector<int> nz;
+  for (const auto& n : grids) nz.push_back(n[2]);
+  return nz;
+}
+
+// The table of values, differences and orders; with `steadiness`, a drift and a steady column,
+// and a '*' on each order and extrapolation taken from a value that was not steady.
+void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t,
+                 const std::vector<SteadinessJudgement>* steadiness = nullptr) {
+  auto unsteady = [&](std::size_t i) { return steadiness && !(*steadiness)[i].steady; };
+  std::printf("%-14s %14s %12s %8s", "resolution", value_name, "difference", "order");
+  if (steadiness) std::printf(" %9s %7s", "drift", "steady");
+  std::printf("\n");
+  bool marked = false;
   for (std::size_t i = 0; i < grids.size(); ++i) {
     std::printf("%-14s %14.6f", grid_name(grids[i]).c_str(), t.values[i]);
     if (i >= 1) std::printf(" %12.6f", t.differences[i]); else std::printf(" %12s", "-");
-    if (i >= 2) std::printf(" %8.3f\n", t.orders[i]); else std::printf(" %8s\n", "-");
+    if (i >= 2 && std::isfinite(t.orders[i])) {
+      const bool mark = unsteady(i) || unsteady(i - 1) || unsteady(i - 2);
+      marked = marked || mark;
+      std::printf(" %7.3f%s", t.orders[i], mark ? "*" : " ");
+    } else {
+      std::printf(" %8s", "-");
+    }
+    if (steadiness) std::printf(" %9.1e %7s", (*steadiness)[i].drift, unsteady(i) ? "NO" : "yes");
+    std::printf("\n");
   }
-  if (grids.size() >= 2) std::printf("%-14s %14.6f   (Richardson, order 2, from the two finest)\n", "h -> 0", t.extrapolated);
+  if (grids.size() >= 2) {
+    const std::size_t n = grids.size();
+    const bool mark = unsteady(n - 1) || unsteady(n - 2);
+    marked = marked || mark;
+    std::printf("%-14s %14.6f%s  (Richardson at order %g from the two finest, ratio %.4g)\n", "h -> 0", t.extrapolated,
+                mark ? "*" : "", scheme_order, t.extrapolation_ratio);
+  }
+  if (marked) std::printf("* from a value that is not steady\n");
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// "--set time.end=6" (or time.steps): twice the case's run, for a warning that asks for a longer one.
+std::string longer_run(const Case& c) {
+  if (c.time.end) return fmt::format("--set time.end={:g}", 2 * *c.time.end);
+  return fmt::format("--set time.steps={}", 2 * c.time.steps.value_or(0));
 }
 
 }  // namespace
@@ -50,7 +99,7 @@ int onset_command(const ValidationOptions& o) {
     if (!base.physics.rayleigh)
       throw CaseError(o.case_file + ": /physics/rayleigh: expected the rayleigh/prandtl form for an onset search");
     if (!base.time.end) throw CaseError(o.case_file + ": /time/end: expected the duration of each growth-rate run");
-    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+    grids = resolution_grids(base, o.resolutions);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
@@ -63,13 +112,23 @@ int onset_command(const ValidationOptions& o) {
                  o.case_file, *base.time.end, *base.time.end, ra1, ra2, backend.describe());
   nlohmann::json rows = nlohmann::json::array();
   std::vector<double> racs;
+  bool all_fits_agree = true;
   const auto t0 = std::chrono::steady_clock::now();
   auto report_run = [&](const std::array<int, 3>& n) {
-    return [&o, n](const GrowthMeasurement& m) {
+    return [&o, &base, &all_fits_agree, n](const GrowthMeasurement& m) {
       if (!o.json)
         spdlog::info("  {:>12}  Ra {:12.6f}  sigma {:+.6e}  (fit t in [{:.4g}, {:.4g}]; halves {:+.5e} {:+.5e}; {} steps{})",
                      grid_name(n), m.rayleigh, m.rate, m.fit_begin, m.fit_end, m.rate_first_half, m.rate_second_half,
                      m.steps, m.stopped_nonlinear ? ", stopped: nonlinear" : "");
+      // A fit whose halves differ still holds the transient: its rate is biased (on stderr with --json).
+      if (!m.halves_agree()) {
+        all_fits_agree = false;
+        spdlog::warn("warning: {} Ra {:.6f}: the fit's halves differ by {:.2e} ({:+.4e} and {:+.4e}; agreement: "
+                     "within 2% of the rate + 1e-5/W = {:.2e}, W = {:.4g}): the transient has not passed and the rate "
+                     "is biased; run longer ({})",
+                     grid_name(n), m.rayleigh, std::fabs(m.rate_first_half - m.rate_second_half), m.rate_first_half,
+                     m.rate_second_half, m.halves_tolerance(), m.fit_end - m.fit_begin, longer_run(base));
+      }
     };
   };
   // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
@@ -82,38 +141,68 @@ int onset_command(const ValidationOptions& o) {
     for (const auto& n : grids) {
       const auto t_row = std::chrono::steady_clock::now();
       // Finer rows start from a tight bracket around the value the coarser rows predict
-      // (second-order convergence: the next difference is a quarter of the last).
+      // (second-order convergence at the actual ratio of the resolutions, validation/convergence.hpp).
       double lo = ra1, hi = ra2;
       if (!racs.empty()) {
-        const double predicted = racs.size() >= 2 ? racs.back() + (racs.back() - racs[racs.size() - 2]) / 4 : racs.back();
-        lo = predicted * (1 - 2e-3);
-        hi = predicted * (1 + 2e-3);
+        const std::size_t k = racs.size();
+        const double predicted =
+            k >= 2 && std::isfinite(racs[k - 2]) && std::isfinite(racs[k - 1])
+                ? predicted_value(grids[k - 2][2], racs[k - 2], grids[k - 1][2], racs[k - 1], n[2], scheme_order)
+                : racs.back();
+        if (std::isfinite(predicted)) {
+          lo = predicted * (1 - 2e-3);
+          hi = predicted * (1 + 2e-3);
+        }
       }
       const OnsetResult r = !o.rates.empty()
                                 ? growth_rates_at(text, o.case_file, n, o.rates, backend, o.overrides, report_run(n), progress)
                                 : critical_rayleigh(text, o.case_file, n, lo, hi, backend, o.overrides, 1e-6, 8,
                                                     report_run(n), progress);
       racs.push_back(r.rac);
-      nlohmann::json rates = nlohmann::json::array();
-      for (const auto& m : r.runs) rates.push_back({m.rayleigh, m.rate});
+      nlohmann::json rates = nlohmann::json::array(), fits = nlohmann::json::array();
+      bool row_fits_agree = true;
+      for (const auto& m : r.runs) {
+        rates.push_back({m.rayleigh, m.rate});
+        fits.push_back({{"ra", m.rayleigh},
+                        {"rate", m.rate},
+                        {"halves", {m.rate_first_half, m.rate_second_half}},
+                        {"halves_agree", m.halves_agree()}});
+        row_fits_agree = row_fits_agree && m.halves_agree();
+      }
       rows.push_back({{"n", n},
                       {"rac", r.rac},
                       {"growth_rates", rates},
+                      {"fits", fits},
+                      {"fit_halves_agree", row_fits_agree},
                       {"fit_window", {r.runs.back().fit_begin, r.runs.back().fit_end}},
                       {"seconds", seconds_since(t_row)}});
-      if (!o.json) spdlog::info("{}: Ra_c = {:.6f} ({} runs, {:.1f} s)", grid_name(n), r.rac, r.runs.size(), seconds_since(t_row));
+      if (std::isfinite(r.rac)) {
+        if (!o.json)
+          spdlog::info("{}: Ra_c = {:.6f} ({} runs, {:.1f} s)", grid_name(n), r.rac, r.runs.size(), seconds_since(t_row));
+      } else {
+        // --rates at one Rayleigh number (or several rates at the same one): a rate, no crossing.
+        const GrowthMeasurement& m = r.runs.back();
+        spdlog::info("{}: sigma = {:+.6e} at Ra {:.6f}; Ra_c is where the rates cross zero, which takes rates at two "
+                     "different Rayleigh numbers (--rates RA1,RA2)",
+                     grid_name(n), m.rate, m.rayleigh);
+      }
     }
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;
   }
-  const ConvergenceTable t = convergence_table(racs);
+  const bool every_rac = std::all_of(racs.begin(), racs.end(), [](double x) { return std::isfinite(x); });
+  const ConvergenceTable t = convergence_table(nz_of(grids), racs);
   if (o.json) {
-    nlohmann::json out = {{"case", base.name}, {"rows", rows}, {"order", t.observed_order},
-                          {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    nlohmann::json out = {{"case", base.name},
+                          {"rows", rows},
+                          {"order", t.observed_order},
+                          {"extrapolated", t.extrapolated},
+                          {"fit_halves_agree", all_fits_agree},
+                          {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_table("Ra_c", grids, t);
+    if (every_rac) print_table("Ra_c", grids, t);
     spdlog::info("done in {:.1f} s", seconds_since(t0));
   }
   return 0;
@@ -133,13 +222,14 @@ int converge_command(const ValidationOptions& o) {
     text = read_case_text(o.case_file);
     base = parse_case(text, o.case_file, o.overrides);
     backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
-    for (int R : o.resolutions.empty() ? std::vector<int>{base.n[2]} : o.resolutions) grids.push_back(scaled_grid(base, R));
+    grids = resolution_grids(base, o.resolutions);
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
   configure_logging(o.json);
   std::vector<double> values;
+  std::vector<SteadinessJudgement> steadiness;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -154,36 +244,59 @@ int converge_command(const ValidationOptions& o) {
         s.diagnostics = true;
         c.output.streams = {s};
       }
+      // The diagnostics over the last 20% of the run, to judge whether it ended steady.
+      SteadinessWindow window(o.diagnostic, side_walls_exchange_no_heat(c));
       RunControl control;
       control.progress_seconds.reset();
+      control.after_step = [&window](Run& r) { window.observe(r.simulation()); };
       Run run(c, backend, control);
       run.execute();
       const Simulation& sim = run.simulation();
+      window.finish(sim);
+      const SteadinessJudgement j = window.judge();
       const Diagnostics d = sim.diagnostics();
-      const double v = o.diagnostic == "nusselt_bottom" ? d.nusselt.bottom
-                       : o.diagnostic == "nusselt_top"  ? d.nusselt.top
-                       : o.diagnostic == "nusselt_volume" ? d.nusselt.volume
-                       : o.diagnostic == "kinetic_energy" ? d.kinetic_energy
-                                                          : d.max_velocity;
+      const double v = diagnostic_value(d, o.diagnostic);
       values.push_back(v);
-      rows.push_back({{"n", n}, {"value", v}, {"time", sim.time()}, {"steps", sim.steps_done()},
-                      {"nusselt", {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume}}, {"seconds", seconds_since(t_row)}});
+      steadiness.push_back(j);
+      rows.push_back({{"n", n},
+                      {"value", v},
+                      {"time", sim.time()},
+                      {"steps", sim.steps_done()},
+                      {"nusselt", {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume}},
+                      {"steady", j.steady},
+                      {"drift", j.drift},
+                      {"nusselt_spread", j.nusselt_spread},
+                      {"steady_window", {j.window_begin, j.window_end}},
+                      {"seconds", seconds_since(t_row)}});
       if (!o.json)
-        spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f})",
+        spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f}; "
+                     "drift {:.1e})",
                      grid_name(n), o.diagnostic, v, sim.time(), sim.steps_done(), seconds_since(t_row),
-                     d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+                     d.nusselt.bottom, d.nusselt.top, d.nusselt.volume, j.drift);
+      if (!j.steady)
+        spdlog::warn("warning: {}: {} = {:.6f} at t = {:g} is not steady: {}; run longer ({})", grid_name(n),
+                     o.diagnostic, v, sim.time(), j.reason, longer_run(c));
     }
   } catch (const std::exception& e) {
     print_error(e.what());
     return 1;
   }
-  const ConvergenceTable t = convergence_table(values);
+  const ConvergenceTable t = convergence_table(nz_of(grids), values);
+  const bool all_steady =
+      std::all_of(steadiness.begin(), steadiness.end(), [](const SteadinessJudgement& j) { return j.steady; });
   if (o.json) {
-    nlohmann::json out = {{"case", base.name}, {"diagnostic", o.diagnostic}, {"rows", rows},
-                          {"order", t.observed_order}, {"extrapolated", t.extrapolated}, {"seconds", seconds_since(t0)}};
+    nlohmann::json out = {{"case", base.name},
+                          {"diagnostic", o.diagnostic},
+                          {"rows", rows},
+                          {"order", t.observed_order},
+                          {"extrapolated", t.extrapolated},
+                          {"steady", all_steady},
+                          {"steady_tolerance", steady_tolerance},
+                          {"steady_window_fraction", steady_window_fraction},
+                          {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_table(o.diagnostic.c_str(), grids, t);
+    print_table(o.diagnostic.c_str(), grids, t, &steadiness);
   }
   return 0;
 }

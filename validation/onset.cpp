@@ -91,9 +91,20 @@ Case case_at(const std::string& text, const std::string& source, const std::arra
   return c;
 }
 
+double GrowthMeasurement::halves_tolerance() const {
+  return 0.02 * std::fabs(rate) + 1e-5 / (fit_end - fit_begin);
+}
+
 std::array<int, 3> scaled_grid(const Case& c, int R) {
+  if (c.n[2] == 1 && R != 1)
+    throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) +
+                    " sets nz, but nz is one cell (a two-dimensional case in x and y)");
   std::array<int, 3> n{};
   for (int a = 0; a < 3; ++a) {
+    if (c.n[a] == 1) {  // a one-cell (periodic) axis: the case is two-dimensional across it
+      n[a] = 1;
+      continue;
+    }
     const long num = long(c.n[a]) * R;
     if (num % c.n[2] != 0)
       throw CaseError(c.source + ": /grid/n: resolution " + std::to_string(R) + " (nz = " + std::to_string(R) +
@@ -162,19 +173,6 @@ OnsetResult growth_rates_at(const std::string& text, const std::string& source, 
     if (k != 0) r.rac = mean_ra - mean_rate / k;
   }
   return r;
-}
-
-ConvergenceTable convergence_table(const std::vector<double>& values) {
-  ConvergenceTable t;
-  t.values = values;
-  const std::size_t n = values.size();
-  t.differences.assign(n, NAN);
-  t.orders.assign(n, NAN);
-  for (std::size_t i = 1; i < n; ++i) t.differences[i] = values[i] - values[i - 1];
-  for (std::size_t i = 2; i < n; ++i) t.orders[i] = std::log2(t.differences[i - 1] / t.differences[i]);
-  t.extrapolated = n >= 2 ? values[n - 1] + (values[n - 1] - values[n - 2]) / 3.0 : (n ? values[0] : NAN);
-  t.observed_order = n >= 3 ? t.orders[n - 1] : 0;
-  return t;
 }
 
 }  // namespace bouss

@@ -1,6 +1,8 @@
 // Validation against published numbers and linear theory, small enough for CI:
 // paper 004's Table II onset values at 16x8x16, the growth rate of a linear mode between
-// free-slip plates against Chandrasekhar's formula, and the Nusselt diagnostics.
+// free-slip plates against Chandrasekhar's formula, and the Nusselt diagnostics; the tools'
+// own arithmetic: observed orders at any ratio of resolutions, the growth-rate fit's check,
+// the grids of a two-dimensional case, and the judgement of a steady state.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,9 @@
 
 #include "solver/flow_simulation.hpp"
 #include "test_support.hpp"
+#include "validation/convergence.hpp"
 #include "validation/onset.hpp"
+#include "validation/steadiness.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -122,16 +126,27 @@ TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
   EXPECT_NEAR(nu.volume, 1.0, 1e-12);
 }
 
-TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
-  // A 2D roll between no-slip plates at Ra = 5000, Pr = 1, run to its steady state.
+namespace {
+
+// A 2D roll between no-slip plates at Ra = 5000, Pr = 1 (24x1x12, periodic in x and y),
+// grown from one mode and run to t = end.
+Case roll_case(double end) {
   Case c = box_case({24, 1, 12}, {2.016, 0.1, 1.0});
   make_rayleigh_benard(c, 5000, 1.0, Units::diffusive, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 0.05;
   c.initial.perturbation_shape = PerturbationShape::mode;
   c.initial.mode = {1, 0};
   c.time.steps.reset();
-  c.time.end = 4.0;
+  c.time.end = end;
   c.pressure.tolerance = 1e-11;
+  return c;
+}
+
+}  // namespace
+
+TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
+  // The roll run to its steady state.
+  const Case c = roll_case(4.0);
   FlowSimulation<double> sim(c, Backend::cpu());
   while (!sim.finished()) sim.step();
   const Nusselt nu = sim.diagnostics().nusselt;
@@ -139,4 +154,90 @@ TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
   EXPECT_GT(nu.bottom, 1.5) << "the roll carries heat";
   EXPECT_NEAR(nu.top, nu.bottom, 1e-6 * nu.bottom);
   EXPECT_NEAR(nu.volume, nu.bottom, 1e-6 * nu.bottom);
+}
+
+// f = f* + C h^p sampled at resolutions that do not double: the order solves
+// e21 / e32 = (r21^p - 1) / (1 - r32^-p), and the extrapolation at the right order is f*.
+TEST(Convergence, ObservedOrderAndRichardsonUseTheActualRatiosOfResolutions) {
+  auto f = [](int R, double p) { return 3.0 + 5.0 * std::pow(1.0 / R, p); };
+  for (double p : {1.0, 1.5, 2.0, 3.0}) {
+    const std::vector<int> R = {8, 12, 20};
+    const ConvergenceTable t = convergence_table(R, {f(8, p), f(12, p), f(20, p)});
+    EXPECT_NEAR(t.observed_order, p, 1e-9) << "p " << p;
+    EXPECT_NEAR(t.orders[2], p, 1e-9);
+    EXPECT_TRUE(std::isnan(t.orders[0]) && std::isnan(t.orders[1]));
+    EXPECT_NEAR(richardson_extrapolation(f(12, p), f(20, p), 20.0 / 12, p), 3.0, 1e-12) << "p " << p;
+  }
+  // At order 2 the table's extrapolation is exact for an h^2 error, ratio 4/3 included.
+  const ConvergenceTable t = convergence_table({8, 12, 16}, {f(8, 2), f(12, 2), f(16, 2)});
+  EXPECT_NEAR(t.extrapolated, 3.0, 1e-12);
+  EXPECT_DOUBLE_EQ(t.extrapolation_ratio, 16.0 / 12);
+  // Doubling: the familiar log2 of the ratio of differences.
+  EXPECT_NEAR(observed_order(0.4, 0.1, 2, 2), 2.0, 1e-12);
+  // Differences that change sign, or two resolutions, give no order.
+  EXPECT_TRUE(std::isnan(observed_order(0.4, -0.1, 1.5, 4.0 / 3)));
+  EXPECT_TRUE(std::isnan(convergence_table({8, 16}, {1.0, 2.0}).observed_order));
+  // The next resolution's value from the two before it, at order 2.
+  EXPECT_NEAR(predicted_value(8, f(8, 2), 12, f(12, 2), 16, 2), f(16, 2), 1e-12);
+  EXPECT_NEAR(predicted_value(16, 1.0, 32, 2.0, 64, 2) - 2.0, 0.25, 1e-12) << "a quarter of the last difference";
+}
+
+TEST(Onset, ScaledGridKeepsTheOneCellAxisOfATwoDimensionalCase) {
+  Case c = box_case({24, 1, 12}, {2.0, 0.1, 1.0});
+  EXPECT_EQ(scaled_grid(c, 6), (std::array<int, 3>{12, 1, 6}));
+  EXPECT_EQ(scaled_grid(c, 18), (std::array<int, 3>{36, 1, 18}));
+  c.n = {16, 8, 16};
+  EXPECT_EQ(scaled_grid(c, 32), (std::array<int, 3>{32, 16, 32}));
+  c.n = {16, 16, 1};  // two-dimensional in x and y: nz cannot be the resolution
+  EXPECT_THROW(scaled_grid(c, 8), CaseError);
+}
+
+// The fit of a run still in its transient (t = 0.1 here) has halves that disagree; the
+// settled fit's halves agree well inside the tolerance (2% of the rate + 1e-5 / W).
+TEST(Onset, GrowthRateFitHalvesDisagreeWhileTheTransientLasts) {
+  Case c = linear_mode_case(1000, 0.71, M_PI / std::sqrt(2.0), 8);
+  const GrowthMeasurement settled = measure_growth_rate(c, Backend::cpu());
+  EXPECT_TRUE(settled.halves_agree()) << settled.rate_first_half << " " << settled.rate_second_half;
+  EXPECT_LT(std::fabs(settled.rate_first_half - settled.rate_second_half), 0.1 * settled.halves_tolerance());
+  c.initial.perturbation_shape = PerturbationShape::random;  // every mode at first: a long transient
+  c.time.end = 0.1;
+  const GrowthMeasurement early = measure_growth_rate(c, Backend::cpu());
+  std::printf("fit halves: settled %+.6e %+.6e, early %+.6e %+.6e (tolerances %.2e, %.2e)\n", settled.rate_first_half,
+              settled.rate_second_half, early.rate_first_half, early.rate_second_half, settled.halves_tolerance(),
+              early.halves_tolerance());
+  EXPECT_FALSE(early.halves_agree()) << early.rate_first_half << " " << early.rate_second_half;
+}
+
+// The last 20% of a run decides: the 2D roll at Ra = 5000 mid-transient (t = 0.5) drifts by
+// 1e-3, settled (t = 1.5) by less than 1e-6 with its three Nusselt numbers agreeing; between
+// conducting side walls the three are not compared.
+TEST(Steadiness, ARollIsUnsteadyMidTransientAndSteadyOnceSettled) {
+  Case c = roll_case(0.5);
+  ASSERT_TRUE(side_walls_exchange_no_heat(c));
+  auto judge = [](double end) {
+    const Case roll = roll_case(end);
+    FlowSimulation<double> sim(roll, Backend::cpu());
+    SteadinessWindow window("nusselt_bottom", side_walls_exchange_no_heat(roll));
+    while (!sim.finished()) {
+      sim.step();
+      window.observe(sim);
+    }
+    window.finish(sim);
+    return window.judge();
+  };
+  const SteadinessJudgement early = judge(0.5);
+  EXPECT_FALSE(early.steady);
+  EXPECT_GT(early.drift, 1e-4);
+  EXPECT_NEAR(early.window_begin, 0.4, 0.01);
+  EXPECT_DOUBLE_EQ(early.window_end, 0.5);
+  EXPECT_GT(early.samples, 100);
+  EXPECT_NE(early.reason.find("moved by"), std::string::npos) << early.reason;
+  const SteadinessJudgement late = judge(1.5);
+  EXPECT_TRUE(late.steady) << late.reason;
+  EXPECT_LT(late.drift, 1e-6);
+  EXPECT_LT(late.nusselt_spread, 1e-6);
+  // Conducting side walls (the cube of nusselt_cube.json): the three Nusselt numbers differ
+  // even when steady.
+  c.faces[0] = wall(VelocityBC::no_slip, TemperatureBC::conducting);
+  EXPECT_FALSE(side_walls_exchange_no_heat(c));
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -333,4 +334,141 @@ TEST(CommandLine, OutputBenchTakesStreams) {
     EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
   }
   fs::remove_all(dir);
+}
+
+namespace {
+
+// A two-dimensional roll between no-slip plates (ny = 1, periodic in x and y) at Ra = 5000: its
+// Nusselt numbers settle by t = 1 (at 12x1x6 and 24x1x12, within 1e-6 of themselves).
+std::string roll_2d_case() {
+  return R"({
+  "name": "roll2d",
+  "grid": {"n": [24, 1, 12], "extent": [[0, 2.016], [0, 0.1], [0, 1]]},
+  "physics": {"rayleigh": 5000, "prandtl": 1, "units": "diffusive"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
+  "initial": {"temperature": {"profile": "conduction"},
+              "perturbation": {"amplitude": 0.05, "shape": "mode", "mode": [1, 0]}},
+  "time": {"end": 1.0},
+  "pressure": {"tolerance": 1e-11}
+})";
+}
+
+std::vector<std::string> lines_with(const std::string& text, const std::string& what) {
+  std::vector<std::string> found;
+  std::istringstream s(text);
+  for (std::string line; std::getline(s, line);)
+    if (line.find(what) != std::string::npos) found.push_back(line);
+  return found;
+}
+
+}  // namespace
+
+// 8, 12, 16 are no doubling: the order comes from the ratios 1.5 and 4/3 (2.05, against 1.54
+// with log2), and the Richardson extrapolation divides by (16/12)^2 - 1 (657.49, the theory
+// 657.511, against 659.08 with a division by 3). Two resolutions give no order.
+TEST(CommandLine, OnsetOrderAndExtrapolationUseTheActualRatioOfResolutions) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8,12,16 --ra 640,680 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NEAR(j["order"].get<double>(), 2.0, 0.1) << r.out;
+  EXPECT_NEAR(j["extrapolated"].get<double>(), 657.511, 0.05) << r.out;
+  const Result text = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8,12,16 --rates 640,680");
+  EXPECT_NE(text.out.find("ratio 1.333"), std::string::npos) << text.out;
+  // Two resolutions give no order (and no 0 in its place).
+  const std::string nu_case = std::string(BOUSS_SOURCE_DIR) + "/cases/nusselt_cube.json";
+  const Result two = run_bouss("converge " + nu_case + " --backend cpu --resolutions 4,8 --set time.end=0.05 --json");
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_TRUE(nlohmann::json::parse(two.out)["order"].is_null()) << two.out;
+  // Resolutions that do not increase are bad input.
+  const Result down = run_bouss("onset " + onset_case + " --backend cpu --resolutions 16,8");
+  EXPECT_EQ(down.code, 2);
+  EXPECT_EQ(count_lines(down.err), 1) << down.err;
+  EXPECT_NE(down.err.find("--resolutions: expected increasing nz"), std::string::npos) << down.err;
+}
+
+// One Rayleigh number gives a rate and no crossing: the rate is printed, with one line saying
+// that Ra_c takes two; no "nan".
+TEST(CommandLine, OnsetWithOneRateReportsTheRateAndNoCrossing) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  const auto said = lines_with(r.out, "two different Rayleigh numbers");
+  ASSERT_EQ(said.size(), 1u) << r.out;
+  EXPECT_NE(said[0].find("sigma = -"), std::string::npos) << said[0];
+  EXPECT_NE(said[0].find("at Ra 640"), std::string::npos) << said[0];
+  const Result j = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640 --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto out = nlohmann::json::parse(j.out);
+  EXPECT_TRUE(out["rows"][0]["rac"].is_null()) << j.out;
+  EXPECT_LT(out["rows"][0]["growth_rates"][0][1].get<double>(), 0) << "below onset the perturbation decays";
+  EXPECT_EQ(lines_with(j.err, "two different Rayleigh numbers").size(), 1u) << "on stderr with --json: " << j.err;
+}
+
+// A run too short for the transient to pass (t = 0.3 at 8x4x8: the fit's halves differ by 60%)
+// is flagged, per fit and for the whole command, with a warning that asks for twice the time;
+// the default run (t = 1) is not.
+TEST(CommandLine, OnsetFlagsAGrowthRateFitWhoseHalvesDisagree) {
+  const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";
+  const Result r = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640,680 --set time.end=0.3 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("fit_halves_agree") && j["rows"][0].contains("fits")) << r.out;
+  EXPECT_FALSE(j["fit_halves_agree"].get<bool>()) << r.out;
+  EXPECT_FALSE(j["rows"][0]["fit_halves_agree"].get<bool>()) << r.out;
+  for (const auto& fit : j["rows"][0]["fits"]) EXPECT_FALSE(fit["halves_agree"].get<bool>()) << fit.dump();
+  const auto warnings = lines_with(r.err, "warning:");
+  ASSERT_EQ(warnings.size(), 2u) << r.err;
+  for (const auto& w : warnings) EXPECT_NE(w.find("run longer (--set time.end=0.6)"), std::string::npos) << w;
+  const Result settled = run_bouss("onset " + onset_case + " --backend cpu --resolutions 8 --rates 640,680 --json");
+  ASSERT_EQ(settled.code, 0) << settled.err;
+  EXPECT_TRUE(nlohmann::json::parse(settled.out)["fit_halves_agree"].get<bool>()) << settled.out;
+  EXPECT_EQ(settled.err.find("warning"), std::string::npos) << settled.err;
+}
+
+// A two-dimensional case (ny = 1, periodic in y) keeps its one cell in y at every resolution.
+TEST(CommandLine, ResolutionsKeepTheOneCellAxisOfATwoDimensionalCase) {
+  const fs::path p = write_case("roll2d.json", roll_2d_case());
+  const Result c = run_bouss("converge " + p.string() + " --backend cpu --resolutions 6,12 --set time.steps=5 --json");
+  ASSERT_EQ(c.code, 0) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  EXPECT_EQ(j["rows"][0]["n"], nlohmann::json::parse("[12, 1, 6]")) << c.out;
+  EXPECT_EQ(j["rows"][1]["n"], nlohmann::json::parse("[24, 1, 12]")) << c.out;
+  const Result o = run_bouss("onset " + p.string() + " --backend cpu --resolutions 8 --rates 5000 --set time.end=0.05 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out)["rows"][0]["n"], nlohmann::json::parse("[16, 1, 8]")) << o.out;
+}
+
+// converge judges the last 20% of each run: mid-transient (t = 0.5) the roll's Nusselt numbers
+// still move by 1e-3 and the row is flagged, in the table, in --json and by a warning that
+// asks for twice the time; at t = 1 they move by less than 1e-5 and agree to 1e-5.
+TEST(CommandLine, ConvergeJudgesWhetherEachRunEndedSteady) {
+  const fs::path p = write_case("roll2d_steady.json", roll_2d_case());
+  const Result early = run_bouss("converge " + p.string() + " --backend cpu --set time.end=0.5 --json");
+  ASSERT_EQ(early.code, 0) << early.err;
+  const auto e = nlohmann::json::parse(early.out);
+  ASSERT_TRUE(e.contains("steady") && e["rows"][0].contains("drift")) << early.out;
+  EXPECT_FALSE(e["steady"].get<bool>()) << early.out;
+  EXPECT_FALSE(e["rows"][0]["steady"].get<bool>()) << early.out;
+  EXPECT_GT(e["rows"][0]["drift"].get<double>(), 1e-4) << early.out;
+  const auto warnings = lines_with(early.err, "warning:");
+  ASSERT_EQ(warnings.size(), 1u) << early.err;
+  EXPECT_NE(warnings[0].find("is not steady"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("run longer (--set time.end=1)"), std::string::npos) << warnings[0];
+  const Result table = run_bouss("converge " + p.string() + " --backend cpu --set time.end=0.5");
+  ASSERT_EQ(table.code, 0) << table.err;
+  EXPECT_NE(table.out.find(" steady\n"), std::string::npos) << "a steady column: " << table.out;
+  EXPECT_EQ(lines_with(table.out, "      NO").size(), 1u) << table.out;
+
+  const Result late = run_bouss("converge " + p.string() + " --backend cpu --json");
+  ASSERT_EQ(late.code, 0) << late.err;
+  const auto l = nlohmann::json::parse(late.out);
+  EXPECT_TRUE(l["steady"].get<bool>()) << late.out;
+  EXPECT_TRUE(l["rows"][0]["steady"].get<bool>()) << late.out;
+  EXPECT_LT(l["rows"][0]["drift"].get<double>(), 1e-5) << late.out;
+  EXPECT_LT(l["rows"][0]["nusselt_spread"].get<double>(), 1e-5) << late.out;
+  EXPECT_EQ(late.err.find("warning"), std::string::npos) << late.err;
 }
