@@ -296,7 +296,6 @@ struct NetcdfWriter::Impl {
   struct Field {
     NcVar var;
     std::array<size_t, 3> n;  // nx_f, ny_f, nz_f (a profile: 1, 1, its z levels)
-    size_t chunk_planes = 1;  // z-planes of one HDF5 chunk
     bool profile = false;     // on (profile_time, z or zf)
     size_t values() const { return n[0] * n[1] * n[2]; }
     // Where record `rec` of planes [k0, k0 + nk) lies in the variable.
@@ -684,7 +683,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     if (const int status = nc_set_var_chunk_cache(ncid, v.getId(), 0, 0, 0.75f); status != NC_NOERR)
       nc_failed(status, errno, "cannot set up " + partial);
     set_compression(v);
-    fields.emplace(name, Field{v, n, chunk[1]});
+    fields.emplace(name, Field{v, n});
     required_fields.push_back(name);
     reserved.insert(name);
   }
@@ -700,7 +699,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     v.putAtt("grid_location", spec.faces ? "z face" : "cell centre");
     v.putAtt("cell_methods", "x: y: mean");
     set_compression(v);
-    fields.emplace(name, Field{v, {1, 1, zd.getSize()}, zd.getSize(), true});
+    fields.emplace(name, Field{v, {1, 1, zd.getSize()}, true});
     profiles.push_back(name);
     reserved.insert(name);
   }
@@ -802,14 +801,6 @@ void NetcdfWriter::write_profiles(const double* values) {
   }
 }
 
-std::size_t NetcdfWriter::profile_values() const {
-  std::size_t n = 0;
-  for (const std::string& name : impl_->profiles) n += impl_->fields.at(name).n[2];
-  return n;
-}
-
-const std::vector<std::string>& NetcdfWriter::profiles() const { return impl_->profiles; }
-
 void NetcdfWriter::end_record() {
   Impl& m = *impl_;
   m.require_writable("end_record");
@@ -826,17 +817,6 @@ void NetcdfWriter::flush_to_disk() {
   m.sync("cannot flush " + m.partial);
   fsync_file(m.partial);
 }
-
-std::size_t NetcdfWriter::plane_bytes(const std::string& field) const {
-  const Impl::Field& f = impl_->fields.at(field);
-  return impl_->field_bytes() * f.n[0] * f.n[1];
-}
-
-int NetcdfWriter::chunk_planes(const std::string& field) const { return int(impl_->fields.at(field).chunk_planes); }
-
-bool NetcdfWriter::single_precision() const { return impl_->single; }
-
-const std::vector<std::string>& NetcdfWriter::fields() const { return impl_->required_fields; }
 
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
                          const std::map<std::string, double>& scalars) {

@@ -53,21 +53,16 @@ class NetcdfWriter {
   // room for the whole record and writes its time and scalars; write_slab() puts z-planes
   // [k0, k0 + nk) of one field, `values` in the file's precision (float or double), C order;
   // end_record() flushes the record and counts it. Slabs of whole HDF5 chunks
-  // (chunk_planes) write fastest.
+  // (output_chunk_planes below) write fastest.
   void begin_record(double time, const std::map<std::string, double>& scalars);
   void write_slab(const std::string& field, int k0, int nk, const void* values);
-  // The record's profiles, in double, one after the other in profiles() order, each with
-  // its own number of z levels (nz, or nz + 1 on the faces): profile_values() in all.
+  // The record's profiles, in double, one after the other in the stream's order, each with
+  // its own number of z levels (nz, or nz + 1 on the faces: physics/profiles.hpp
+  // profile_values counts them).
   void write_profiles(const double* values);
   void end_record();
   // Flushes what was written and fsyncs the partial file (benchmarks time from a clean disk).
   void flush_to_disk();
-  std::size_t plane_bytes(const std::string& field) const;  // one z-plane, in the file's precision
-  int chunk_planes(const std::string& field) const;
-  bool single_precision() const;
-  const std::vector<std::string>& fields() const;    // the stream's fields, in order
-  const std::vector<std::string>& profiles() const;  // the stream's profiles, in order
-  std::size_t profile_values() const;
   // Appends one record to the diagnostics series, a second unlimited dimension
   // `diagnostic_time` (written every few steps, more often than snapshots), and flushes it.
   // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).

@@ -181,15 +181,14 @@ void Run::start_from_checkpoint() {
   for (auto& stream : streams_) {
     const OutputStream& o = stream->config();
     // The stream of the checkpointing run that wrote the same file, if any (by its place
-    // in that run's list: "KEY" for the first, "KEY.N" for the others).
+    // in that run's list).
     int saved = -1;
     for (int j = 0;; ++j) {
-      const std::string suffix = j == 0 ? "" : "." + std::to_string(j);
-      const auto it = ck.text.find("output_path" + suffix);
+      const auto it = ck.text.find(stream_checkpoint_key("output_path", j));
       if (it == ck.text.end()) break;
       if (it->second == absolute(o.file)) saved = j;
     }
-    auto saved_key = [&](const std::string& base) { return saved == 0 ? base : base + "." + std::to_string(saved); };
+    auto saved_key = [&](const std::string& base) { return stream_checkpoint_key(base, saved); };
     stream->schedule() = Schedule(o.interval, o.interval_steps, ck.time);
     if (saved < 0) {
       // A new file, whose first record is the state at the restart.

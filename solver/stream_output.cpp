@@ -69,8 +69,8 @@ StreamOutput::StreamOutput(const Case& c, const OutputStream& s, int index, cons
 
 StreamOutput::~StreamOutput() = default;
 
-std::string StreamOutput::key(const std::string& base) const {
-  return index_ == 0 ? base : base + "." + std::to_string(index_);
+std::string stream_checkpoint_key(const std::string& base, int index) {
+  return index == 0 ? base : base + "." + std::to_string(index);
 }
 
 void StreamOutput::open(const Layout& layout) {

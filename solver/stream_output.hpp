@@ -46,6 +46,10 @@ struct StreamPlan {
 };
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout);
 
+// A checkpoint key of stream `index` of the case's list: "BASE" for the first (the keys of a
+// single-stream run), "BASE.INDEX" for the others (docs/checkpoint.md).
+std::string stream_checkpoint_key(const std::string& base, int index);
+
 class StreamOutput {
  public:
   // `index`: the stream's place in the case's list (names its checkpoint keys).
@@ -79,8 +83,8 @@ class StreamOutput {
   Schedule& schedule() { return schedule_; }
   std::int64_t last_step = -1;        // the step of the last record
   std::string superseded_partial;     // an earlier run's partial file this output replaces
-  // Checkpoint keys of this stream: "KEY" for the first, "KEY.INDEX" for the others.
-  std::string key(const std::string& base) const;
+  // Checkpoint keys of this stream (stream_checkpoint_key).
+  std::string key(const std::string& base) const { return stream_checkpoint_key(base, index_); }
 
  private:
   Case case_;

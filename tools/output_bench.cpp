@@ -21,7 +21,7 @@
 
 #include <cstring>
 
-#include "grid/grid.hpp"
+#include "grid/layout.hpp"
 #include "io/case.hpp"
 #include "io/case_json.hpp"
 #include "io/file_util.hpp"
@@ -81,21 +81,19 @@ struct Timing {
 // in their precision, profiles), every `every` steps.
 double cfg_bytes_per_step(const Case& c, const Config& cfg) {
   if (!cfg.stream) return 0;
-  const Grid g = Grid::make(c.n, {double(c.extent[0][0]), double(c.extent[1][0]), double(c.extent[2][0])},
-                            {double(c.length(0)), double(c.length(1)), double(c.length(2))});
-  return plan_stream(c, *cfg.stream, g.layout).record_bytes / cfg.every;
+  return plan_stream(c, *cfg.stream, Layout::make(c.n, 1, sizeof(double))).record_bytes / cfg.every;
 }
 
-// The compressor's rate on this configuration's data: the stream's fields at the end of the
-// run, in the file's precision and chunks, through the shuffle filter and zlib at the
-// stream's level, as HDF5 applies them (bytes in per second of compressing).
+// The compressor's rate on this configuration's data: the values of the arrays the stream's
+// fields come from (plan_stream: u's for u_c), whole, at the end of the run, in the file's
+// precision and 4 MiB chunks, through the shuffle filter and zlib at the stream's level, as
+// HDF5 applies them (bytes in per second of compressing).
 double compressor_rate(const Simulation& sim, const OutputStream& s) {
   const bool single = s.precision == "float";
   std::vector<unsigned char> raw, shuffled, packed;
   double bytes = 0, seconds = 0;
-  for (const std::string& name : s.fields) {
-    const std::string source = name.size() == 3 && name[1] == '_' ? name.substr(0, 1) : name;  // u_c: u's values
-    const std::vector<double> values = sim.host_values(source);
+  for (const StreamPlan::Item& item : plan_stream(sim.config(), s, sim.grid().layout).items) {
+    const std::vector<double> values = sim.host_values(item.source);
     const std::size_t elem = single ? sizeof(float) : sizeof(double);
     raw.resize(values.size() * elem);
     if (single)
