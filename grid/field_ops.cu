@@ -132,21 +132,21 @@ void set_interior_values(Field<S>& f, const std::vector<double>& values) {
 }
 
 template <class S, class T>
-void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis) {
+void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis, LevelLine add) {
   const View<const S> v = f.cview();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const std::ptrdiff_t nx = box.extent(0), nxy = nx * box.extent(1);
   if (average_axis < 0) {
     for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
-      dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(v[i + j * sy + k * sz]);
+      dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(double(v[i + j * sy + k * sz]) + add(k));
     }, "pack for output", f.name().c_str());
     return;
   }
   const std::ptrdiff_t next = average_axis == 0 ? 1 : average_axis == 1 ? sy : sz;
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(S(0.5) * (v[idx] + v[idx + next]));
+    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(double(S(0.5) * (v[idx] + v[idx + next])) + add(k));
   }, "pack cell means for output", f.name().c_str());
 }
 
@@ -163,10 +163,10 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis) {
   template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)
 BOUSS_FIELD_OPS(float)
-template void pack_box<double, double>(const Field<double>&, const Box&, double*, int);
-template void pack_box<double, float>(const Field<double>&, const Box&, float*, int);
-template void pack_box<float, double>(const Field<float>&, const Box&, double*, int);
-template void pack_box<float, float>(const Field<float>&, const Box&, float*, int);
+template void pack_box<double, double>(const Field<double>&, const Box&, double*, int, LevelLine);
+template void pack_box<double, float>(const Field<double>&, const Box&, float*, int, LevelLine);
+template void pack_box<float, double>(const Field<float>&, const Box&, double*, int, LevelLine);
+template void pack_box<float, float>(const Field<float>&, const Box&, float*, int, LevelLine);
 #undef BOUSS_FIELD_OPS
 
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "grid/field.hpp"
+#include "grid/grid.hpp"
 
 namespace bouss {
 
@@ -36,8 +37,10 @@ template <class S> void set_interior_values(Field<S>& f, const std::vector<doubl
 // C order with x fastest, converted to T: a snapshot's device-side staging, queued on the
 // backend's stream (on the CPU: done on return). With average_axis = a (0, 1, 2), each
 // value is the mean of the point and the next one along a: a face field's value at the
-// cell centre between two faces (the output's u_c, v_c, w_c).
-template <class S, class T> void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis = -1);
+// cell centre between two faces (the output's u_c, v_c, w_c). `add` (in double) is added to
+// the values of level k (the temperature's reference profile, physics/flow.hpp).
+template <class S, class T>
+void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis = -1, LevelLine add = {});
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

@@ -12,6 +12,13 @@
 
 namespace bouss {
 
+// Values first + step k along the z-levels k of a grid (interior index from 0): how a
+// function linear in z reaches a kernel, in double.
+struct LevelLine {
+  double first = 0, step = 0;
+  BOUSS_HD double operator()(int k) const { return first + step * k; }
+};
+
 struct Grid {
   Layout layout;
   std::array<double, 3> lo{};  // domain origin

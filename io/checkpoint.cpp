@@ -55,11 +55,12 @@ constexpr ArrayDescription kDescriptions[] = {
     {"v", "y velocity"},
     {"w", "z velocity"},
     {"T", "temperature"},
+    {"theta", "temperature less its reference profile T_ref(z) (the step's temperature field)"},
     {"p", "kinematic pressure (pressure / reference density)"},
     {"G_u", "tendency of x velocity at the previous step (Adams-Bashforth 2)"},
     {"G_v", "tendency of y velocity at the previous step (Adams-Bashforth 2)"},
     {"G_w", "tendency of z velocity at the previous step (Adams-Bashforth 2)"},
-    {"G_T", "tendency of temperature at the previous step (Adams-Bashforth 2)"},
+    {"G_T", "tendency of theta at the previous step (Adams-Bashforth 2)"},
 };
 
 std::string long_name_of(const std::string& name) {

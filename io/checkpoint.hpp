@@ -13,7 +13,7 @@ namespace bouss {
 
 // One field of the run's state: interior values on its own grid location.
 struct CheckpointArray {
-  std::string name;  // "u", "v", "w", "T", "p", "G_u", "G_v", "G_w", "G_T", ...
+  std::string name;  // "u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T", ...
   // -1: cell centres (nx, ny, nz); 0, 1, 2: faces along x, y, z (one more point on that axis).
   int stagger = -1;
   // Interior values, C order with x fastest: i + nx_f*(j + ny_f*k), (nx_f, ny_f, nz_f) the
@@ -22,7 +22,8 @@ struct CheckpointArray {
 };
 
 struct Checkpoint {
-  static constexpr int format_version = 1;
+  // 2: the temperature is stored as theta = T - T_ref(z) (physics/flow.hpp), not T.
+  static constexpr int format_version = 2;
   int version = format_version;  // as read; a write always writes format_version
   std::string provenance;        // build_provenance() of the writer
   std::string case_json;         // the case as run (after --set), to be re-parsed on restart

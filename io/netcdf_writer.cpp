@@ -30,6 +30,7 @@
 
 #include "io/build_info.hpp"
 #include "io/file_util.hpp"
+#include "physics/reference_profile.hpp"
 
 namespace bouss {
 namespace {
@@ -592,6 +593,9 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("kappa", netCDF::ncDouble, c.physics.kappa);
   f.putAtt("buoyancy", netCDF::ncDouble, c.physics.buoyancy);
   f.putAtt("reference_temperature", netCDF::ncDouble, c.physics.reference_temperature);
+  const ReferenceProfile reference = reference_profile(c);
+  f.putAtt("reference_temperature_gradient", netCDF::ncDouble, reference.gradient);
+  f.putAtt("reference_height", netCDF::ncDouble, reference.height);
   if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
   if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
 

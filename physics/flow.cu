@@ -22,12 +22,12 @@ void advance_velocity_component(const Grid& g, const Coefficients& c, double dt,
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const CView<R> q = now[A].cview();
   const View<R> Gv = G.view(), out = next.view();
-  const R nu = R(c.nu), b_T = R(c.b_T), T_ref = R(c.T_ref), a = R(ab.a), b = R(ab.b), h = R(dt);
+  const R nu = R(c.nu), b_T = R(c.b_T), a = R(ab.a), b = R(ab.b), h = R(dt);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(now.u.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     R tendency = -momentum_advection_at_face<A>(idx, u, v, w, st) + nu * laplacian(idx, q, st);
-    if (A == 2) tendency += buoyancy_at_zface(idx, T, b_T, T_ref, st);
+    if (A == 2) tendency += buoyancy_at_zface(idx, T, b_T, st);
     const R old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = q[idx] + h * (a * tendency + b * old);
@@ -40,11 +40,12 @@ void advance_temperature(const Grid& g, const Coefficients& c, double dt, AB2Coe
   const Stencil<R> st = make_stencil<R>(g);
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const View<R> Gv = G.view(), out = next.view();
-  const R kappa = R(c.kappa), a = R(ab.a), b = R(ab.b), h = R(dt);
+  const R kappa = R(c.kappa), a = R(ab.a), b = R(ab.b), h = R(dt), gradient = R(c.reference.gradient);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(now.T.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    const R tendency = -advection_at_centre(idx, T, u, v, w, st) + kappa * laplacian(idx, T, st);
+    const R tendency = -advection_at_centre(idx, T, u, v, w, st) - reference_advection_at_centre(idx, w, gradient, st) +
+                       kappa * laplacian(idx, T, st);
     const R old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = T[idx] + h * (a * tendency + b * old);
@@ -156,31 +157,36 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f) {
                 }, "max_abs_velocity");
 }
 
-// The plate gradients and the heat flux in R at each point, their sums in double.
+// The plate gradients and the heat flux of theta in R at each point, T_ref(z) added in
+// double, the sums in double.
 template <class R>
-Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, double kappa, double T_bottom, double T_top) {
+Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top) {
   const Stencil<R> st = make_stencil<R>(g);
   const CView<R> w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const auto& n = g.layout.n;
-  const double H = g.h[2] * n[2], dT = T_bottom - T_top, conductive = kappa * dT / H;
+  const double H = g.h[2] * n[2], dT = T_bottom - T_top, conductive = c.kappa * dT / H;
   const double plate_cells = double(n[0]) * n[1];
-  const R half = R(g.h[2] / 2), Tb = R(T_bottom), Tt = R(T_top);
+  const double half = g.h[2] / 2;
+  // T - T_plate in the cells next to each plate is theta + (T_ref there - T_plate).
+  const LevelLine centres = c.reference.on_centres(g), faces = c.reference.on_zfaces(g);
   const int top = n[2] - 1;
+  const double below = centres(0) - T_bottom, above = T_top - centres(top);
   Nusselt nu;
   const double grad_bottom = reduce(f.T.backend(), Box{{0, 0, 0}, {n[0], n[1], 1}}, 0.0, SumOp{},
-                                    [=] BOUSS_HD(int i, int j, int) { return double((T[i + j * sy] - Tb) / half); },
+                                    [=] BOUSS_HD(int i, int j, int) { return (double(T[i + j * sy]) + below) / half; },
                                     "nusselt bottom") / plate_cells;
   const double grad_top = reduce(f.T.backend(), Box{{0, 0, top}, {n[0], n[1], top + 1}}, 0.0, SumOp{},
                                  [=] BOUSS_HD(int i, int j, int k) {
-                                   return double((Tt - T[i + j * sy + k * sz]) / half);
+                                   return (above - double(T[i + j * sy + k * sz])) / half;
                                  }, "nusselt top") / plate_cells;
   const double wT = reduce(f.w.backend(), Box{{0, 0, 1}, {n[0], n[1], n[2]}}, 0.0, SumOp{},
                            [=] BOUSS_HD(int i, int j, int k) {
-                             return double(advective_heat_flux_at_zface(i + j * sy + k * sz, w, T, st));
+                             const std::ptrdiff_t idx = i + j * sy + k * sz;
+                             return double(advective_heat_flux_at_zface(idx, w, T, st)) + double(w[idx]) * faces(k);
                            }, "nusselt volume") / double(g.layout.cells());
-  nu.bottom = -kappa * grad_bottom / conductive;
-  nu.top = -kappa * grad_top / conductive;
+  nu.bottom = -c.kappa * grad_bottom / conductive;
+  nu.top = -c.kappa * grad_top / conductive;
   nu.volume = 1 + wT / conductive;
   return nu;
 }
@@ -196,7 +202,7 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, double kappa, dou
   template double kinetic_energy<R>(const Grid&, const FlowFields<R>&);                                           \
   template void state_rate_into<R>(const Grid&, const FlowFields<R>&, double*);                                   \
   template double max_abs_velocity<R>(const Grid&, const FlowFields<R>&);                                         \
-  template Nusselt nusselt_numbers<R>(const Grid&, const FlowFields<R>&, double, double, double);
+  template Nusselt nusselt_numbers<R>(const Grid&, const FlowFields<R>&, const Coefficients&, double, double);
 BOUSS_FLOW(double)
 BOUSS_FLOW(float)
 #undef BOUSS_FLOW

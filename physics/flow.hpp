@@ -1,8 +1,18 @@
 // The prognostic fields of the Boussinesq equations and the operations of one time step
 // (paper 004; DESIGN.md "The equations and the step"):
 //
-//   du/dt = -(u.grad)u + nu lap(u) - grad(p) + b_T (T - T_ref) z_hat
-//   dT/dt = -(u.grad)T + kappa lap(T),      div(u) = 0
+//   du/dt = -(u.grad)u + nu lap(u) - grad(p) + b_T theta z_hat,      theta = T - T_ref(z)
+//   dtheta/dt = -(u.grad)theta - w dT_ref/dz + kappa lap(theta),     div(u) = 0
+//
+// The prognostic temperature is theta, the departure from a reference profile T_ref(z) that
+// is linear in z (ReferenceProfile): T_ref's own buoyancy is a hydrostatic pressure and its
+// Laplacian vanishes, so only its advection, -w dT_ref/dz, enters the step. Between plates
+// held at fixed temperatures T_ref is the conduction profile: theta then is the perturbation
+// itself, stored with the digits of its own size rather than those of T (a perturbation of
+// 1e-5 on T = O(1) keeps 2 of float's 7 digits, theta all 7), and the buoyancy the projection
+// removes each step is the perturbation's alone, not the O(b_T dT) hydrostatic part of the
+// conduction state that would otherwise set the scale of the pressure residual. Everything
+// a user sees (output, profiles, Nusselt numbers, heat content) is T = theta + T_ref(z).
 //
 // Each function launches one pointwise kernel (physics/operators_kernels.hpp) per field
 // on the fields' backend; nothing here copies to the host except the scalar reductions.
@@ -16,10 +26,12 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "physics/reference_profile.hpp"
 
 namespace bouss {
 
-// u, v, w on x-, y-, z-faces and T at centres; component c = 0..3.
+// u, v, w on x-, y-, z-faces and T at centres; component c = 0..3. T holds theta, the
+// temperature less the reference profile (above).
 template <class R>
 struct FlowFields {
   Field<R> u, v, w, T;
@@ -36,7 +48,7 @@ struct Coefficients {
   double nu = 0;       // kinematic viscosity
   double kappa = 0;    // thermal diffusivity
   double b_T = 0;      // buoyancy per unit temperature (alpha g)
-  double T_ref = 0;    // reference temperature of the buoyancy term
+  ReferenceProfile reference;  // T_ref(z): the field T holds T - T_ref(z)
 };
 
 // Adams-Bashforth 2 with variable steps: x^{n+1} = x^n + dt (a G^n + b G^{n-1}),
@@ -95,6 +107,6 @@ struct Nusselt {
   double bottom = 0, top = 0, volume = 0;
 };
 template <class R>
-Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, double kappa, double T_bottom, double T_top);
+Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top);
 
 }  // namespace bouss

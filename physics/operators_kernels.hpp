@@ -124,11 +124,19 @@ BOUSS_UNROLL
   return sum;
 }
 
-// Buoyancy b_T (T - T_ref) on the z-face at idx, T averaged from the cells below and above.
+// Buoyancy b_T theta on the z-face at idx, theta = T - T_ref(z) (physics/flow.hpp) averaged
+// from the cells below and above.
 template <class R>
-BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, CView<R> T, R b_T, R T_ref,
-                                       const Stencil<R>& st) {
-  return b_T * (R(0.5) * (T[idx] + T[idx - st.s[2]]) - T_ref);
+BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, CView<R> theta, R b_T, const Stencil<R>& st) {
+  return b_T * R(0.5) * (theta[idx] + theta[idx - st.s[2]]);
+}
+
+// Advection of the reference profile T_ref(z), linear in z, at the cell centre idx: w dT_ref/dz
+// with w the mean of the cell's two z-faces. It is the flux form's value for T_ref less
+// T_ref div(u), which the projection makes zero to its tolerance.
+template <class R>
+BOUSS_HD inline R reference_advection_at_centre(std::ptrdiff_t idx, CView<R> w, R gradient, const Stencil<R>& st) {
+  return R(0.5) * (w[idx] + w[idx + st.s[2]]) * gradient;
 }
 
 // The advective heat flux w T through the z-face at idx, T interpolated to the face from the

@@ -71,7 +71,8 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz) {
 }
 
 template <class R>
-void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::vector<std::string>& names, double* dst) {
+void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                              const std::vector<std::string>& names, double* dst) {
   const std::vector<int> kinds = profile_kinds_of(names);
   if (kinds.empty()) return;
   const auto& n = g.layout.n;
@@ -89,6 +90,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Backend& backend = f.T.backend();
+  const LevelLine on_centres = reference.on_centres(g), on_faces = reference.on_zfaces(g);
   const LevelSums* sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
@@ -104,7 +106,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::
         }
         const double w0 = w[idx];
         s.ww = w0 * w0;
-        s.wT = advective_heat_flux_at_zface(idx, w, T, st);
+        s.wT = double(advective_heat_flux_at_zface(idx, w, T, st)) + w0 * on_faces(k);
         return s;
       },
       "horizontal profiles (level sums)");
@@ -117,7 +119,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::
     const LevelSums s = sums[k];
     double value = 0;
     switch (kind) {
-      case T_mean: value = double(T[k * sz]) + s.T / points; break;
+      case T_mean: value = double(T[k * sz]) + s.T / points + on_centres(k); break;
       case T_rms: {
         const double mean = s.T / points, variance = s.T2 / points - mean * mean;  // of T'
         value = sqrt(variance < 0 ? 0.0 : variance);  // round-off below 0 clipped; a NaN kept
@@ -133,9 +135,9 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::
   }, "horizontal profiles");
 }
 
-template void horizontal_profiles_into<double>(const Grid&, const FlowFields<double>&, const std::vector<std::string>&,
-                                               double*);
-template void horizontal_profiles_into<float>(const Grid&, const FlowFields<float>&, const std::vector<std::string>&,
-                                              double*);
+template void horizontal_profiles_into<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
+                                               const std::vector<std::string>&, double*);
+template void horizontal_profiles_into<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
+                                              const std::vector<std::string>&, double*);
 
 }  // namespace bouss

@@ -9,7 +9,8 @@
 //   w_rms    sqrt(<w^2>_h)                           nz+1 z-faces k = 0..nz
 //   wT_mean  <w(k) (T(k) + T(k-1)) / 2>_h            nz+1 z-faces (the advective heat flux,
 //                                                    physics/operators_kernels.hpp; the ghost
-//                                                    cells below and above the box close it)
+//                                                    cells below and above the box close it;
+//                                                    of theta, plus w T_ref on the face)
 //
 // The sums are in double whatever the precision of the fields. One pass computes all six
 // sums of every level (grid/reduce.hpp reduce_levels_to_scratch), one small kernel turns the
@@ -49,7 +50,9 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz);
 // order, each from its lowest level up; queued on the backend's stream (no sync: on the GPU,
 // dst is ready once the stream reaches this point). Throws std::invalid_argument for an
 // unknown or repeated name.
+// f.T holds theta = T - T_ref(z) (physics/flow.hpp): the profiles are of T.
 template <class R>
-void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const std::vector<std::string>& names, double* dst);
+void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                              const std::vector<std::string>& names, double* dst);
 
 }  // namespace bouss

@@ -2,7 +2,7 @@
 
 namespace bouss {
 
-FlowConditions flow_conditions(const Case& c) {
+FlowConditions flow_conditions(const Case& c, const ReferenceProfile& reference) {
   FlowConditions out;
   for (int face = 0; face < 6; ++face) {
     const int axis = face / 2;
@@ -30,6 +30,15 @@ FlowConditions flow_conditions(const Case& c) {
         break;
       }
       default: out.flow[3].face[face] = {BoundaryKind::gradient, 0, 0}; break;
+    }
+    FaceBC& t = out.flow[3].face[face];
+    if (t.kind == BoundaryKind::value && axis == 2) {
+      t.value -= reference.at(c.extent[2][face % 2]);
+    } else if (t.kind == BoundaryKind::value) {  // z-varying from the bottom (grid/boundary.hpp)
+      t.value -= reference.at(c.extent[2][0]);
+      t.slope_z -= reference.gradient;
+    } else if (axis == 2) {
+      t.value -= reference.gradient;
     }
     // The projection keeps the normal velocity of the wall: d(phi)/dn = 0.
     out.pressure.face[face] = {BoundaryKind::gradient, 0, 0};

@@ -6,6 +6,7 @@
 
 #include "grid/boundary.hpp"
 #include "io/case.hpp"
+#include "physics/flow.hpp"
 
 namespace bouss {
 
@@ -15,6 +16,9 @@ struct FlowConditions {
   FieldBC pressure;
 };
 
-FlowConditions flow_conditions(const Case& c);
+// The conditions of the fields the step holds: T's are those of theta = T - T_ref(z), each
+// value condition less T_ref where it applies (a conducting wall's slope less T_ref's), each
+// gradient condition on a z-face less dT_ref/dz.
+FlowConditions flow_conditions(const Case& c, const ReferenceProfile& reference);
 
 }  // namespace bouss

@@ -45,8 +45,8 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
   set_initial_condition();
 }
 
-// A host loop over cells at start-up only: T is built on the host (in double, rounded to R
-// once) and copied once.
+// A host loop over cells at start-up only: theta = T - T_ref(z) is built on the host (in
+// double, rounded to R once) and copied once.
 template <class R>
 void FlowSimulation<R>::set_initial_condition() {
   const Layout& L = grid_.layout;
@@ -74,7 +74,7 @@ void FlowSimulation<R>::set_initial_condition() {
                    std::cos(2 * M_PI * ic.mode[0] * x / case_.length(0)) *
                    std::cos(2 * M_PI * ic.mode[1] * y / case_.length(1));
         }
-        T[L.origin + L.index(i, j, k)] = R(value);
+        T[L.origin + L.index(i, j, k)] = R(value - coeffs_.reference.at(z));
       }
   now_.T.from_host(T);
   fill_all_ghosts();
@@ -163,7 +163,7 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
   d.max_divergence = max_abs_divergence(grid_, now_);
   d.max_velocity = max_abs_velocity(grid_, now_);
   if (has_plates())
-    d.nusselt = nusselt_numbers(grid_, now_, coeffs_.kappa, case_.faces[4].temperature_value,
+    d.nusselt = nusselt_numbers(grid_, now_, coeffs_, case_.faces[4].temperature_value,
                                 case_.faces[5].temperature_value);
   return d;
 }
@@ -187,7 +187,7 @@ double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
 
 template <class R>
 const Field<R>& FlowSimulation<R>::field(const std::string& name) const {
-  if (name == "T") return now_.T;
+  if (name == "theta") return now_.T;
   if (name == "u") return now_.u;
   if (name == "v") return now_.v;
   if (name == "w") return now_.w;
@@ -205,7 +205,14 @@ Field<R>& FlowSimulation<R>::field(const std::string& name) {
 }
 
 template <class R>
-std::vector<double> FlowSimulation<R>::host_values(const std::string& name) const { return interior_values(field(name)); }
+std::vector<double> FlowSimulation<R>::host_values(const std::string& name) const {
+  if (name != "T") return interior_values(field(name));
+  std::vector<double> T = interior_values(now_.T);
+  const LevelLine reference = coeffs_.reference.on_centres(grid_);
+  const std::size_t level = std::size_t(grid_.layout.n[0]) * grid_.layout.n[1];
+  for (std::size_t p = 0; p < T.size(); ++p) T[p] += reference(int(p / level));
+  return T;
+}
 
 template <class R>
 void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
@@ -233,19 +240,22 @@ double FlowSimulation<R>::kinetic_energy() const {
   return bouss::kinetic_energy(grid_, now_);
 }
 
+// T is packed as theta + T_ref(z).
 template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, float* dst, int average_axis) const {
-  pack_box(field(name), box, dst, average_axis);
+  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_));
+  else pack_box(field(name), box, dst, average_axis);
 }
 
 template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, double* dst, int average_axis) const {
-  pack_box(field(name), box, dst, average_axis);
+  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_));
+  else pack_box(field(name), box, dst, average_axis);
 }
 
 template <class R>
 void FlowSimulation<R>::profiles_into(const std::vector<std::string>& names, double* dst) const {
-  horizontal_profiles_into(grid_, now_, names, dst);
+  horizontal_profiles_into(grid_, now_, coeffs_.reference, names, dst);
 }
 
 template class FlowSimulation<double>;

@@ -41,7 +41,7 @@ class FlowSimulation final : public Simulation {
   const Field<R>& pressure() const { return phi_; }
   const Multigrid<R>& multigrid() const { return *mg_; }
   // The arrays of state_names() on the backend, by name (a caller that changes one calls
-  // fill_all_ghosts after).
+  // fill_all_ghosts after); the field of "theta" is T - T_ref(z).
   const Field<R>& field(const std::string& name) const;
   Field<R>& field(const std::string& name);
 

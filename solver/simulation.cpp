@@ -87,11 +87,11 @@ void check_memory(const Case& c, const Backend& backend) {
 }
 
 Simulation::Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes)
-    : case_(c), backend_(backend), grid_(Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes)), bc_(flow_conditions(c)) {
+    : case_(c), backend_(backend), grid_(Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes)), bc_(flow_conditions(c, reference_profile(c))) {
   coeffs_.nu = c.physics.nu;
   coeffs_.kappa = c.physics.kappa;
   coeffs_.b_T = c.physics.buoyancy;
-  coeffs_.T_ref = c.physics.reference_temperature;
+  coeffs_.reference = reference_profile(c);
   for (int comp = 0; comp < 4; ++comp)
     unknown_[comp] = unknown_box(grid_.layout, comp == 3 ? Stagger::centre : Stagger(comp + 1), bc_.flow[comp]);
 }
@@ -111,7 +111,7 @@ bool Simulation::has_plates() const {
 }
 
 const std::vector<std::string>& Simulation::state_names() {
-  static const std::vector<std::string> names = {"u", "v", "w", "T", "p", "G_u", "G_v", "G_w", "G_T"};
+  static const std::vector<std::string> names = {"u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T"};
   return names;
 }
 
@@ -120,7 +120,7 @@ Stagger Simulation::stagger_of(const std::string& name) {
   if (base == "u") return Stagger::face_x;
   if (base == "v") return Stagger::face_y;
   if (base == "w") return Stagger::face_z;
-  if (base == "T" || base == "p") return Stagger::centre;
+  if (base == "T" || base == "theta" || base == "p") return Stagger::centre;
   throw std::invalid_argument("unknown field \"" + name + "\"");
 }
 

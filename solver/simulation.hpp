@@ -95,6 +95,8 @@ class Simulation {
   const Grid& grid() const { return grid_; }
   const Backend& backend() const { return backend_; }
   const FlowConditions& conditions() const { return bc_; }
+  // The temperature's reference profile T_ref(z): the step's field holds T - T_ref(z).
+  const ReferenceProfile& reference() const { return coeffs_.reference; }
   // Refills every ghost layer of the flow and checks the state again (after the caller
   // changed the fields).
   virtual void fill_all_ghosts() = 0;
@@ -104,10 +106,11 @@ class Simulation {
   virtual double bytes_per_step(const SolveStats& s) const = 0;
 
   // Interior values of a named array on the host, C order (x fastest), in double (exact for
-  // either precision): the output fields "T", "u", "v", "w", "p", and the previous step's
-  // tendencies "G_u", "G_v", "G_w", "G_T".
+  // either precision but T): the output fields "T", "u", "v", "w", "p", the state's
+  // "theta" = T - T_ref(z) (physics/flow.hpp; T is theta + T_ref(z) summed in double), and
+  // the previous step's tendencies "G_u", "G_v", "G_w", "G_T" (G_T: theta's).
   virtual std::vector<double> host_values(const std::string& name) const = 0;
-  // Everything a step needs, by name: what a checkpoint stores.
+  // Everything a step needs, by name: what a checkpoint stores (theta, not T: exact).
   static const std::vector<std::string>& state_names();
   // Where a named array sits on the grid.
   static Stagger stagger_of(const std::string& name);

@@ -15,12 +15,14 @@
 
 namespace bouss::test {
 
-// horizontal_profiles_into into the backend's memory, copied back to the host.
-inline std::vector<double> profiles_of(const Grid& g, const FlowFields<double>& f, const std::vector<std::string>& names) {
+// horizontal_profiles_into into the backend's memory, copied back to the host (of T = the
+// field + reference(z); the plain host profiles below are of the field itself).
+inline std::vector<double> profiles_of(const Grid& g, const FlowFields<double>& f, const std::vector<std::string>& names,
+                                       const ReferenceProfile& reference = {}) {
   const Backend& be = f.T.backend();
   const std::size_t count = profile_values(names, g.n()[2]);
   double* dst = static_cast<double*>(be.allocate(count * sizeof(double)));
-  horizontal_profiles_into(g, f, names, dst);
+  horizontal_profiles_into(g, f, reference, names, dst);
   std::vector<double> host(count);
   copy_bytes(host.data(), Backend::cpu(), dst, be, count * sizeof(double));
   be.deallocate(dst);

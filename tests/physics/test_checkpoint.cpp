@@ -487,7 +487,7 @@ TEST(Checkpoint, AnotherFormatVersionIsRefused) {
     const int seven = 7;
     ASSERT_EQ(nc_put_att_int(ncid, NC_GLOBAL, "bouss_checkpoint_format", NC_INT, 1, &seven), NC_NOERR);
   });
-  EXPECT_EQ(read_error(path), "checkpoint " + path + ": written by format version 7; this build reads version 1");
+  EXPECT_EQ(read_error(path), "checkpoint " + path + ": written by format version 7; this build reads version 2");
 }
 
 TEST(Checkpoint, AnOutputFileIsNotACheckpoint) {

@@ -167,6 +167,8 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
   EXPECT_EQ(double_att(f, "kappa"), c.physics.kappa);
   EXPECT_EQ(double_att(f, "buoyancy"), 1.0);
   EXPECT_EQ(double_att(f, "reference_temperature"), 0.5);
+  EXPECT_EQ(double_att(f, "reference_temperature_gradient"), 0.0);  // no fixed plates: constant
+  EXPECT_EQ(double_att(f, "reference_height"), 0.75);                // the middle of z in [0.25, 1.25]
   EXPECT_EQ(double_att(f, "rayleigh"), 1.0e6);
   EXPECT_EQ(double_att(f, "prandtl"), 0.71);
 

@@ -41,7 +41,7 @@ TEST(Profiles, NamesLevelsAndSizes) {
   const Grid g = Grid::make({4, 4, 4}, {0, 0, 0}, {1, 1, 1});
   FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   double dst[8];
-  EXPECT_THROW(horizontal_profiles_into(g, f, {"u_mean"}, dst), std::invalid_argument);
+  EXPECT_THROW(horizontal_profiles_into(g, f, ReferenceProfile{}, {"u_mean"}, dst), std::invalid_argument);
 }
 
 // T = a(z) + b(z) cos(kx x) + c(z) cos(kx x) cos(ky y), u = U(z) sin(kx x), v = V(z) cos(ky y),
@@ -128,8 +128,17 @@ TEST(Profiles, VolumeNusseltNumberIsTheVerticalMeanOfTheHeatFluxProfile) {
   const int nz = g.n()[2];
   check_profiles_match_host(g, sim.flow(), profile_names(), 1e-13);
 
-  const std::vector<double> wT = profiles_of(g, sim.flow(), {"wT_mean"});
+  // Of T = theta + T_ref(z), the conduction profile between these plates.
+  const std::vector<double> wT = profiles_of(g, sim.flow(), {"wT_mean"}, sim.reference());
   ASSERT_EQ(int(wT.size()), nz + 1);
+  const std::vector<double> T_mean = profiles_of(g, sim.flow(), {"T_mean"}, sim.reference());
+  const std::vector<double> T = sim.host_values("T");
+  const std::size_t level = std::size_t(g.n()[0]) * g.n()[1];
+  for (int k = 0; k < nz; ++k) {
+    double sum = 0;
+    for (std::size_t p = 0; p < level; ++p) sum += T[k * level + p];
+    EXPECT_NEAR(T_mean[k], sum / double(level), 1e-14) << "level " << k;
+  }
   EXPECT_EQ(wT[0], 0.0) << "no flux through the plates (w = 0 there)";
   EXPECT_EQ(wT[nz], 0.0);
   double inner = 0;

@@ -43,7 +43,7 @@ TYPED_TEST(MultigridVCycle, ReducesResidualByAtLeastFivePerCycle) {
   const Case c = projection_case_plates<R>();
   const std::array<int, 3> n = {32, 32, 16};
   const Grid g = Grid::make(n, {0, 0, 0}, {2, 2, 1}, 1, sizeof(R));
-  const FlowConditions bc = flow_conditions(c);
+  const FlowConditions bc = flow_conditions(c, reference_profile(c));
   Multigrid<R> mg(Backend::cpu(), g, bc.pressure);
   Field<R> x(Backend::cpu(), g.layout, Stagger::centre, "x"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
   fill(x, 0);

@@ -119,14 +119,14 @@ TEST(RunDriver, APressureSolveCappedAtMaxCyclesWarnsAndTheRunFailsAfterMaxFailur
 // NaN or Inf in any of u, v, w, T makes the state check fail; a finite state passes.
 TEST(StateCheck, ANonFiniteValueInAnyFieldIsCaught) {
   const Case c = restart_case("");
-  for (const char* name : {"u", "v", "w", "T"}) {
+  for (const char* name : {"u", "v", "w", "theta"}) {
     for (double bad : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
       FlowSimulation<double> sim(c, Backend::cpu());
       sim.step();
       EXPECT_NO_THROW(sim.verify_state());
       std::vector<double> values = sim.host_values(name);
       values[values.size() / 2 + 3] = bad;
-      Field<double>& f = std::string(name) == "T" ? sim.flow().T : sim.flow()[name[0] - 'u'];
+      Field<double>& f = sim.field(name);
       set_interior_values(f, values);
       sim.fill_all_ghosts();
       try {
