@@ -508,7 +508,7 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
   // Each input by its RayleighInput; the powers are physics/units.hpp's.
   const FormulaInput* inputs[] = {&in_ra, &in_pr, &in_h, &in_dt};
   std::vector<DerivedCoefficient> coefficients;
-  for (const CoefficientScaling& scaling : rayleigh_scalings(form)) {
+  for (const CoefficientScaling<RayleighInput>& scaling : rayleigh_scalings(form)) {
     DerivedCoefficient c{scaling.name, p.*scaling.value, false, {}};
     for (const auto& [input, power] : scaling.powers) c.factors.emplace_back(inputs[static_cast<int>(input)], power);
     coefficients.push_back(std::move(c));

@@ -175,6 +175,7 @@ const char* units_system_name(Units u) {
     case Units::dimensional: return "dimensional";
     case Units::diffusive: return "diffusive";
     case Units::free_fall: return "free_fall";
+    case Units::buoyancy: return "buoyancy";
   }
   return "unknown";
 }
@@ -185,6 +186,9 @@ const char* units_note(Units u) {
       return "diffusive units: length H, time H^2/kappa, temperature dT";
     case Units::free_fall:
       return "free-fall units: length H, time H/U with U = sqrt(alpha g dT H), temperature dT";
+    case Units::buoyancy:
+      return "buoyancy units (lock exchange): length h (half the depth), time h/u_b with u_b = sqrt(g' h) and "
+             "g' = alpha g dT, temperature dT";
     case Units::dimensional: break;
   }
   return "";

@@ -41,6 +41,8 @@ std::string units_name(Units u) {
       return "diffusive";
     case Units::free_fall:
       return "free_fall";
+    case Units::buoyancy:
+      return "buoyancy";
   }
   return "?";
 }

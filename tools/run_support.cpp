@@ -47,6 +47,7 @@ const char* units_name(Units u) {
     case Units::dimensional: return "dimensional";
     case Units::diffusive: return "diffusive (time H^2/kappa)";
     case Units::free_fall: return "free-fall (time H/U, U = sqrt(alpha g dT H))";
+    case Units::buoyancy: return "buoyancy (length h = H/2, time h/u_b, u_b = sqrt(g' h))";
   }
   return "?";
 }
