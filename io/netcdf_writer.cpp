@@ -598,6 +598,10 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("reference_temperature", netCDF::ncDouble, c.physics.reference_temperature);
   if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
   if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
+  if (c.physics.grashof) f.putAtt("grashof", netCDF::ncDouble, *c.physics.grashof);
+  if (c.physics.reynolds) f.putAtt("reynolds", netCDF::ncDouble, *c.physics.reynolds);
+  if (c.physics.schmidt) f.putAtt("schmidt", netCDF::ncDouble, *c.physics.schmidt);
+  if (c.physics.reduced_gravity) f.putAtt("reduced_gravity", netCDF::ncDouble, *c.physics.reduced_gravity);
 
   if (!stream.region.whole()) {
     const std::string a = axis_name(stream.region.axis);

@@ -61,6 +61,11 @@ void log_case_summary(const Case& c, const Backend& backend) {
     spdlog::info("Ra = {:g}, Pr = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",
                  *c.physics.rayleigh, *c.physics.prandtl, units_name(c.physics.units), c.physics.nu,
                  c.physics.kappa, c.physics.buoyancy);
+  else if (c.physics.units == Units::buoyancy)
+    spdlog::info("{} = {:g}, Sc = {:g}, g' = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",
+                 c.physics.grashof ? "Gr" : "Re", c.physics.grashof ? *c.physics.grashof : *c.physics.reynolds,
+                 *c.physics.schmidt, *c.physics.reduced_gravity, units_name(c.physics.units), c.physics.nu,
+                 c.physics.kappa, c.physics.buoyancy);
   else
     spdlog::info("nu = {:g}, kappa = {:g}, alpha g = {:g} (dimensional)", c.physics.nu, c.physics.kappa,
                  c.physics.buoyancy);
