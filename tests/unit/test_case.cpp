@@ -1394,5 +1394,26 @@ TEST(LockExchangeUnits, ReferenceTemperatureIsTheMeanOfTheTwoFluids) {
   EXPECT_EQ(parse(j).physics.reference_temperature, 1.25e308);
 }
 
+// cases/lock_exchange_2d.json is Hartel, Meiburg & Necker's (2000) lock exchange: h = 1,
+// Gr = 1.25e6, Sc = 0.71, the lock at mid-length, a no-slip floor and a free-slip lid.
+TEST(LockExchangeUnits, TheCaseFileIsTheGravityCurrentLockExchange) {
+  const Case c = load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange_2d.json");
+  EXPECT_EQ(c.physics.units, Units::buoyancy);
+  EXPECT_EQ(c.physics.grashof, 1.25e6);
+  EXPECT_EQ(c.physics.schmidt, 0.71);
+  EXPECT_EQ(c.length(2), 2.0) << "h = 1";
+  EXPECT_GE(c.length(0) / c.length(2), 8.0) << "a long channel";
+  EXPECT_EQ(c.n[1], 1);
+  EXPECT_DOUBLE_EQ(c.physics.nu, 1.0 / std::sqrt(1.25e6));
+  EXPECT_DOUBLE_EQ(c.physics.kappa, c.physics.nu / 0.71);
+  EXPECT_EQ(c.physics.buoyancy, 1.0) << "g' = 1 with dT = 1";
+  EXPECT_EQ(c.physics.reference_temperature, 0.0);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::lock);
+  EXPECT_EQ(c.initial.position, 0.5 * (c.extent[0][0] + c.extent[0][1]));
+  EXPECT_LT(c.initial.left, c.initial.right) << "the dense (cold) fluid on the left";
+  EXPECT_EQ(c.faces[4].velocity, VelocityBC::no_slip);
+  EXPECT_EQ(c.faces[5].velocity, VelocityBC::free_slip);
+}
+
 }  // namespace
 }  // namespace bouss
