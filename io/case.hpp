@@ -31,14 +31,19 @@ struct FaceCondition {
   bool periodic() const { return velocity == VelocityBC::periodic; }
 };
 
-enum class Units { dimensional, diffusive, free_fall };
+// dimensional: the case's own; diffusive, free_fall: the Rayleigh form's; buoyancy: the lock
+// exchange's Grashof form (length the half depth h, time h / sqrt(g' h)).
+enum class Units { dimensional, diffusive, free_fall, buoyancy };
 
 struct PhysicsParams {
   // What the case gave, for provenance and the log.
   Units units = Units::dimensional;
-  std::optional<double> rayleigh, prandtl;
-  // What the solver uses (always set after parsing, derived from Ra/Pr when given: see
-  // physics/units.hpp).
+  std::optional<double> rayleigh, prandtl;  // the Rayleigh form
+  // The Grashof form: grashof or reynolds (the other unset), the Schmidt number (given as
+  // "schmidt" or "prandtl") and the reduced gravity g' (its default filled in).
+  std::optional<double> grashof, reynolds, schmidt, reduced_gravity;
+  // What the solver uses (always set after parsing, derived from Ra/Pr or Gr/Sc when given:
+  // see physics/units.hpp).
   double nu = 0.0;        // kinematic viscosity
   double kappa = 0.0;     // thermal diffusivity
   double buoyancy = 0.0;  // alpha * g: acceleration per unit temperature along +z

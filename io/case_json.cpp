@@ -32,6 +32,12 @@ ojson case_to_json(const Case& c) {
     physics["rayleigh"] = *c.physics.rayleigh;
     physics["prandtl"] = *c.physics.prandtl;
     physics["units"] = c.physics.units == Units::diffusive ? "diffusive" : "free_fall";
+  } else if (c.physics.units == Units::buoyancy) {
+    // The Schmidt number under its own key, whichever of "schmidt" and "prandtl" gave it.
+    if (c.physics.grashof) physics["grashof"] = *c.physics.grashof;
+    if (c.physics.reynolds) physics["reynolds"] = *c.physics.reynolds;
+    physics["schmidt"] = *c.physics.schmidt;
+    physics["reduced_gravity"] = *c.physics.reduced_gravity;
   } else {
     physics["nu"] = c.physics.nu;
     physics["kappa"] = c.physics.kappa;

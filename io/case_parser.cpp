@@ -87,9 +87,15 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 //   grid        check_grid_cells (/grid/n with the axes' periodicity),
 //               check_cell_sizes (/grid/n with /grid/extent)
 //   physics     check_rayleigh_plates (rayleigh with the plates), check_coefficients
-//               (nu, kappa, buoyancy: from rayleigh, prandtl, the height and the plates)
+//               (nu, kappa, buoyancy: from rayleigh, prandtl, the height and the plates),
+//               check_one_of_two (grashof or reynolds, schmidt or prandtl),
+//               check_grashof_walls (the Grashof form with the z faces)
 //   initial     check_conduction_plates (the "conduction" profile with the plates),
-//               check_mode_has_shape (perturbation mode with shape)
+//               check_mode_has_shape (perturbation mode with shape); then the physics that
+//               needs the initial profile (finish_physics): check_grashof_lock (the Grashof
+//               form with the lock profile's fluids), check_coefficients (nu, kappa,
+//               buoyancy: from grashof or reynolds, schmidt, reduced_gravity, the depth and
+//               the fluids), and the default reference_temperature (the fluids' mean)
 //   time        check_time_has_a_stop (steps, end)
 //   pressure    check_smoothing_sweeps (pre_sweeps, post_sweeps)
 //   precision   check_reachable_tolerance (pressure.tolerance with a single-precision run)
@@ -100,8 +106,10 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 //   checkpoint  check_checkpoint_stem (checkpoint file with the output)
 // They are not run together after parsing: later sections use what these establish (the
 // physics' coefficients need the plates' dT, a region's cell the extent), and a case with
-// several problems must keep reporting the same first one. (A stream's significant_digits
-// range follows its precision: that is the rule parse_compression applies, not a check.)
+// several problems must keep reporting the same first one. (The Grashof form's coefficients
+// need the lock profile's dT, which /initial gives: they are derived once /initial is read.
+// A stream's significant_digits range follows its precision: that is the rule
+// parse_compression applies, not a check.)
 
 // Periodicity is a property of an axis: the high face must match the low one.
 void check_periodic_pairs(const Validator& v, const json& boundaries, const Faces& faces) {
@@ -175,6 +183,72 @@ void check_rayleigh_plates(const Validator& v, const json& root, const Faces& fa
     const BlamedPlate plate = blamed_plate(root, faces);
     v.fail_at(plate.pointer, "expected a temperature whose difference from the other plate's is finite (it "
                              "defines the Rayleigh number), got " + describe(*plate.given) + " with " + plate.other);
+  }
+}
+
+// Two keys that say the same thing (the Grashof number or its square root, the Reynolds
+// number; the temperature's Schmidt number, which is its Prandtl number): one of them is
+// required; when both are given the later one is the error. Returns the one given. `v` is at
+// /physics.
+std::string check_one_of_two(const Validator& v, const json& physics, const std::string& first,
+                             const std::string& second, const std::string& expected, const std::string& why) {
+  const json* a = Validator::find(physics, first);
+  const json* b = Validator::find(physics, second);
+  if (!a && !b) v.fail(first, "missing required key; expected " + expected + ", or " + quote(second) + " (" + why + ")");
+  if (!a || !b) return a ? first : second;
+  // The later of the two in the file is the one reported.
+  const auto first_at = std::find_if(physics.begin(), physics.end(), [&](const auto& m) { return &m == a; });
+  const auto second_at = std::find_if(physics.begin(), physics.end(), [&](const auto& m) { return &m == b; });
+  const bool first_is_earlier = std::distance(physics.begin(), first_at) < std::distance(physics.begin(), second_at);
+  const std::string& earlier = first_is_earlier ? first : second;
+  const std::string& later = first_is_earlier ? second : first;
+  v.fail(later, "expected " + quote(first) + " or " + quote(second) + ", not both (" + why + "), got " +
+                    describe(physics.at(later)) + " with " + quote(earlier) + " " + describe(physics.at(earlier)));
+}
+
+// "Grashof" or "Reynolds", the number that `key` ("grashof" or "reynolds") gives.
+std::string grashof_number_name(const std::string& key) { return key == "grashof" ? "Grashof" : "Reynolds"; }
+
+// The Grashof form's length is half the depth between walls at z_lo and z_hi: not a periodic
+// z. `v` is at /physics; `key` is "grashof" or "reynolds".
+void check_grashof_walls(const Validator& v, const std::string& key, const Faces& faces) {
+  if (faces[z_lo].periodic())
+    v.fail(key, "expected walls on boundaries z_lo and z_hi (the " + grashof_number_name(key) +
+                    " number's length h is half the depth between them), got z_lo \"periodic\", z_hi \"periodic\"");
+}
+
+// The lock's fluid that a message about the Grashof form's dT blames: the one further from 0
+// (left when both are equally far).
+bool blame_left_fluid(const InitialCondition& ic) { return std::abs(ic.left) >= std::abs(ic.right); }
+
+// What the Grashof form's check shows of the initial temperature, after "got".
+std::string describe_initial_temperature(const json& root, const InitialCondition& ic) {
+  const json* initial = Validator::find(root, "initial");
+  const json* temperature = initial && initial->is_object() ? Validator::find(*initial, "temperature") : nullptr;
+  if (ic.profile == TemperatureProfile::lock)
+    return "left " + format_number(ic.left) + ", right " + format_number(ic.right);
+  if (!temperature)
+    return std::string("no /initial/temperature (the default profile ") +
+           (ic.profile == TemperatureProfile::conduction ? "\"conduction\")" : "\"uniform\")");
+  return describe(temperature->at("profile"));
+}
+
+// The Grashof (Reynolds) number is defined by the two fluids of the lock profile: it must be
+// the initial profile, with fluids that differ by a finite amount. `v` is at /physics; `key` is
+// "grashof" or "reynolds".
+void check_grashof_lock(const Validator& v, const json& root, const std::string& key, const InitialCondition& ic) {
+  if (ic.profile != TemperatureProfile::lock || ic.left == ic.right) {
+    v.fail(key, "expected the lock initial profile (/initial/temperature/profile \"lock\") with differing left and "
+                "right temperatures (the " + grashof_number_name(key) + " number is defined by their difference), got " + describe_initial_temperature(root, ic));
+  }
+  if (!std::isfinite(ic.left - ic.right)) {
+    const bool left = blame_left_fluid(ic);
+    const std::string fluid = left ? "left" : "right", other = left ? "right" : "left";
+    v.fail_at("/initial/temperature/" + fluid,
+              "expected a temperature whose difference from the other fluid's is finite (it defines the " +
+                  grashof_number_name(key) + " number), got " +
+                  describe(root.at("initial").at("temperature").at(fluid)) + " with " + other + " " +
+                  format_number(left ? ic.right : ic.left));
   }
 }
 
@@ -439,33 +513,56 @@ Faces parse_boundaries(Validator& v, const json& root) {
 // physics
 
 const Names dimensional_keys = {"nu", "kappa", "buoyancy"};
-const Names nondimensional_keys = {"rayleigh", "prandtl", "units"};
+const Names rayleigh_keys = {"rayleigh", "prandtl", "units"};
+// "prandtl" belongs to this form too: the Schmidt number of the temperature.
+const Names grashof_keys = {"grashof", "reynolds", "schmidt", "prandtl", "reduced_gravity"};
 
-// Which form the object uses: decided by its first form-specific key; a later key of
-// the other form is the error.
-bool uses_dimensional_form(const Validator& v, const json& physics) {
-  std::optional<bool> dimensional;
-  std::string deciding_key;
+enum class PhysicsForm { dimensional, rayleigh, grashof };
+
+// The forms a key belongs to, as bits (1 << PhysicsForm); 0 for the keys of every form.
+unsigned forms_of(const std::string& key) {
+  unsigned forms = 0;
+  if (contains(dimensional_keys, key)) forms |= 1u << int(PhysicsForm::dimensional);
+  if (contains(rayleigh_keys, key)) forms |= 1u << int(PhysicsForm::rayleigh);
+  if (contains(grashof_keys, key)) forms |= 1u << int(PhysicsForm::grashof);
+  return forms;
+}
+
+// Which form the object uses: decided by its form-specific keys in file order; the first key
+// that fits none of the forms its earlier keys leave is the error, named with the earlier key
+// it cannot go with. "prandtl" alone is the Rayleigh form (whose missing keys are then named).
+PhysicsForm physics_form(const Validator& v, const json& physics) {
+  unsigned possible = ~0u;
+  std::vector<std::pair<std::string, unsigned>> seen;  // the form-specific keys so far
   for (auto it = physics.begin(); it != physics.end(); ++it) {
-    const bool is_dimensional = contains(dimensional_keys, it.key());
-    if (!is_dimensional && !contains(nondimensional_keys, it.key())) continue;
-    if (!dimensional) {
-      dimensional = is_dimensional;
-      deciding_key = it.key();
-    } else if (*dimensional != is_dimensional) {
+    const unsigned forms = forms_of(it.key());
+    if (forms == 0) continue;
+    if ((possible & forms) == 0) {
+      std::string deciding = seen.front().first;
+      for (const auto& [key, its_forms] : seen) {
+        if ((its_forms & forms) == 0) {
+          deciding = key;
+          break;
+        }
+      }
       v.fail(it.key(),
-             "expected either the dimensional form (nu, kappa, buoyancy) or the "
-             "nondimensional form (rayleigh, prandtl, units), got " +
-                 quote(it.key()) + " mixed with " + quote(deciding_key));
+             "expected one of the dimensional form (nu, kappa, buoyancy), the nondimensional Rayleigh form "
+             "(rayleigh, prandtl, units) and the nondimensional Grashof form (grashof or reynolds, schmidt or "
+             "prandtl, reduced_gravity), got " +
+                 quote(it.key()) + " mixed with " + quote(deciding));
     }
+    possible &= forms;
+    seen.emplace_back(it.key(), forms);
   }
-  if (!dimensional) {
+  if (seen.empty()) {
     v.fail_expected("",
-                    "either nu, kappa, buoyancy (dimensional) or rayleigh, prandtl, units "
-                    "(nondimensional)",
+                    "either nu, kappa, buoyancy (dimensional), rayleigh, prandtl, units (the Rayleigh form) or "
+                    "grashof (or reynolds), schmidt (or prandtl), reduced_gravity (the Grashof form)",
                     physics);
   }
-  return *dimensional;
+  for (const PhysicsForm form : {PhysicsForm::dimensional, PhysicsForm::rayleigh, PhysicsForm::grashof})
+    if (possible & (1u << int(form))) return form;
+  return PhysicsForm::dimensional;  // not reached: `seen` is not empty
 }
 
 PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
@@ -487,7 +584,7 @@ PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
 
 // Coefficients from Ra = alpha g |dT| H^3 / (nu kappa) and Pr = nu / kappa, scaled so that
 // the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
-PhysicsParams parse_nondimensional(const Validator& v, const json& root, const json& physics, const Faces& faces,
+PhysicsParams parse_rayleigh(const Validator& v, const json& root, const json& physics, const Faces& faces,
                                    double height) {
   const double ra = v.require_number(physics, "rayleigh", positive);
   const double pr = v.require_number(physics, "prandtl", positive);
@@ -508,7 +605,7 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
   // Each input by its RayleighInput; the powers are physics/units.hpp's.
   const FormulaInput* inputs[] = {&in_ra, &in_pr, &in_h, &in_dt};
   std::vector<DerivedCoefficient> coefficients;
-  for (const CoefficientScaling& scaling : rayleigh_scalings(form)) {
+  for (const CoefficientScaling<RayleighInput>& scaling : rayleigh_scalings(form)) {
     DerivedCoefficient c{scaling.name, p.*scaling.value, false, {}};
     for (const auto& [input, power] : scaling.powers) c.factors.emplace_back(inputs[static_cast<int>(input)], power);
     coefficients.push_back(std::move(c));
@@ -517,24 +614,100 @@ PhysicsParams parse_nondimensional(const Validator& v, const json& root, const j
   return p;
 }
 
-double default_reference_temperature(const Faces& faces) {
-  if (!plates_fixed(faces)) return 0.0;
-  return 0.5 * (faces[z_lo].temperature_value + faces[z_hi].temperature_value);
+// The Grashof form's own keys: Gr or Re, Sc (as "schmidt" or "prandtl"), g'. Its coefficients
+// need the lock profile's fluids, and are derived once /initial is read (finish_physics).
+PhysicsParams parse_grashof(const Validator& v, const json& physics, const Faces& faces) {
+  PhysicsParams p;
+  p.units = Units::buoyancy;
+  const std::string number = check_one_of_two(v, physics, "grashof", "reynolds", "a positive number",
+                                              "Re = sqrt(Gr): they give the same viscosity");
+  (number == "grashof" ? p.grashof : p.reynolds) = v.require_number(physics, number, positive);
+  const std::string schmidt = check_one_of_two(v, physics, "schmidt", "prandtl", "a positive number",
+                                               "the scalar is the temperature: its Schmidt number is its Prandtl number");
+  p.schmidt = v.require_number(physics, schmidt, positive);
+  p.reduced_gravity = v.optional_number(physics, "reduced_gravity", positive).value_or(1.0);
+  check_grashof_walls(v, number, faces);
+  return p;
+}
+
+// The Grashof form's coefficients from its keys, the depth H (the z extent) and the lock
+// profile's fluids: buoyancy = g' / dT, nu = sqrt(g' (H/2)^3 / Gr), kappa = nu / Sc
+// (physics/units.hpp). `v` is at /physics.
+void derive_grashof_coefficients(const Validator& v, const json& root, const Case& c, PhysicsParams& p) {
+  const json& physics = root.at("physics");
+  const bool from_reynolds = p.reynolds.has_value();
+  const std::string number = from_reynolds ? "reynolds" : "grashof";
+  check_grashof_lock(v, root, number, c.initial);
+  const double value = from_reynolds ? *p.reynolds : *p.grashof, depth = c.length(2);
+  const double dt = std::abs(c.initial.left - c.initial.right);
+  const PhysicsParams derived =
+      from_reynolds ? physics_from_reynolds(value, *p.schmidt, *p.reduced_gravity, depth, dt)
+                    : physics_from_grashof(value, *p.schmidt, *p.reduced_gravity, depth, dt);
+  p.nu = derived.nu;
+  p.kappa = derived.kappa;
+  p.buoyancy = derived.buoyancy;
+
+  const std::string schmidt = Validator::find(physics, "schmidt") ? "schmidt" : "prandtl";
+  const FormulaInput in_number{v.pointer(number), describe(physics.at(number)), from_reynolds ? "Re" : "Gr", value};
+  const FormulaInput in_sc{v.pointer(schmidt), describe(physics.at(schmidt)), "Sc", *p.schmidt};
+  const json* given_g = Validator::find(physics, "reduced_gravity");
+  const FormulaInput in_g{v.pointer("reduced_gravity"), given_g ? describe(*given_g) : "no value (the default, 1)", "g'",
+                          *p.reduced_gravity};
+  const FormulaInput in_depth{"/grid/extent/2",
+                              describe(root.at("grid").at("extent").at(2)) + " (H = " + format_number(depth) + ")", "H",
+                              depth};
+  const bool left = blame_left_fluid(c.initial);
+  const std::string fluid = left ? "left" : "right", other = left ? "right" : "left";
+  const FormulaInput in_dt{"/initial/temperature/" + fluid,
+                           describe(root.at("initial").at("temperature").at(fluid)) + " (dT = " + format_number(dt) +
+                               " with " + other + " " + format_number(left ? c.initial.right : c.initial.left) + ")",
+                           "dT", dt};
+  // Each input by its GrashofInput; the powers are physics/units.hpp's.
+  const FormulaInput* inputs[] = {&in_number, &in_number, &in_sc, &in_g, &in_depth, &in_dt};
+  std::vector<DerivedCoefficient> coefficients;
+  for (const CoefficientScaling<GrashofInput>& scaling : grashof_scalings(from_reynolds)) {
+    DerivedCoefficient d{scaling.name, p.*scaling.value, false, {}};
+    for (const auto& [input, power] : scaling.powers) d.factors.emplace_back(inputs[static_cast<int>(input)], power);
+    coefficients.push_back(std::move(d));
+  }
+  check_coefficients(v, coefficients);
 }
 
 PhysicsParams parse_physics(Validator& v, const json& root, const Faces& faces, double height) {
   const json& physics = v.require_object(root, "physics");
   const auto scope = v.enter("physics");
   Names known = dimensional_keys;
-  known.insert(known.end(), nondimensional_keys.begin(), nondimensional_keys.end());
+  for (const Names* form : {&rayleigh_keys, &grashof_keys})
+    for (const std::string& key : *form)
+      if (!contains(known, key)) known.push_back(key);
   known.push_back("reference_temperature");
   v.check_no_unknown_keys(physics, known);
-  PhysicsParams p = uses_dimensional_form(v, physics)
-                        ? parse_dimensional(v, physics)
-                        : parse_nondimensional(v, root, physics, faces, height);
-  p.reference_temperature = v.optional_number(physics, "reference_temperature", any_number)
-                                .value_or(default_reference_temperature(faces));
+  PhysicsParams p;
+  switch (physics_form(v, physics)) {
+    case PhysicsForm::dimensional: p = parse_dimensional(v, physics); break;
+    case PhysicsForm::rayleigh: p = parse_rayleigh(v, root, physics, faces, height); break;
+    case PhysicsForm::grashof: p = parse_grashof(v, physics, faces); break;
+  }
+  // Its default needs the initial profile (finish_physics).
+  if (const auto t_ref = v.optional_number(physics, "reference_temperature", any_number)) p.reference_temperature = *t_ref;
   return p;
+}
+
+// The reference temperature: the mean of the lock profile's two fluids, else of fixed plates,
+// else 0. (Halves summed: the mean of two finite numbers stays finite.)
+double default_reference_temperature(const Faces& faces, const InitialCondition& ic) {
+  if (ic.profile == TemperatureProfile::lock) return 0.5 * ic.left + 0.5 * ic.right;
+  if (!plates_fixed(faces)) return 0.0;
+  return 0.5 * (faces[z_lo].temperature_value + faces[z_hi].temperature_value);
+}
+
+// What of the physics needs the initial profile, once it is read: the Grashof form's
+// coefficients and the default reference temperature.
+void finish_physics(Validator& v, const json& root, Case& c) {
+  const auto scope = v.enter("physics");
+  if (c.physics.units == Units::buoyancy) derive_grashof_coefficients(v, root, c, c.physics);
+  if (!Validator::find(root.at("physics"), "reference_temperature"))
+    c.physics.reference_temperature = default_reference_temperature(c.faces, c.initial);
 }
 
 // ---------------------------------------------------------------------------
@@ -839,6 +1012,7 @@ Case validate_case(Validator& v, const json& root) {
   }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces, c);
+  finish_physics(v, root, c);
   c.time = parse_time(v, root);
   c.pressure = parse_pressure(v, root);
   c.precision = parse_precision(v, root);

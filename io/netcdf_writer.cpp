@@ -176,6 +176,7 @@ const char* units_system_name(Units u) {
     case Units::dimensional: return "dimensional";
     case Units::diffusive: return "diffusive";
     case Units::free_fall: return "free_fall";
+    case Units::buoyancy: return "buoyancy";
   }
   return "unknown";
 }
@@ -186,6 +187,9 @@ const char* units_note(Units u) {
       return "diffusive units: length H, time H^2/kappa, temperature dT";
     case Units::free_fall:
       return "free-fall units: length H, time H/U with U = sqrt(alpha g dT H), temperature dT";
+    case Units::buoyancy:
+      return "buoyancy units (lock exchange): length h (half the depth), time h/u_b with u_b = sqrt(g' h) and "
+             "g' = alpha g dT, temperature dT";
     case Units::dimensional: break;
   }
   return "";
@@ -598,6 +602,10 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("reference_height", netCDF::ncDouble, reference.height);
   if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
   if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
+  if (c.physics.grashof) f.putAtt("grashof", netCDF::ncDouble, *c.physics.grashof);
+  if (c.physics.reynolds) f.putAtt("reynolds", netCDF::ncDouble, *c.physics.reynolds);
+  if (c.physics.schmidt) f.putAtt("schmidt", netCDF::ncDouble, *c.physics.schmidt);
+  if (c.physics.reduced_gravity) f.putAtt("reduced_gravity", netCDF::ncDouble, *c.physics.reduced_gravity);
 
   if (!stream.region.whole()) {
     const std::string a = axis_name(stream.region.axis);

@@ -41,6 +41,8 @@ std::string units_name(Units u) {
       return "diffusive";
     case Units::free_fall:
       return "free_fall";
+    case Units::buoyancy:
+      return "buoyancy";
   }
   return "?";
 }
@@ -76,6 +78,10 @@ Entries restart_state(const Case& c) {
   e.emplace_back("/physics/units", quoted(units_name(p.units)));
   e.emplace_back("/physics/rayleigh", optional_value(p.rayleigh, number, "none"));
   e.emplace_back("/physics/prandtl", optional_value(p.prandtl, number, "none"));
+  e.emplace_back("/physics/grashof", optional_value(p.grashof, number, "none"));
+  e.emplace_back("/physics/reynolds", optional_value(p.reynolds, number, "none"));
+  e.emplace_back("/physics/schmidt", optional_value(p.schmidt, number, "none"));
+  e.emplace_back("/physics/reduced_gravity", optional_value(p.reduced_gravity, number, "none"));
   e.emplace_back("/physics/nu", number(p.nu));
   e.emplace_back("/physics/kappa", number(p.kappa));
   e.emplace_back("/physics/buoyancy", number(p.buoyancy));

@@ -266,7 +266,8 @@ def units_label(var):
 
 def units_system_note(ds):
     s = str(ds.attrs.get("units_system", ""))
-    return {"diffusive": " (diffusive units)", "free_fall": " (free-fall units)"}.get(s, "")
+    return {"diffusive": " (diffusive units)", "free_fall": " (free-fall units)",
+            "buoyancy": " (buoyancy units)"}.get(s, "")
 
 
 def case_name(ds, path):

@@ -47,6 +47,7 @@ const char* units_name(Units u) {
     case Units::dimensional: return "dimensional";
     case Units::diffusive: return "diffusive (time H^2/kappa)";
     case Units::free_fall: return "free-fall (time H/U, U = sqrt(alpha g dT H))";
+    case Units::buoyancy: return "buoyancy (length h = H/2, time h/u_b, u_b = sqrt(g' h))";
   }
   return "?";
 }
@@ -59,6 +60,11 @@ void log_case_summary(const Case& c, const Backend& backend) {
   if (c.physics.rayleigh)
     spdlog::info("Ra = {:g}, Pr = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",
                  *c.physics.rayleigh, *c.physics.prandtl, units_name(c.physics.units), c.physics.nu,
+                 c.physics.kappa, c.physics.buoyancy);
+  else if (c.physics.units == Units::buoyancy)
+    spdlog::info("{} = {:g}, Sc = {:g}, g' = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",
+                 c.physics.grashof ? "Gr" : "Re", c.physics.grashof ? *c.physics.grashof : *c.physics.reynolds,
+                 *c.physics.schmidt, *c.physics.reduced_gravity, units_name(c.physics.units), c.physics.nu,
                  c.physics.kappa, c.physics.buoyancy);
   else
     spdlog::info("nu = {:g}, kappa = {:g}, alpha g = {:g} (dimensional)", c.physics.nu, c.physics.kappa,

@@ -318,6 +318,34 @@ TEST(NetcdfOutput, DimensionalUnitsAndFieldSubset) {
   EXPECT_EQ(read_all(f.getVar("w")), field_values(c, "w", 0));
 }
 
+// The lock exchange's Grashof form: its inputs beside the coefficients, nondimensional units.
+TEST(NetcdfOutput, BuoyancyUnitsRecordTheGrashofForm) {
+  TempDir dir;
+  Case c = small_case();
+  c.physics.units = Units::buoyancy;
+  c.physics.rayleigh.reset();
+  c.physics.prandtl.reset();
+  c.physics.grashof = 1.25e6;
+  c.physics.schmidt = 0.71;
+  c.physics.reduced_gravity = 1.0;
+  const std::string path = dir.file("lock.nc");
+  {
+    NetcdfWriter w(path, c);
+    w.write(0.0, record_fields(c, 0), {});
+    w.close();
+  }
+  netCDF::NcFile f(path, netCDF::NcFile::read);
+  EXPECT_EQ(text_att(f, "units_system"), "buoyancy");
+  EXPECT_EQ(double_att(f, "grashof"), 1.25e6);
+  EXPECT_EQ(double_att(f, "schmidt"), 0.71);
+  EXPECT_EQ(double_att(f, "reduced_gravity"), 1.0);
+  EXPECT_EQ(f.getAtts().count("reynolds"), 0u);
+  EXPECT_EQ(f.getAtts().count("rayleigh"), 0u);
+  EXPECT_EQ(f.getAtts().count("prandtl"), 0u);
+  EXPECT_EQ(text_att(f.getVar("T"), "units"), "1");
+  EXPECT_NE(text_att(f.getVar("T"), "units_note").find("u_b = sqrt(g' h)"), std::string::npos);
+}
+
 TEST(NetcdfOutput, RejectsBadRecords) {
   TempDir dir;
   const Case c = small_case();

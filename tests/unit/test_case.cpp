@@ -1192,3 +1192,228 @@ TEST(CaseFile, FolderAsCaseFile) {
 
 }  // namespace
 }  // namespace bouss
+
+// ---------------------------------------------------------------------------
+// The lock exchange's Grashof form (physics/units.hpp)
+
+namespace bouss {
+namespace {
+
+// minimal_case() as a full-depth lock exchange in the Grashof form: a channel of depth
+// H = 8 (half depth h = 4) between insulating walls, the lock profile's fluids at 1 (left)
+// and -1 (right), so dT = 2; Gr = 1e6, Sc = 0.5, g' = 4.
+json grashof_case() {
+  json j = minimal_case();
+  j["grid"]["extent"][2] = {0, 8};
+  j["physics"] = {{"grashof", 1e6}, {"schmidt", 0.5}, {"reduced_gravity", 4}};
+  j["boundaries"]["z_lo"]["temperature"] = "insulating";
+  j["boundaries"]["z_hi"] = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
+  j["initial"] = {{"temperature", {{"profile", "lock"}, {"left", 1.0}, {"right", -1.0}}}};
+  return j;
+}
+
+TEST(LockExchangeUnits, GrashofAndSchmidtGiveTheCoefficients) {
+  const Case c = parse(grashof_case());
+  const double h = 4.0, g = 4.0, gr = 1e6, sc = 0.5, dt = 2.0;
+  EXPECT_EQ(c.physics.units, Units::buoyancy);
+  EXPECT_EQ(c.physics.grashof, gr);
+  EXPECT_FALSE(c.physics.reynolds.has_value());
+  EXPECT_EQ(c.physics.schmidt, sc);
+  EXPECT_EQ(c.physics.reduced_gravity, g);
+  EXPECT_FALSE(c.physics.rayleigh.has_value());
+  EXPECT_FALSE(c.physics.prandtl.has_value());
+  // buoyancy = g'/dT, nu = sqrt(g' h^3 / Gr) = sqrt(4 * 64 / 1e6), kappa = nu / Sc.
+  EXPECT_EQ(c.physics.buoyancy, 2.0);
+  EXPECT_DOUBLE_EQ(c.physics.nu, 0.016);
+  EXPECT_DOUBLE_EQ(c.physics.kappa, 0.032);
+  EXPECT_EQ(c.physics.nu, h * std::sqrt(g * h / gr)) << "the formula's own bits";
+  EXPECT_EQ(c.physics.kappa, c.physics.nu / sc);
+  // The definitions back: Gr = (u_b h / nu)^2 with u_b = sqrt(g' h), g' = buoyancy dT.
+  const double u_b = std::sqrt(c.physics.buoyancy * dt * h);
+  EXPECT_DOUBLE_EQ(std::pow(u_b * h / c.physics.nu, 2), gr);
+  EXPECT_DOUBLE_EQ(c.physics.nu / c.physics.kappa, sc);
+  EXPECT_EQ(c.physics.reference_temperature, 0.0) << "the mean of the two fluids";
+  // g' defaults to 1: u_b = sqrt(h) = 2, nu = sqrt(64 / 1e6).
+  json j = grashof_case();
+  j["physics"].erase("reduced_gravity");
+  const Case unit_g = parse(j);
+  EXPECT_EQ(unit_g.physics.reduced_gravity, 1.0);
+  EXPECT_EQ(unit_g.physics.buoyancy, 0.5);
+  EXPECT_DOUBLE_EQ(unit_g.physics.nu, 0.008);
+}
+
+TEST(LockExchangeUnits, ReynoldsIsTheSquareRootOfGrashof) {
+  json j = grashof_case();
+  j["physics"] = {{"reynolds", 1e3}, {"schmidt", 0.5}, {"reduced_gravity", 4}};
+  const Case re = parse(j), gr = parse(grashof_case());
+  EXPECT_EQ(re.physics.units, Units::buoyancy);
+  EXPECT_EQ(re.physics.reynolds, 1e3);
+  EXPECT_FALSE(re.physics.grashof.has_value());
+  EXPECT_EQ(re.physics.nu, std::sqrt(4.0 * 4.0) * 4.0 / 1e3) << "u_b h / Re, the formula's own bits";
+  EXPECT_DOUBLE_EQ(re.physics.nu, gr.physics.nu);
+  EXPECT_DOUBLE_EQ(re.physics.kappa, gr.physics.kappa);
+  EXPECT_EQ(re.physics.buoyancy, gr.physics.buoyancy);
+  // The Schmidt number may be given as the temperature's Prandtl number.
+  j["physics"] = {{"grashof", 1e6}, {"prandtl", 0.5}, {"reduced_gravity", 4}};
+  const Case pr = parse(j);
+  EXPECT_EQ(pr.physics.schmidt, 0.5);
+  EXPECT_FALSE(pr.physics.prandtl.has_value()) << "the Rayleigh form's Prandtl number";
+  EXPECT_EQ(pr.physics.nu, gr.physics.nu);
+  EXPECT_EQ(pr.physics.kappa, gr.physics.kappa);
+}
+
+TEST(LockExchangeUnits, CaseWrittenBackParsesToTheSameForm) {
+  for (const json& physics : {json{{"grashof", 1e6}, {"prandtl", 0.5}}, json{{"reynolds", 1e3}, {"schmidt", 0.5}}}) {
+    json j = grashof_case();
+    j["physics"] = physics;
+    const Case c = parse(j);
+    const Case again = parse_case(case_to_json(c).dump(), kSource);
+    EXPECT_EQ(again.physics.units, Units::buoyancy);
+    EXPECT_EQ(again.physics.grashof, c.physics.grashof);
+    EXPECT_EQ(again.physics.reynolds, c.physics.reynolds);
+    EXPECT_EQ(again.physics.schmidt, c.physics.schmidt);
+    EXPECT_EQ(again.physics.reduced_gravity, 1.0);
+    EXPECT_EQ(again.physics.nu, c.physics.nu);
+    EXPECT_EQ(again.physics.kappa, c.physics.kappa);
+    EXPECT_EQ(again.physics.buoyancy, c.physics.buoyancy);
+    EXPECT_EQ(again.physics.reference_temperature, c.physics.reference_temperature);
+  }
+}
+
+TEST(LockExchangeUnits, GrashofOrReynoldsNotBoth) {
+  json j = grashof_case();
+  j["physics"]["reynolds"] = 1e3;
+  EXPECT_TRUE(fails_with(j, "/physics/reynolds",
+                         {"expected \"grashof\" or \"reynolds\", not both (Re = sqrt(Gr)", "got 1000.0 with \"grashof\""}));
+  j["physics"].erase("grashof");
+  j["physics"]["grashof"] = 1e6;  // now the later one
+  EXPECT_TRUE(fails_with(j, "/physics/grashof", {"not both", "with \"reynolds\" 1000.0"}));
+  j["physics"].erase("grashof");
+  j["physics"].erase("reynolds");
+  EXPECT_TRUE(fails_with(j, "/physics/grashof", {"missing required key", "or \"reynolds\""}));
+  j["physics"]["reynolds"] = 0;
+  EXPECT_TRUE(fails_with(j, "/physics/reynolds", {"expected a positive number, got 0"}));
+}
+
+TEST(LockExchangeUnits, SchmidtOrPrandtlNotBoth) {
+  json j = grashof_case();
+  j["physics"]["prandtl"] = 0.71;
+  EXPECT_TRUE(fails_with(j, "/physics/prandtl",
+                         {"expected \"schmidt\" or \"prandtl\", not both", "got 0.71 with \"schmidt\" 0.5"}));
+  j["physics"].erase("schmidt");
+  j["physics"].erase("prandtl");
+  EXPECT_TRUE(fails_with(j, "/physics/schmidt", {"missing required key", "or \"prandtl\""}));
+  j["physics"]["schmidt"] = 0.5;
+  j["physics"]["reduced_gravity"] = -1;
+  EXPECT_TRUE(fails_with(j, "/physics/reduced_gravity", {"expected a positive number, got -1"}));
+}
+
+TEST(LockExchangeUnits, FormsDoNotMix) {
+  json j = grashof_case();
+  j["physics"]["rayleigh"] = 1e5;
+  EXPECT_TRUE(fails_with(j, "/physics/rayleigh", {"the nondimensional Grashof form", "\"rayleigh\" mixed with \"grashof\""}));
+  j["physics"] = {{"prandtl", 1}, {"units", "diffusive"}, {"grashof", 1e6}};
+  EXPECT_TRUE(fails_with(j, "/physics/grashof", {"\"grashof\" mixed with \"units\""}));
+  j["physics"] = {{"reduced_gravity", 1}, {"nu", 1}};
+  EXPECT_TRUE(fails_with(j, "/physics/nu", {"\"nu\" mixed with \"reduced_gravity\""}));
+  j["physics"] = json::object();
+  EXPECT_TRUE(fails_with(j, "/physics", {"grashof (or reynolds), schmidt (or prandtl), reduced_gravity", "got {}"}));
+}
+
+TEST(LockExchangeUnits, GrashofNeedsTheLockProfile) {
+  json j = grashof_case();
+  j["initial"]["temperature"] = {{"profile", "linear"}, {"bottom", 1}, {"top", 0}};
+  EXPECT_TRUE(fails_with(j, "/physics/grashof",
+                         {"expected the lock initial profile (/initial/temperature/profile \"lock\") with differing",
+                          "the Grashof number is defined by their difference", "got \"linear\""}));
+  j.erase("initial");
+  EXPECT_TRUE(fails_with(j, "/physics/grashof", {"got no /initial/temperature (the default profile \"uniform\")"}));
+  j["initial"] = {{"temperature", {{"profile", "lock"}, {"left", 1.0}, {"right", 1.0}}}};
+  EXPECT_TRUE(fails_with(j, "/physics/grashof", {"differing left and right", "got left 1, right 1"}));
+  j["physics"] = {{"reynolds", 1e3}, {"schmidt", 0.5}};
+  EXPECT_TRUE(fails_with(j, "/physics/reynolds", {"the Reynolds number is defined by their difference"}));
+  // A difference beyond a double: the fluid further from 0 is named.
+  j["initial"]["temperature"]["left"] = 1e308;
+  j["initial"]["temperature"]["right"] = -1.5e308;
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/right",
+                         {"difference from the other fluid's is finite", "got -1.5e+308 with left 1e+308"}));
+}
+
+TEST(LockExchangeUnits, GrashofNeedsWallsAtZ) {
+  json j = grashof_case();
+  j["boundaries"]["z_lo"] = "periodic";
+  j["boundaries"]["z_hi"] = "periodic";
+  EXPECT_TRUE(fails_with(j, "/physics/grashof",
+                         {"expected walls on boundaries z_lo and z_hi", "half the depth",
+                          "got z_lo \"periodic\", z_hi \"periodic\""}));
+}
+
+TEST(LockExchangeUnits, CoefficientsOutOfRangeNameTheKey) {
+  // kappa = nu / Sc = 0.016 / 1e-320.
+  json j = grashof_case();
+  j["physics"]["schmidt"] = 1e-320;
+  EXPECT_TRUE(fails_with(j, "/physics/schmidt",
+                         {"expected a value for which kappa is a finite normal number", "got 1e-320",
+                          "with Gr = 1000000, g' = 4, H = 8 gives kappa = inf (overflow)"}));
+  // buoyancy = g' / dT with dT = 1e-310.
+  j = grashof_case();
+  j["initial"]["temperature"]["left"] = 1e-310;
+  j["initial"]["temperature"]["right"] = 0;
+  EXPECT_TRUE(fails_with(j, "/initial/temperature/left",
+                         {"got 1e-310 (dT = 1e-310 with right 0)", "gives buoyancy = inf (overflow)"}));
+  // nu = sqrt(g' h^3 / Gr) = 7e311 with H = 1e210: the depth's power 3/2 pushes furthest.
+  j = grashof_case();
+  j["grid"]["extent"][2] = {0, 1e210};
+  EXPECT_TRUE(fails_with(j, "/grid/extent/2", {"(H = 1e+210)", "with Gr = 1000000, g' = 4 gives nu = inf (overflow)"}));
+}
+
+TEST(LockExchangeUnits, LargeReducedGravityDoesNotOverflowOnTheWay) {
+  // nu = h sqrt(g' h / Gr) = 1e10 sqrt(1e310 / 1e300) = 1e15, though g' h is beyond a double.
+  json j = grashof_case();
+  j["grid"]["extent"][2] = {0, 2e10};
+  j["physics"] = {{"grashof", 1e300}, {"schmidt", 1}, {"reduced_gravity", 1e300}};
+  const Case c = parse(j);
+  EXPECT_DOUBLE_EQ(c.physics.nu, 1e15);
+  EXPECT_DOUBLE_EQ(c.physics.kappa, 1e15);
+  EXPECT_EQ(c.physics.buoyancy, 5e299);
+}
+
+TEST(LockExchangeUnits, ReferenceTemperatureIsTheMeanOfTheTwoFluids) {
+  // In every form: here the dimensional one, between plates at 3 and 1 (their mean is 2).
+  json j = minimal_case();
+  j["initial"] = {{"temperature", {{"profile", "lock"}, {"left", 1.5}, {"right", -0.5}}}};
+  EXPECT_EQ(parse(j).physics.reference_temperature, 0.5);
+  j["physics"] = {{"rayleigh", 1e5}, {"prandtl", 1}, {"units", "free_fall"}};
+  EXPECT_EQ(parse(j).physics.reference_temperature, 0.5);
+  j["physics"]["reference_temperature"] = -3.0;  // given: kept
+  EXPECT_EQ(parse(j).physics.reference_temperature, -3.0);
+  // The mean of two fluids near the top of a double's range is finite.
+  j = grashof_case();
+  j["initial"]["temperature"]["left"] = 1.5e308;
+  j["initial"]["temperature"]["right"] = 1e308;
+  EXPECT_EQ(parse(j).physics.reference_temperature, 1.25e308);
+}
+
+// cases/lock_exchange_2d.json is Hartel, Meiburg & Necker's (2000) lock exchange: h = 1,
+// Gr = 1.25e6, Sc = 0.71, the lock at mid-length, a no-slip floor and a free-slip lid.
+TEST(LockExchangeUnits, TheCaseFileIsTheGravityCurrentLockExchange) {
+  const Case c = load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange_2d.json");
+  EXPECT_EQ(c.physics.units, Units::buoyancy);
+  EXPECT_EQ(c.physics.grashof, 1.25e6);
+  EXPECT_EQ(c.physics.schmidt, 0.71);
+  EXPECT_EQ(c.length(2), 2.0) << "h = 1";
+  EXPECT_GE(c.length(0) / c.length(2), 8.0) << "a long channel";
+  EXPECT_EQ(c.n[1], 1);
+  EXPECT_DOUBLE_EQ(c.physics.nu, 1.0 / std::sqrt(1.25e6));
+  EXPECT_DOUBLE_EQ(c.physics.kappa, c.physics.nu / 0.71);
+  EXPECT_EQ(c.physics.buoyancy, 1.0) << "g' = 1 with dT = 1";
+  EXPECT_EQ(c.physics.reference_temperature, 0.0);
+  EXPECT_EQ(c.initial.profile, TemperatureProfile::lock);
+  EXPECT_EQ(c.initial.position, 0.5 * (c.extent[0][0] + c.extent[0][1]));
+  EXPECT_LT(c.initial.left, c.initial.right) << "the dense (cold) fluid on the left";
+  EXPECT_EQ(c.faces[4].velocity, VelocityBC::no_slip);
+  EXPECT_EQ(c.faces[5].velocity, VelocityBC::free_slip);
+}
+
+}  // namespace
+}  // namespace bouss

@@ -113,6 +113,10 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/physics/units", [](Case& c) { c.physics.units = Units::diffusive; }},
       {"/physics/rayleigh", [](Case& c) { c.physics.rayleigh = 2e5; }},
       {"/physics/prandtl", [](Case& c) { c.physics.prandtl.reset(); }},
+      {"/physics/grashof", [](Case& c) { c.physics.grashof = 1.25e6; }},
+      {"/physics/reynolds", [](Case& c) { c.physics.reynolds = 1118.0; }},
+      {"/physics/schmidt", [](Case& c) { c.physics.schmidt = 0.71; }},
+      {"/physics/reduced_gravity", [](Case& c) { c.physics.reduced_gravity = 1.0; }},
       {"/physics/nu", [](Case& c) { c.physics.nu *= 2; }},
       {"/physics/kappa", [](Case& c) { c.physics.kappa *= 2; }},
       {"/physics/buoyancy", [](Case& c) { c.physics.buoyancy = 0.0; }},
@@ -142,8 +146,8 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
     EXPECT_EQ(lines[0].rfind(pointer + ": the checkpoint has ", 0), 0u) << lines[0];
   }
   // The values are shown as the case file writes them.
-  EXPECT_EQ(after(changes[16].second)[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\"");
-  EXPECT_EQ(after(changes[23].second)[0],
+  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\"");
+  EXPECT_EQ(after(changes[27].second)[0],
             "/pressure/mixed_precision: the checkpoint has unset (the backend's default), the case false");
   EXPECT_EQ(after(changes[4].second)[0], "/physics/prandtl: the checkpoint has 0.7, the case none");
 }
