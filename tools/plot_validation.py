@@ -5,6 +5,12 @@
 
 Writes validation/onset_growth_rates.png, validation/onset_rac_vs_h2.png and
 validation/nusselt_cube.png, and prints the tables in Markdown.
+
+    /usr/bin/python3 tools/plot_validation.py --lock-exchange RUN.nc [TIME ...]
+
+draws validation/lock_exchange_T.png instead: the temperature of a run of
+cases/lock_exchange_2d.json in its x-z plane at the records nearest the given times
+(default 5, 10, 15), one panel each (python3-xarray).
 """
 import csv
 import json
@@ -181,5 +187,32 @@ def main():
     return 0
 
 
+def lock_exchange(path, times):
+    import xarray as xr
+
+    ds = xr.open_dataset(path)
+    T = ds["T"].isel(y=0)
+    fig, axes = plt.subplots(len(times), 1, figsize=(12, 0.75 * len(times) + 0.9), sharex=True, layout="constrained")
+    for ax, t in zip(axes, times):
+        frame = T.sel(time=t, method="nearest")
+        x, z = ds["x"].values, ds["z"].values
+        im = ax.imshow(frame.values, origin="lower", extent=[x[0], x[-1], z[0], z[-1]], aspect="equal",
+                       cmap="RdBu_r", vmin=-0.5, vmax=0.5, interpolation="nearest")
+        ax.set_ylabel("z")
+        ax.text(0.005, 0.9, f"t = {float(frame['time']):.1f}", transform=ax.transAxes, fontsize=8, va="top",
+                bbox=dict(facecolor="white", alpha=0.8, lw=0))
+    axes[-1].set_xlabel("x (h = 1: the half depth)")
+    n = [ds.sizes["x"], ds.sizes["y"], ds.sizes["z"]]
+    fig.suptitle(f"lock exchange, Gr = {float(ds.attrs.get('grashof', float('nan'))):.3g}, "
+                 f"{n[0]}x{n[1]}x{n[2]}: T (dense -0.5, light +0.5); no-slip floor, free-slip lid", fontsize=9)
+    fig.colorbar(im, ax=axes, shrink=0.8, label="T")
+    out = os.path.join(ROOT, "lock_exchange_T.png")
+    fig.savefig(out, dpi=110)
+    print("wrote", out)
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--lock-exchange":
+        sys.exit(lock_exchange(sys.argv[2], [float(t) for t in sys.argv[3:]] or [5.0, 10.0, 15.0]))
     sys.exit(main())
