@@ -582,6 +582,20 @@ PhysicsParams parse_dimensional(const Validator& v, const json& physics) {
   return p;
 }
 
+// The coefficients a form derived, each with the inputs it is proportional to (their powers
+// from physics/units.hpp), `inputs` indexed by the form's input enum.
+template <class Input>
+std::vector<DerivedCoefficient> derived_coefficients(const std::vector<CoefficientScaling<Input>>& scalings,
+                                                     const FormulaInput* const* inputs, const PhysicsParams& p) {
+  std::vector<DerivedCoefficient> coefficients;
+  for (const CoefficientScaling<Input>& scaling : scalings) {
+    DerivedCoefficient c{scaling.name, p.*scaling.value, false, {}};
+    for (const auto& [input, power] : scaling.powers) c.factors.emplace_back(inputs[static_cast<int>(input)], power);
+    coefficients.push_back(std::move(c));
+  }
+  return coefficients;
+}
+
 // Coefficients from Ra = alpha g |dT| H^3 / (nu kappa) and Pr = nu / kappa, scaled so that
 // the time unit is H^2/kappa (diffusive) or H/U with U = sqrt(alpha g |dT| H) (free_fall).
 PhysicsParams parse_rayleigh(const Validator& v, const json& root, const json& physics, const Faces& faces,
@@ -604,13 +618,7 @@ PhysicsParams parse_rayleigh(const Validator& v, const json& root, const json& p
                            "dT", dt};
   // Each input by its RayleighInput; the powers are physics/units.hpp's.
   const FormulaInput* inputs[] = {&in_ra, &in_pr, &in_h, &in_dt};
-  std::vector<DerivedCoefficient> coefficients;
-  for (const CoefficientScaling<RayleighInput>& scaling : rayleigh_scalings(form)) {
-    DerivedCoefficient c{scaling.name, p.*scaling.value, false, {}};
-    for (const auto& [input, power] : scaling.powers) c.factors.emplace_back(inputs[static_cast<int>(input)], power);
-    coefficients.push_back(std::move(c));
-  }
-  check_coefficients(v, coefficients);
+  check_coefficients(v, derived_coefficients(rayleigh_scalings(form), inputs, p));
   return p;
 }
 
@@ -664,13 +672,7 @@ void derive_grashof_coefficients(const Validator& v, const json& root, const Cas
                            "dT", dt};
   // Each input by its GrashofInput; the powers are physics/units.hpp's.
   const FormulaInput* inputs[] = {&in_number, &in_number, &in_sc, &in_g, &in_depth, &in_dt};
-  std::vector<DerivedCoefficient> coefficients;
-  for (const CoefficientScaling<GrashofInput>& scaling : grashof_scalings(from_reynolds)) {
-    DerivedCoefficient d{scaling.name, p.*scaling.value, false, {}};
-    for (const auto& [input, power] : scaling.powers) d.factors.emplace_back(inputs[static_cast<int>(input)], power);
-    coefficients.push_back(std::move(d));
-  }
-  check_coefficients(v, coefficients);
+  check_coefficients(v, derived_coefficients(grashof_scalings(from_reynolds), inputs, p));
 }
 
 PhysicsParams parse_physics(Validator& v, const json& root, const Faces& faces, double height) {
