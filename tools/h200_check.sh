@@ -2,7 +2,8 @@
 # The GPU round on the H200 test machine (see ../shared/device/README.md): run from the
 # repository root there, with .devpack (made by tools/h200_pack.sh) carried along.
 # Logs and JSON go under $OUT when set. Sections: tests, sanitizer, solver, small, case,
-# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), precision (paper 004's Table IV:
+# survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), lock2d (bouss front: the 2D lock
+# exchange's front speeds at three resolutions), precision (paper 004's Table IV:
 # the lock exchange and Ra = 1e7 in double and single), output (the cost of output streams
 # at Ra = 1e7: README "Performance"), compare (this build against the one packed in
 # .devpack-old, when present, on the same machine).
@@ -130,6 +131,15 @@ if has case; then
   step "bench: paper 004 Ra = 1e7, cpu ($(nproc) threads)"
   $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cpu --steps 3 --warmup 2 --json | tee "$out/bench_ra1e7_cpu.json" \
     | grep -E "ms_per_step\"|cycles"
+fi
+if has lock2d; then
+  step "bouss front: the 2D lock exchange (Gr = 1.25e6) at nz = 64, 128, 256, double, then single at 128"
+  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 64 128 256 --json \
+    > "$out/front_lock_exchange_2d.json" 2> "$out/front_lock_exchange_2d.log"; tail -25 "$out/front_lock_exchange_2d.log"
+  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 128 --set precision=\"single\" --set pressure.tolerance=1e-5 --json \
+    > "$out/front_lock_exchange_2d_single.json" 2> "$out/front_lock_exchange_2d_single.log"; tail -12 "$out/front_lock_exchange_2d_single.log"
+  step "bench: the 2D lock exchange at 4096x1x256"
+  $bin/bouss bench cases/lock_exchange_2d.json --backend cuda --set "grid.n=[4096,1,256]" --steps 50 --warmup 20 2>&1 | grep -E "median|cycles|floor"
 fi
 if has survive; then
   step "checkpoints of paper 004's case (256x256x128): size and time, then a SIGTERM stop"
