@@ -169,6 +169,20 @@ constexpr ScalarSpec kScalarSpecs[] = {
     {"nusselt_top", "Nusselt number through the top plate", "1"},
     {"nusselt_volume", "Nusselt number from the volume average, 1 + <w T> / (kappa dT / H)", "1"},
     {"growth_rate", "growth rate of the kinetic energy, d ln(KE) / dt / 2", "s-1"},
+    // A lock exchange's (physics/lock_exchange.hpp); the energies are volume integrals per unit density.
+    {"front_floor", "x of the dense current's front along the floor", "m"},
+    {"front_lid", "x of the light current's front along the lid", "m"},
+    {"front_floor_travelled", "distance the floor front has travelled from the lock", "m"},
+    {"front_lid_travelled", "distance the lid front has travelled from the lock", "m"},
+    {"total_heat", "heat content, the integral of T over the volume", "K m3"},
+    {"kinetic_energy_total", "kinetic energy, the integral of |u|^2 / 2 over the volume", "m5 s-2"},
+    {"potential_energy", "potential energy, -b_T times the integral of (T - T_ref) z over the volume", "m5 s-2"},
+    {"dissipation", "cumulative viscous dissipation, the time integral of epsilon", "m5 s-2"},
+    {"conversion", "cumulative diffusive conversion of internal into potential energy, the time integral of phi_d",
+     "m5 s-2"},
+    {"energy_residual", "E - E(0) with E = KE + PE + dissipation - conversion (absolute)", "m5 s-2"},
+    {"T_min", "minimum of T over the cells", "K"},
+    {"T_max", "maximum of T over the cells", "K"},
 };
 
 const char* units_system_name(Units u) {

@@ -26,6 +26,8 @@ class FlowSimulation final : public Simulation {
   void verify_state() const override;
   Diagnostics diagnostics() const override;
   double kinetic_energy() const override;
+  LockDiagnostics lock_diagnostics(const Lock& lock) const override;
+  void energy_rates_into(EnergyRates* out) const override;
   const char* precision() const override { return sizeof(R) == sizeof(float) ? "float" : "double"; }
   void fill_all_ghosts() override;
   double bytes_per_step(const SolveStats& s) const override;

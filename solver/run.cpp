@@ -119,6 +119,8 @@ void refuse_early(const Case& c, const Backend& backend, const std::string& chec
 void Run::start_fresh() {
   refuse_early(case_, backend_, checkpoint_stem());
   sim_ = make_simulation(case_, backend_);
+  start_budget();
+  if (budget_) budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
   open_outputs();
   for (auto& s : streams_) {
@@ -165,6 +167,12 @@ void Run::start_from_checkpoint() {
   for (CheckpointArray& a : ck.arrays) arrays.emplace_back(a.name, std::move(a.values));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
+  start_budget();
+  if (budget_ && !budget_->restore(ck.state)) {
+    spdlog::warn("{} holds no energy budget (written before bouss kept one): the budget's integrals start again at "
+                 "the restart, t = {:.6g}", path, ck.time);
+    budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
+  }
   pressure_failures_ = int(state_value(ck, "pressure_failures"));
   series_step_ = state_value(ck, "series_at_step") != 0 ? ck.step : -1;
   checkpoint_step_ = ck.step;  // this state is saved already
@@ -226,9 +234,22 @@ void Run::start_from_checkpoint() {
   if (control_.series && new_series_file) record_series();
 }
 
+// The lock exchange's budget, for a case with the lock profile (physics/lock_exchange.hpp).
+void Run::start_budget() {
+  if (!is_lock_exchange(case_)) return;
+  lock_ = lock_of(case_);
+  budget_ = std::make_unique<EnergyBudget>(*sim_, *lock_);
+}
+
 void Run::record_series() {
   const Diagnostics d = sim_->diagnostics();
-  const auto values = series_.record(sim_->time(), d, sim_->last_dt(), sim_->last_solve().cycles, sim_->has_plates());
+  std::optional<LockRecord> lock;
+  if (budget_) {
+    const LockDiagnostics state = sim_->lock_diagnostics(*lock_);
+    lock = LockRecord{state, budget_->values(state)};
+  }
+  const auto values = series_.record(sim_->time(), d, sim_->last_dt(), sim_->last_solve().cycles, sim_->has_plates(),
+                                     lock ? &*lock : nullptr);
   series_step_ = sim_->steps_done();
   if (series_output_) series_output_->write_series(sim_->time(), values);
 }
@@ -265,6 +286,7 @@ bool Run::step() {
   const auto t0 = clock::now();
   sim_->step();
   account_pressure_solve();
+  if (budget_) budget_->advance(*sim_);
   const std::int64_t step = sim_->steps_done();
   if (control_.series && step % case_.output.diagnostics_interval_steps == 0) record_series();
   for (auto& s : streams_)
@@ -322,6 +344,8 @@ std::string Run::write_checkpoint() {
   for (const std::string& name : Simulation::state_names())
     ck.arrays.push_back({name, int(Simulation::stagger_of(name)) - 1, sim_->host_values(name)});
   ck.state = series_.state();
+  if (budget_)
+    for (const auto& [key, value] : budget_->state()) ck.state[key] = value;
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;
   ck.state["series_at_step"] = series_step_ == ck.step;
@@ -388,11 +412,17 @@ void Run::report_progress() {
   // The ETA from this run's own pace (a restarted run began part of the way through).
   const double elapsed = elapsed_seconds(), done = progress_fraction(*sim_) - first_fraction_,
                left = 1 - progress_fraction(*sim_);
-  std::string nusselt;
-  if (sim_->has_plates()) nusselt = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+  std::string extra;
+  if (sim_->has_plates()) extra = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+  // A lock exchange: each front's distance travelled from the lock (floor, lid) and the heat's drift.
+  if (budget_) {
+    const LockDiagnostics l = sim_->lock_diagnostics(*lock_);
+    extra += fmt::format("  fronts {:+.4f} {:+.4f}  heat drift {:.1e}", l.fronts.floor_travelled,
+                           l.fronts.lid_travelled, budget_->heat_drift(l));
+  }
   spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
                sim_->steps_done(), sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * left / done : NAN),
-               sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, series_.growth_rate(), nusselt);
+               sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, series_.growth_rate(), extra);
 }
 
 RunEnd Run::finish() {

@@ -3,8 +3,9 @@
 // checkpoints, progress lines and the stop flag; `bouss run`, `bench`, `onset` and
 // `converge` are thin callers of it.
 //
-// Each step, in order: the step itself; the pressure solve's convergence accounting; a
-// diagnostics record when due; a snapshot when due; a checkpoint when due (or asked for by
+// Each step, in order: the step itself; the pressure solve's convergence accounting; the
+// energy budget's integration (lock exchanges, solver/energy_budget.hpp); a diagnostics
+// record when due; a snapshot when due; a checkpoint when due (or asked for by
 // SIGUSR1); the caller's after_step hook; a progress line when due; the stop conditions
 // (the end of the case, a stop signal, the wall-clock limit, the caller's stop()).
 // At the end: when the run stops early (or has checkpoints) a checkpoint first, then the
@@ -73,6 +74,10 @@ class Run {
   const Simulation& simulation() const { return *sim_; }
   const Case& config() const { return case_; }
   const DiagnosticsSeries& series() const { return series_; }
+  // The lock exchange's energy budget, kept for every case whose initial temperature profile
+  // is "lock" (null otherwise), and its lock (fronts at the default fraction).
+  EnergyBudget* energy_budget() { return budget_.get(); }
+  const std::optional<Lock>& lock() const { return lock_; }
   RunEnd end() const { return end_; }
   int stop_signal() const { return stop_signal_; }
   double elapsed_seconds() const;
@@ -98,6 +103,7 @@ class Run {
   void start_fresh();
   void start_from_checkpoint();
   void record_series();
+  void start_budget();
   void account_pressure_solve();
   void report_progress();
   bool wall_limit_near() const;
@@ -112,6 +118,8 @@ class Run {
   StreamOutput* series_output_ = nullptr;  // the stream that holds the diagnostics series
   std::atomic<bool> checkpoint_pending_{false};  // cleared by the IO thread
   DiagnosticsSeries series_;
+  std::optional<Lock> lock_;
+  std::unique_ptr<EnergyBudget> budget_;
   Schedule checkpoints_;
   std::vector<std::string> written_checkpoints_;
   std::string last_checkpoint_;

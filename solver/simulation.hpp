@@ -22,6 +22,7 @@
 #include "grid/grid.hpp"
 #include "io/case.hpp"
 #include "physics/flow.hpp"
+#include "physics/lock_exchange.hpp"
 #include "solver/boundary_conditions.hpp"
 #include "solver/multigrid.hpp"
 
@@ -88,6 +89,12 @@ class Simulation {
   virtual double kinetic_energy() const = 0;
   // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).
   bool has_plates() const;
+  // The lock exchange's fronts, heat, potential and kinetic energy of the current state
+  // (physics/lock_exchange.hpp), returned to the host; for a case with the lock profile.
+  virtual LockDiagnostics lock_diagnostics(const Lock& lock) const = 0;
+  // The energy budget's rates of the current state into *out (backend memory), queued on
+  // the backend's stream without waiting (read it through an AsyncValue).
+  virtual void energy_rates_into(EnergyRates* out) const = 0;
   // "double" or "float": the fields' precision.
   virtual const char* precision() const = 0;
 

@@ -57,6 +57,7 @@ struct ValidationOptions {
   std::vector<double> rates;     // onset: only measure the growth rates at these Ra (one run each)
   std::string diagnostic = "nusselt_bottom";  // converge
   std::string output_dir;                     // converge: each run's diagnostics series as NetCDF
+  double fraction = 0.5;                      // front: the fronts' threshold (physics/lock_exchange.hpp)
   bool json = false;
 };
 
@@ -70,6 +71,7 @@ int poisson_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);
 int converge_command(const ValidationOptions& o);
+int front_command(const ValidationOptions& o);
 // Execs /usr/bin/python3 tools/bouss_plot.py ARGS... (returns only when that fails: 1).
 int plot_command(const std::vector<std::string>& args);
 

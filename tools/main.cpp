@@ -3,6 +3,7 @@
 //                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
 //   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--json]
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
+//   bouss onset | converge | front CASE.json [--resolutions 16,32,64] ... (tools/validation_commands.cpp)
 //   bouss plot FILE.nc [...]   (flags parsed by tools/bouss_plot.py: bouss plot --help)
 #include <CLI/CLI.hpp>
 
@@ -134,6 +135,27 @@ int main(int argc, char** argv) {
                            "Write each run's diagnostics series (and first and last T) to DIR/NAME_NXxNYxNZ.nc");
   converge_cmd->add_flag("--json", converge.json, "Print one JSON object");
 
+  bouss::ValidationOptions front;
+  auto* front_cmd = app.add_subcommand(
+      "front", "Lock exchange: run the case at several resolutions and report the speed and Froude number of the "
+               "floor's and the lid's front, fitted over their constant-speed phase, with their convergence");
+  add_case_options(front_cmd, front.case_file, front.backend, front.overrides,
+                   "Case file (JSON) with the lock initial profile");
+  front_cmd->add_option("--resolutions", front.resolutions,
+                        "nz of each resolution, increasing; the case's nx:ny:nz is kept (a one-cell axis stays one cell)")
+      ->delimiter(',');
+  front_cmd->add_option("--fraction", front.fraction,
+                        "A front is where T departs from the fluid ahead by this fraction of the two fluids' "
+                        "difference (default 0.5: the interface)")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            double x = 0;
+            const bool ok = CLI::detail::lexical_cast(v, x) && x > 0 && x < 1;
+            return ok ? std::string() : "expected a number in (0, 1), got " + v;
+          },
+          "a number in (0, 1)"));
+  front_cmd->add_flag("--json", front.json, "Print one JSON object");
+
   // Every word after `plot` goes to the plotting script unparsed, --help included.
   auto* plot_cmd = app.add_subcommand(
       "plot", "Pictures from an output file: a slice of a field, the diagnostics series, the profiles, "
@@ -160,6 +182,7 @@ int main(int argc, char** argv) {
   if (xdmf_cmd->parsed()) return bouss::xdmf_command(xdmf_file);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);
   if (converge_cmd->parsed()) return bouss::converge_command(converge);
+  if (front_cmd->parsed()) return bouss::front_command(front);
   if (bench_cmd->parsed()) {
     if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
     if (bench.case_file == "relax") return bouss::relax_bench(bench);

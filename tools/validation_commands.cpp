@@ -2,6 +2,8 @@
 //                 with Richardson extrapolation (validation/onset.hpp, validation/convergence.hpp).
 // bouss converge: a diagnostic at the end of a run at several resolutions, its observed order,
 //                 and whether each run ended steady (validation/steadiness.hpp).
+// bouss front:    a lock exchange's front speeds and Froude numbers per resolution, fitted over
+//                 the constant-speed phase, with the convergence of each (validation/front.hpp).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,10 +13,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "physics/lock_exchange.hpp"
 #include "solver/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 #include "validation/convergence.hpp"
+#include "validation/front.hpp"
 #include "validation/onset.hpp"
 #include "validation/steadiness.hpp"
 
@@ -297,6 +301,139 @@ int converge_command(const ValidationOptions& o) {
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     print_table(o.diagnostic.c_str(), grids, t, &steadiness);
+  }
+  return 0;
+}
+
+namespace {
+
+nlohmann::json fit_json(const FrontSpeedFit& f, double froude) {
+  auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  return {{"speed", number(f.speed)},
+          {"froude", number(froude)},
+          {"fit_window", {number(f.begin), number(f.end)}},
+          {"halves", {number(f.first_half), number(f.second_half)}},
+          {"halves_agree", f.halves_agree()},
+          {"rms", number(f.rms)},
+          {"samples", f.samples},
+          {"problem", f.problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.problem)}};
+}
+
+std::string fit_text(const char* which, const FrontSpeedFit& f, double froude) {
+  if (!f.fitted()) return fmt::format("{} no fit", which);
+  return fmt::format("{} U {:.5f} Fr {:.5f} (fit t in [{:.4g}, {:.4g}], {} samples; halves {:.5f} {:.5f}; rms {:.2g})",
+                     which, f.speed, froude, f.begin, f.end, f.samples, f.first_half, f.second_half, f.rms);
+}
+
+}  // namespace
+
+int front_command(const ValidationOptions& o) {
+  std::string text;
+  Case base;
+  Backend backend;
+  std::vector<std::array<int, 3>> grids;
+  try {
+    text = read_case_text(o.case_file);
+    base = parse_case(text, o.case_file, o.overrides);
+    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
+    if (!is_lock_exchange(base))
+      throw CaseError(o.case_file + ": /initial/temperature: expected the lock profile (two fluids side by side) for "
+                      "front speeds");
+    if (!(o.fraction > 0 && o.fraction < 1))
+      throw CaseError("--fraction: expected a number in (0, 1), got " + std::to_string(o.fraction));
+    grids = resolution_grids(base, o.resolutions);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 2;
+  }
+  configure_logging(o.json);
+  const double h = base.length(2) / 2;
+  if (!o.json)
+    spdlog::info("fronts of \"{}\" ({}) to t = {:g}: where T departs from the fluid ahead by {:g} of the fluids' "
+                 "difference; speeds fitted from {:g} h travelled to {:g} h before the end wall (h = {:g}); "
+                 "Fr = U / sqrt(g' H); {}",
+                 base.name, o.case_file, base.time.end.value_or(NAN), o.fraction, front_fit_start, front_fit_wall_margin,
+                 h, backend.describe());
+  nlohmann::json rows = nlohmann::json::array();
+  std::vector<double> froude_floor, froude_lid;
+  bool all_fits_agree = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    for (const auto& n : grids) {
+      const auto t_row = std::chrono::steady_clock::now();
+      const Case c = case_at(text, o.case_file, n, std::nullopt, o.overrides);
+      // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
+      auto progress = [&o, n](double t, long steps, double floor, double lid) {
+        const std::string line =
+            fmt::format("    {}: t = {:.4g} ({} steps), fronts travelled {:.4f} (floor) {:.4f} (lid)", grid_name(n), t,
+                        steps, floor, lid);
+        if (o.json) std::fprintf(stderr, "%s\n", line.c_str());
+        else spdlog::info("{}", line);
+      };
+      const FrontMeasurement m = measure_fronts(c, backend, o.fraction, progress);
+      froude_floor.push_back(m.froude_floor);
+      froude_lid.push_back(m.froude_lid);
+      const double seconds = seconds_since(t_row);
+      rows.push_back({{"n", n},
+                      {"floor", fit_json(m.floor, m.froude_floor)},
+                      {"lid", fit_json(m.lid, m.froude_lid)},
+                      {"overshoot", m.overshoot},
+                      {"undershoot", m.undershoot},
+                      {"energy_residual", m.energy_residual},
+                      {"energy_residual_relative", m.energy_residual_relative},
+                      {"heat_drift", m.heat_drift},
+                      {"time", m.time},
+                      {"steps", m.steps},
+                      {"seconds", seconds}});
+      if (!o.json)
+        spdlog::info("{}: {}; {}; T over {:.3g} under {:.3g} the fluids' range; energy residual {:.2e} ({:.2e} of the "
+                     "PE released); heat drift {:.1e} ({} steps to t = {:g}, {:.1f} s)",
+                     grid_name(n), fit_text("floor", m.floor, m.froude_floor), fit_text("lid", m.lid, m.froude_lid),
+                     m.overshoot, m.undershoot, m.energy_residual, m.energy_residual_relative, m.heat_drift, m.steps,
+                     m.time, seconds);
+      for (const auto* f : {&m.floor, &m.lid}) {
+        const char* which = f == &m.floor ? "floor" : "lid";
+        if (!f->fitted()) {
+          all_fits_agree = false;
+          spdlog::warn("warning: {} {} front: no speed: {}; run longer ({})", grid_name(n), which, f->problem,
+                       longer_run(base));
+        } else if (!f->halves_agree()) {
+          all_fits_agree = false;
+          spdlog::warn("warning: {} {} front: the fit's halves differ by {:.2e} ({:.5f} and {:.5f}; agreement: within "
+                       "{:g}% of the speed): the speed was not constant over t in [{:.4g}, {:.4g}] (the release's "
+                       "acceleration, or a front that moves in jumps on a coarse grid)",
+                       grid_name(n), which, std::fabs(f->first_half - f->second_half), f->first_half, f->second_half,
+                       100 * front_halves_tolerance, f->begin, f->end);
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return 1;
+  }
+  const ConvergenceTable floor_table = convergence_table(nz_of(grids), froude_floor);
+  const ConvergenceTable lid_table = convergence_table(nz_of(grids), froude_lid);
+  auto finite = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  auto every = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); });
+  };
+  if (o.json) {
+    nlohmann::json out = {{"case", base.name},
+                          {"fraction", o.fraction},
+                          {"fit_start", front_fit_start * h},
+                          {"fit_wall_margin", front_fit_wall_margin * h},
+                          {"rows", rows},
+                          {"froude_floor", {{"order", finite(floor_table.observed_order)},
+                                            {"extrapolated", finite(floor_table.extrapolated)}}},
+                          {"froude_lid", {{"order", finite(lid_table.observed_order)},
+                                          {"extrapolated", finite(lid_table.extrapolated)}}},
+                          {"fit_halves_agree", all_fits_agree},
+                          {"seconds", seconds_since(t0)}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    if (every(froude_floor)) print_table("Fr floor", grids, floor_table);
+    if (every(froude_lid)) print_table("Fr lid", grids, lid_table);
+    spdlog::info("done in {:.1f} s", seconds_since(t0));
   }
   return 0;
 }

@@ -4,12 +4,14 @@
 
 #include "solver/flow_simulation.hpp"
 #include "ghost_checks.hpp"
+#include "lock_exchange_checks.hpp"
 #include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
 #include "profile_checks.hpp"
 #include "projection_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
+#include "validation/front.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -302,4 +304,50 @@ TEST(GpuAgreement, LockExchangeInDoubleOnCudaAndCpu) {
 TEST(GpuAgreement, LockExchangeInSingleOnCudaAndCpu) {
   BOUSS_GPU_OR_SKIP();
   check_lock_exchange_agrees<float>(gpu, "single", 1e-4);
+}
+
+// The lock exchange's diagnostics on CUDA (physics/lock_exchange.hpp): the CPU's checks on
+// constructed fields, in both precisions.
+template <class R>
+class GpuLockExchangeDiagnostics : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuLockExchangeDiagnostics, Precisions);
+
+TYPED_TEST(GpuLockExchangeDiagnostics, OfConstructedFieldsAsOnTheCpu) {
+  BOUSS_GPU_OR_SKIP();
+  check_fronts_of_a_constructed_field<TypeParam>(gpu);
+  check_temperature_integrals_of_a_constructed_field<TypeParam>(gpu);
+  check_conversion_is_kappa_b_area_top_minus_bottom<TypeParam>(gpu);
+  check_dissipation_of_a_uniform_stream<TypeParam>(gpu);
+}
+
+// The energy budget's integrals (read through an AsyncValue on the GPU) continue bit for bit
+// across a checkpoint.
+TEST(GpuRestart, ALockExchangesEnergyBudgetContinuesBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_restart_equivalence(gpu, lock_restart_case_json());
+}
+
+// cases/lock_exchange_2d.json at 256x1x16 to t = 8 (about 200 steps, the fronts some 4 h from
+// the lock) on CUDA and on the CPU, the same all-double solver on both: every step's front
+// positions, the T extremes over the run, the energy budget's residual and the heat drift at
+// the end agree; the two differ only by the order of their sums.
+TEST(GpuAgreement, LockExchangeFrontsAndEnergyBudgetOnCudaAndCpu) {
+  BOUSS_GPU_OR_SKIP();
+  const Case c = load_case(source_path("cases/lock_exchange_2d.json"),
+                           {"grid.n=[256,1,16]", "output=[]", "time.end=8", "pressure.mixed_precision=false"});
+  const FrontMeasurement a = measure_fronts(c, Backend::cpu(), 0.5), b = measure_fronts(c, gpu, 0.5);
+  ASSERT_EQ(a.t.size(), b.t.size());
+  double apart = 0;
+  for (std::size_t i = 0; i < a.t.size(); ++i)
+    apart = std::max({apart, std::fabs(a.floor_travelled[i] - b.floor_travelled[i]),
+                      std::fabs(a.lid_travelled[i] - b.lid_travelled[i])});
+  std::printf("lock exchange 256x1x16 to t = 8: fronts at most %.2e apart; energy residual %.6e (cpu) %.6e (cuda); "
+              "T over %.6e %.6e\n", apart, a.energy_residual, b.energy_residual, a.overshoot, b.overshoot);
+  EXPECT_GT(a.floor_travelled.back(), 3.0);
+  EXPECT_LT(apart, 1e-8);
+  EXPECT_NEAR(b.energy_residual, a.energy_residual, 1e-8 * std::fabs(a.energy_residual));
+  EXPECT_NEAR(b.overshoot, a.overshoot, 1e-8);
+  EXPECT_NEAR(b.undershoot, a.undershoot, 1e-8);
+  EXPECT_LT(std::fabs(b.heat_drift), 1e-14);
+  EXPECT_NEAR(b.floor.speed, a.floor.speed, 1e-8);
 }

@@ -18,6 +18,11 @@ using namespace bouss::test;
 
 TEST(Restart, StoppedAndRestartedEqualsUninterruptedBitForBit) { check_restart_equivalence(Backend::cpu()); }
 
+// A lock exchange's series holds the energy budget's time integrals: the checkpoint carries them.
+TEST(Restart, ALockExchangesEnergyBudgetContinuesBitForBit) {
+  check_restart_equivalence(Backend::cpu(), lock_restart_case_json());
+}
+
 TEST(AsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) { check_async_snapshots_hold_their_step(Backend::cpu()); }
 
 TEST(OutputStreams, PlanesProfilesAndCellMeansHoldTheirStep) { check_streams_hold_their_step(Backend::cpu()); }

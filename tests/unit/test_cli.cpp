@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -471,4 +472,49 @@ TEST(CommandLine, ConvergeJudgesWhetherEachRunEndedSteady) {
   EXPECT_LT(l["rows"][0]["drift"].get<double>(), 1e-5) << late.out;
   EXPECT_LT(l["rows"][0]["nusselt_spread"].get<double>(), 1e-5) << late.out;
   EXPECT_EQ(late.err.find("warning"), std::string::npos) << late.err;
+}
+
+// bouss front on the 2D lock exchange, coarse and short: a row per resolution with each
+// front's speed, Froude number, fit window and halves, the table of each Froude number, and
+// one JSON object with --json; a case without the lock profile, or a fraction outside (0, 1),
+// is bad input.
+TEST(CommandLine, FrontPrintsTheFrontSpeedsAndFroudeNumbersPerResolution) {
+  const std::string lock_case = std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange_2d.json";
+  const Result j = run_bouss("front " + lock_case + " --backend cpu --resolutions 4,8 --set time.end=10 --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto out = nlohmann::json::parse(j.out);
+  ASSERT_EQ(out["rows"].size(), 2u) << j.out;
+  EXPECT_EQ(out["rows"][1]["n"], nlohmann::json::parse("[128, 1, 8]")) << j.out;
+  for (const auto& row : out["rows"])
+    for (const char* front : {"floor", "lid"}) {
+      const auto& f = row[front];
+      EXPECT_GT(f["speed"].get<double>(), 0.3) << row.dump();
+      EXPECT_NEAR(f["froude"].get<double>(), f["speed"].get<double>() / std::sqrt(2.0), 1e-12) << "U / sqrt(g' H)";
+      EXPECT_GE(f["fit_window"][0].get<double>(), 3.0) << "after the front has travelled 3 h";
+      EXPECT_EQ(f["fit_window"][1].get<double>(), 10.0) << "to the end of the run";
+      EXPECT_EQ(f["halves"].size(), 2u);
+      EXPECT_TRUE(f.contains("halves_agree") && f.contains("rms"));
+    }
+  for (const char* key : {"overshoot", "undershoot", "energy_residual", "heat_drift"})
+    EXPECT_TRUE(out["rows"][0].contains(key)) << key;
+  EXPECT_LT(std::fabs(out["rows"][0]["heat_drift"].get<double>()), 1e-14);
+  EXPECT_TRUE(out["froude_floor"].contains("extrapolated") && out["froude_lid"].contains("order")) << j.out;
+  EXPECT_EQ(out["fraction"].get<double>(), 0.5);
+
+  const Result text = run_bouss("front " + lock_case + " --backend cpu --resolutions 4,8 --set time.end=10");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("Fr floor"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Fr lid"), std::string::npos) << text.out;
+  int table_rows = 0;
+  for (const std::string& line : lines_with(text.out, "128x1x8 ")) table_rows += line.rfind("128x1x8 ", 0) == 0;
+  EXPECT_EQ(table_rows, 2) << "a row in each table: " << text.out;
+  EXPECT_EQ(lines_with(text.out, "128x1x8: floor U ").size(), 1u) << text.out;
+
+  const Result other = run_bouss("front " + std::string(BOUSS_SOURCE_DIR) + "/cases/rayleigh_benard.json");
+  EXPECT_EQ(other.code, 2);
+  EXPECT_NE(other.err.find("/initial/temperature"), std::string::npos) << other.err;
+  EXPECT_EQ(run_bouss("front " + lock_case + " --fraction 1.5").code, 2);
+  const Result tenth = run_bouss("front " + lock_case + " --backend cpu --resolutions 4 --set time.end=10 --fraction 0.1 --json");
+  ASSERT_EQ(tenth.code, 0) << tenth.err;
+  EXPECT_EQ(nlohmann::json::parse(tenth.out)["fraction"].get<double>(), 0.1);
 }

@@ -1,0 +1,62 @@
+// Pointwise pieces of the lock exchange's diagnostics (physics/lock_exchange.hpp): where a
+// row of cells along x holds the front of a gravity current, and the terms of the energy
+// budget at one point. Launch sites (physics/lock_exchange.cu) own the loops; a test can
+// call these on the host.
+#pragma once
+
+#include <cmath>
+
+#include "grid/config.hpp"
+#include "physics/operators_kernels.hpp"
+
+namespace bouss {
+
+// One row of cells along x (a fixed j and k) in which a front is sought: the current runs
+// toward +x (direction +1) or -x (-1) into fluid of temperature `ahead`; a cell has been
+// reached by the current when |T - ahead| > threshold. Cell i's centre is x0 + i h, cells
+// 0..n-1. Positions along the current's direction are "signed": direction * x.
+struct FrontRow {
+  double ahead = 0;      // the undisturbed temperature the current runs into
+  double threshold = 0;  // fraction * |T_dense - T_light|
+  int direction = 1;
+  double x0 = 0, h = 1;
+  int n = 1;
+};
+
+// The signed position of the front as seen from cell i, whose temperature is T_here and whose
+// neighbour one cell further along the current is T_next: -infinity (`none`) when the cell
+// has not been reached; else, when the next cell has not been reached, the point between the
+// two centres where |T - ahead| crosses the threshold, interpolated linearly; else (the next
+// cell is reached too, or cell i is the last before the end wall) cell i's own centre.
+// The front of the row is the largest value over its cells: any reached cell's value lies
+// within a cell of itself, and the farthest reached cell's lies beyond every other's.
+// A NaN temperature counts as not reached (the run's state check reports NaN elsewhere).
+BOUSS_HD inline double front_crossing(const FrontRow& row, int i, double T_here, double T_next, double none) {
+  const double here = std::fabs(T_here - row.ahead);
+  if (!(here > row.threshold)) return none;
+  const double s = row.direction * (row.x0 + i * row.h);
+  const int next = i + row.direction;
+  if (next < 0 || next >= row.n) return s;
+  const double there = std::fabs(T_next - row.ahead);
+  if (!(there <= row.threshold)) return s;  // reached as well (or NaN): that cell answers
+  return s + row.h * (here - row.threshold) / (here - there);
+}
+
+// Index ranges [lo, hi) per axis that a kernel can test points against (a Box's bounds).
+struct IndexRange {
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  BOUSS_HD bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+};
+
+// u_i lap(u_i) at the face idx of a velocity component q, the Laplacian with the ghosts the
+// step fills: summed over the component's unknown faces times nu dV it is the viscous term's
+// work on the kinetic energy, -epsilon (by summation by parts nu times the sum of the squared
+// face-to-face differences over h^2, walls included: never positive).
+template <class R>
+BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, CView<R> q, const Stencil<R>& st) {
+  return q[idx] * laplacian(idx, q, st);
+}
+
+}  // namespace bouss
