@@ -6,7 +6,8 @@
 # exchange's front speeds at three resolutions), precision (paper 004's Table IV:
 # the lock exchange and Ra = 1e7 in double and single), output (the cost of output streams
 # at Ra = 1e7: README "Performance"), compare (this build against the one packed in
-# .devpack-old, when present, on the same machine).
+# .devpack-old, when present, on the same machine), developed (Ra = 1e7 from rest into
+# developed convection: V-cycles per solve over time, this build and .devpack-old).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -24,7 +25,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*' 2>&1 | tail -4
+    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -134,9 +135,9 @@ if has case; then
 fi
 if has lock2d; then
   step "bouss front: the 2D lock exchange (Gr = 1.25e6) at nz = 64, 128, 256, double, then single at 128"
-  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 64 128 256 --json \
+  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 64,128,256 --json \
     > "$out/front_lock_exchange_2d.json" 2> "$out/front_lock_exchange_2d.log"; tail -25 "$out/front_lock_exchange_2d.log"
-  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 128 --set precision=\"single\" --set pressure.tolerance=1e-5 --json \
+  $bin/bouss front cases/lock_exchange_2d.json --backend cuda --resolutions 128 --set precision=\"single\" --set pressure.tolerance=1e-4 --json \
     > "$out/front_lock_exchange_2d_single.json" 2> "$out/front_lock_exchange_2d_single.log"; tail -12 "$out/front_lock_exchange_2d_single.log"
   step "bench: the 2D lock exchange at 4096x1x256"
   $bin/bouss bench cases/lock_exchange_2d.json --backend cuda --set "grid.n=[4096,1,256]" --steps 50 --warmup 20 2>&1 | grep -E "median|cycles|floor"
@@ -151,6 +152,18 @@ if has survive; then
     --set output.interval_steps=1000 --progress 0 > $d/stop.log 2>&1 &
   pid=$!; sleep 8; kill -TERM $pid; wait $pid; echo "exit after SIGTERM: $?"; grep -E "stopped|checkpoint" $d/stop.log
   rm -rf $d
+fi
+if has developed; then
+  # The Ra = 1e7 run from rest into developed convection, no output: the V-cycles of each
+  # solve (the progress lines' mg) and the wall time, with this build and, when present, the
+  # one in .devpack-old.
+  step "paper 004 Ra = 1e7 from rest to t = ${DEVELOPED_END:-40}, no output: V-cycles over time"
+  for b in .devpack-old .devpack; do
+    [ -x $b/bin/bouss ] || continue
+    echo "-- $b"
+    (. $b/env; $b/bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --set time.end=${DEVELOPED_END:-40} \
+       --set 'output=[]' --progress 2 2>&1) | grep -E "step |done" | sed -E 's/ETA [0-9:]+ //' | awk 'NR % 2 == 1 || /done/'
+  done
 fi
 if has compare && [ -x .devpack-old/bin/bouss ]; then
   step "this build against .devpack-old, alternating on one machine (median ms/step)"

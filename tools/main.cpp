@@ -26,7 +26,7 @@ void add_case_options(CLI::App* cmd, std::string& case_file, std::string& backen
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection), in double or single precision"};
+  CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock-exchange gravity currents), in double or single precision"};
   app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);
 
