@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <functional>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -89,25 +90,45 @@ std::string longer_run(const Case& c) {
   return fmt::format("--set time.steps={}", 2 * c.time.steps.value_or(0));
 }
 
-}  // namespace
-
-int onset_command(const ValidationOptions& o) {
+// What every study command starts from: the case's text (rescaled for each resolution), the
+// case as given (after --set), the backend and the grid of each resolution. `check` applies
+// the command's own rules to the case before the grids are made; a CaseError (or any
+// exception) names the file and the rule.
+struct Study {
   std::string text;
   Case base;
   Backend backend;
   std::vector<std::array<int, 3>> grids;
+};
+
+Study load_study(const ValidationOptions& o, const std::function<void(const Case&)>& check) {
+  Study s;
+  s.text = read_case_text(o.case_file);
+  s.base = parse_case(s.text, o.case_file, o.overrides);
+  s.backend = Backend::from_name(o.backend.empty() ? s.base.backend : o.backend);
+  if (check) check(s.base);
+  s.grids = resolution_grids(s.base, o.resolutions);
+  return s;
+}
+
+}  // namespace
+
+int onset_command(const ValidationOptions& o) {
+  Study study;
   try {
-    text = read_case_text(o.case_file);
-    base = parse_case(text, o.case_file, o.overrides);
-    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
-    if (!base.physics.rayleigh)
-      throw CaseError(o.case_file + ": /physics/rayleigh: expected the rayleigh/prandtl form for an onset search");
-    if (!base.time.end) throw CaseError(o.case_file + ": /time/end: expected the duration of each growth-rate run");
-    grids = resolution_grids(base, o.resolutions);
+    study = load_study(o, [&](const Case& base) {
+      if (!base.physics.rayleigh)
+        throw CaseError(o.case_file + ": /physics/rayleigh: expected the rayleigh/prandtl form for an onset search");
+      if (!base.time.end) throw CaseError(o.case_file + ": /time/end: expected the duration of each growth-rate run");
+    });
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
+  const std::string& text = study.text;
+  const Case& base = study.base;
+  const Backend& backend = study.backend;
+  const std::vector<std::array<int, 3>>& grids = study.grids;
   configure_logging(o.json);
   const double ra1 = o.ra.size() == 2 ? o.ra[0] : 0.97 * *base.physics.rayleigh;
   const double ra2 = o.ra.size() == 2 ? o.ra[1] : 1.03 * *base.physics.rayleigh;
@@ -213,24 +234,22 @@ int onset_command(const ValidationOptions& o) {
 }
 
 int converge_command(const ValidationOptions& o) {
-  std::string text;
-  Case base;
-  Backend backend;
-  std::vector<std::array<int, 3>> grids;
   const std::vector<std::string> known = {"nusselt_bottom", "nusselt_top", "nusselt_volume", "kinetic_energy",
                                           "max_velocity"};
+  Study study;
   try {
     if (std::find(known.begin(), known.end(), o.diagnostic) == known.end())
       throw CaseError("--diagnostic " + o.diagnostic + ": expected one of nusselt_bottom, nusselt_top, nusselt_volume, "
                       "kinetic_energy, max_velocity");
-    text = read_case_text(o.case_file);
-    base = parse_case(text, o.case_file, o.overrides);
-    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
-    grids = resolution_grids(base, o.resolutions);
+    study = load_study(o, {});
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
+  const std::string& text = study.text;
+  const Case& base = study.base;
+  const Backend& backend = study.backend;
+  const std::vector<std::array<int, 3>>& grids = study.grids;
   configure_logging(o.json);
   std::vector<double> values;
   std::vector<SteadinessJudgement> steadiness;
@@ -328,24 +347,23 @@ std::string fit_text(const char* which, const FrontSpeedFit& f, double froude) {
 }  // namespace
 
 int front_command(const ValidationOptions& o) {
-  std::string text;
-  Case base;
-  Backend backend;
-  std::vector<std::array<int, 3>> grids;
+  Study study;
   try {
-    text = read_case_text(o.case_file);
-    base = parse_case(text, o.case_file, o.overrides);
-    backend = Backend::from_name(o.backend.empty() ? base.backend : o.backend);
-    if (!is_lock_exchange(base))
-      throw CaseError(o.case_file + ": /initial/temperature: expected the lock profile (two fluids side by side) for "
-                      "front speeds");
-    if (!(o.fraction > 0 && o.fraction < 1))
-      throw CaseError("--fraction: expected a number in (0, 1), got " + std::to_string(o.fraction));
-    grids = resolution_grids(base, o.resolutions);
+    study = load_study(o, [&](const Case& base) {
+      if (!is_lock_exchange(base))
+        throw CaseError(o.case_file + ": /initial/temperature: expected the lock profile (two fluids side by side) for "
+                        "front speeds");
+      if (!(o.fraction > 0 && o.fraction < 1))
+        throw CaseError("--fraction: expected a number in (0, 1), got " + std::to_string(o.fraction));
+    });
   } catch (const std::exception& e) {
     print_error(e.what());
     return 2;
   }
+  const std::string& text = study.text;
+  const Case& base = study.base;
+  const Backend& backend = study.backend;
+  const std::vector<std::array<int, 3>>& grids = study.grids;
   configure_logging(o.json);
   const double h = base.length(2) / 2;
   if (!o.json)

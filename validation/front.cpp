@@ -6,6 +6,7 @@
 
 #include "physics/lock_exchange.hpp"
 #include "solver/run.hpp"
+#include "validation/quiet_run.hpp"
 
 namespace bouss {
 
@@ -94,19 +95,14 @@ FrontMeasurement measure_fronts(const Case& c, const Backend& backend, double fr
   m.buoyancy_velocity = std::sqrt(g_reduced * H);
   const double T_high = std::max(c.initial.left, c.initial.right), T_low = std::min(c.initial.left, c.initial.right);
 
-  Case quiet = c;
-  quiet.output.streams.clear();
-  quiet.checkpoint = CheckpointParams{};
-  RunControl control;
-  control.series = false;
-  control.progress_seconds.reset();
-  if (on_progress) {
-    control.progress_seconds = progress_seconds;
-    control.progress = [&](const Run& run) {
+  const Case quiet = quiet_case(c);
+  std::function<void(const Run&)> progress;
+  if (on_progress)
+    progress = [&](const Run& run) {
       on_progress(run.simulation().time(), run.simulation().steps_done(), m.floor_travelled.back(),
                   m.lid_travelled.back());
     };
-  }
+  RunControl control = quiet_control(progress, progress_seconds);
   auto sample = [&](const Simulation& sim) {
     const LockDiagnostics d = sim.lock_diagnostics(lock);
     m.t.push_back(sim.time());

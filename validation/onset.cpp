@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "solver/run.hpp"
+#include "validation/quiet_run.hpp"
 
 namespace bouss {
 
@@ -35,19 +36,14 @@ GrowthMeasurement measure_growth_rate(const Case& c, const Backend& backend, con
   double minimum = INFINITY;
   GrowthMeasurement m;
   m.rayleigh = c.physics.rayleigh.value_or(0);
-  Case quiet = c;
-  quiet.output.streams.clear();
-  quiet.checkpoint = CheckpointParams{};
-  RunControl control;
-  control.series = false;
-  control.progress_seconds.reset();
-  if (on_progress) {
-    control.progress_seconds = progress_seconds;
-    control.progress = [&](const Run& run) {
+  const Case quiet = quiet_case(c);
+  std::function<void(const Run&)> progress;
+  if (on_progress)
+    progress = [&](const Run& run) {
       m.steps = run.simulation().steps_done();
       on_progress(m, run.simulation().time());
     };
-  }
+  RunControl control = quiet_control(progress, progress_seconds);
   // The kinetic energy of every step; a perturbation that has grown by 1e12 has left the
   // linear regime, and the run stops there.
   control.after_step = [&](Run& run) {
