@@ -41,7 +41,7 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
   }
   fill(phi_, 0);
   fill(rhs_, 0);
-  mg_ = std::make_unique<Multigrid<R>>(backend_, grid_, bc_.pressure, multigrid_options(c.pressure, backend_));
+  pressure_solver_ = make_pressure_solver<R>(c.pressure, backend_, grid_, bc_.pressure);
   set_initial_condition();
 }
 
@@ -145,7 +145,7 @@ void FlowSimulation<R>::step() {
 template <class R>
 void FlowSimulation<R>::project_velocity(double dt) {
   divergence(grid_, now_, rhs_, 1 / dt);
-  solve_ = mg_->solve(phi_, rhs_, case_.pressure.tolerance);
+  solve_ = pressure_solver_->solve(phi_, rhs_, case_.pressure.tolerance);
   subtract_gradient(grid_, phi_, dt, now_, unknown_);
   fill_flow_ghosts(3);  // the velocity
 }
@@ -169,8 +169,8 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
 }
 
 // Traffic model, in units of one array F = cells * sizeof(R), each array counted once
-// per pass (an ideal cache for the stencil neighbours), plus the multigrid's own model
-// (Multigrid::bytes_per_cycle, bytes_fmg):
+// per pass (an ideal cache for the stencil neighbours), plus the pressure solver's own model
+// (PressureSolver::bytes_per_solve):
 //   advance_ab2       u, v, w: read u v w + G, write G + next: 6F each; w also reads T: +1F;
 //                     T: read u v w T + G, write G + next: 7F                     -> 26F
 //   divergence        read u v w, write rhs                                          4F
@@ -180,9 +180,7 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
 template <class R>
 double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
   const double F = double(grid_.layout.cells()) * sizeof(R);
-  const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
-  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3)) + (s.fmg ? mg_->bytes_fmg() : 0) +
-         (v_cycles + (s.fmg ? 0 : 1)) * mg_->bytes_per_cycle();
+  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3)) + pressure_solver_->bytes_per_solve(s);
 }
 
 template <class R>

@@ -10,7 +10,7 @@
 #include "grid/async_value.hpp"
 #include "grid/field.hpp"
 #include "physics/flow.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/pressure_solver.hpp"
 #include "solver/simulation.hpp"
 
 namespace bouss {
@@ -41,7 +41,6 @@ class FlowSimulation final : public Simulation {
   FlowFields<R>& flow() { return now_; }
   const FlowFields<R>& flow() const { return now_; }
   const Field<R>& pressure() const { return phi_; }
-  const Multigrid<R>& multigrid() const { return *mg_; }
   // The arrays of state_names() on the backend, by name (a caller that changes one calls
   // fill_all_ghosts after); the field of "theta" is T - T_ref(z).
   const Field<R>& field(const std::string& name) const;
@@ -57,7 +56,7 @@ class FlowSimulation final : public Simulation {
 
   FlowFields<R> now_, next_, G_;
   Field<R> phi_, rhs_;
-  std::unique_ptr<Multigrid<R>> mg_;
+  std::unique_ptr<PressureSolver<R>> pressure_solver_;
   // The state check of the latest state: its value arrives on the host without a device
   // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
   // once the next step's first kernels are queued, so the device never waits for it.

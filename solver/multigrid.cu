@@ -516,6 +516,14 @@ double Multigrid<R>::bytes_fmg() const {
   return cheap_->fmg_bytes() - cheap_->vcycle_bytes(0) + bytes_per_cycle();
 }
 
+// Moved from the step's traffic model (solver/flow_simulation.cpp): an FMG start replaces
+// the convergence check before the first cycle.
+template <class R>
+double Multigrid<R>::bytes_per_solve(const SolveStats& s) const {
+  const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
+  return (s.fmg ? bytes_fmg() : 0) + (v_cycles + (s.fmg ? 0 : 1)) * bytes_per_cycle();
+}
+
 // The residual in R at each cell, its max in double.
 template <class R>
 double Multigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {

@@ -24,6 +24,8 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "io/case.hpp"
+#include "solver/pressure_solver.hpp"
 
 namespace bouss {
 
@@ -43,34 +45,25 @@ struct MultigridOptions {
   long cpu_coarse_cells = 0;     // levels with at most this many cells run on the host (GPU runs)
 };
 
-struct SolveStats {
-  int cycles = 0;     // V-cycles, plus one for the FMG start when it ran
-  bool fmg = false;   // the solve started with FMG
-  bool converged = false;
-  // The residual stopped falling before the tolerance: two cycles in a row that each left
-  // more than stall_ratio of it, the mark of the precision's round-off floor (a solve that
-  // converges gains a factor of 5-20 a cycle). The solve ends there, unconverged.
-  bool stalled = false;
-  static constexpr double stall_ratio = 0.9;
-  std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each cycle
-};
+
+// The multigrid options a case's "pressure" section asks for (the backend picks the
+// defaults of mixed_precision and cpu_coarse_cells).
+MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend);
 
 template <class S>
 class MultigridHierarchy;
 
 template <class R>
-class Multigrid {
+class Multigrid final : public PressureSolver<R> {
  public:
   Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt = {});
-  ~Multigrid();
+  ~Multigrid() override;
 
-  // Solves lap(x) = b to max|b - lap x| <= tolerance * max|b|, starting from x (warm start).
-  // For singular problems (no value condition) the mean of b is removed first (b is
-  // changed) and the mean of x afterwards. x's ghosts are filled on return.
-  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance);
-
-  // max |b - lap x| over the interior (x's ghosts must be filled).
-  double residual_norm(const Field<R>& x, const Field<R>& b) const;
+  // solver/pressure_solver.hpp's contract; the iterations are V-cycles.
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  // The FMG start when it ran, the V-cycles and the convergence check before them.
+  double bytes_per_solve(const SolveStats& s) const override;
 
   // The levels a multigrid of this grid would have, finest first, and which run on the host
   // (without allocating anything: for `bouss check` and the log).

@@ -25,21 +25,6 @@ std::size_t field_bytes(const Case& c) { return c.precision == "single" ? sizeof
 
 }  // namespace
 
-MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend) {
-  MultigridOptions o;
-  o.pre_sweeps = p.pre_sweeps;
-  o.post_sweeps = p.post_sweeps;
-  o.max_cycles = p.max_cycles;
-  o.omega = p.omega;
-  o.fmg = p.fmg;
-  // Measured (README, "Performance"): fp32 cycles are 8-14% faster on the H200 and slower
-  // on the CPU, and reach the same fp64 tolerance on both.
-  o.mixed_precision = p.mixed_precision.value_or(backend.is_cuda());
-  o.cuda_graphs = p.cuda_graphs;
-  o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
-  return o;
-}
-
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const std::size_t elem = field_bytes(c);
   const Grid g = Grid::make(c.n, origins(c), lengths(c), 1, elem);
@@ -47,11 +32,9 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   MemoryEstimate m;
   // now, next and tendencies (u, v, w, T each), phi and the divergence; the state check.
   m.backend_bytes = 14 * array + sizeof(double);
-  const MultigridOptions opt = multigrid_options(c.pressure, backend);
-  const auto [mg_backend, mg_host] = elem == sizeof(float) ? Multigrid<float>::estimate_memory(backend, g, opt)
-                                                           : Multigrid<double>::estimate_memory(backend, g, opt);
-  m.backend_bytes += mg_backend;
-  m.host_bytes = mg_host + sizeof(double);  // pinned coarse levels; the state check's host copy
+  const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
+  m.backend_bytes += solver_backend;
+  m.host_bytes = solver_host + sizeof(double);  // pinned coarse levels; the state check's host copy
   // One field's padded host copy and its interior values at a time for a snapshot, or a
   // checkpoint's arrays all together; the initial condition's host array before that.
   const double interior = double(g.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points

@@ -24,7 +24,7 @@
 #include "physics/flow.hpp"
 #include "physics/lock_exchange.hpp"
 #include "solver/boundary_conditions.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/pressure_solver.hpp"
 
 namespace bouss {
 
@@ -35,9 +35,6 @@ struct Diagnostics {
   // Nusselt numbers (physics/flow.hpp); NaN unless both plates have fixed, differing temperatures.
   Nusselt nusselt{NAN, NAN, NAN};
 };
-
-// The multigrid options a case's "pressure" section asks for.
-MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend);
 
 // What a run of a case allocates, estimated before anything is allocated: on the backend
 // (the device for CUDA) and on the host (pinned coarse levels, the host copies a snapshot

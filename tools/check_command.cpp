@@ -68,7 +68,7 @@ int check_command(const RunOptions& o) {
   } catch (const std::exception& e) {
     std::printf("first dt: none (%s)\n", e.what());
   }
-  std::printf("pressure: %s\n", solver_summary(c, backend).c_str());
+  std::printf("pressure: %s\n", describe_pressure_solver(c, backend).c_str());
   std::string end;
   if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
   if (c.time.end) end += fmt::format("{}until t = {:g}", end.empty() ? "" : " or ", *c.time.end);

@@ -72,23 +72,8 @@ void log_case_summary(const Case& c, const Backend& backend) {
   spdlog::info("backend {}", backend.describe());
 }
 
-std::string solver_summary(const Case& c, const Backend& backend) {
-  const MultigridOptions opt = multigrid_options(c.pressure, backend);
-  const auto levels = Multigrid<double>::plan(backend, c.n, opt);
-  const bool single = c.precision == "single";
-  const char* precision = single ? " (fp32 fields and cycles)"
-                          : opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)"
-                                                : " (fp64)";
-  std::string text = fmt::format("multigrid V({},{}) to {:g}{}, {} levels: ", opt.pre_sweeps, opt.post_sweeps,
-                                 c.pressure.tolerance, precision, levels.size());
-  for (std::size_t l = 0; l < levels.size(); ++l)
-    text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
-                        levels[l].on_host ? " (host)" : "");
-  return text;
-}
-
 void log_solver_summary(const Simulation& sim) {
-  spdlog::info("pressure: {}", solver_summary(sim.config(), sim.backend()));
+  spdlog::info("pressure: {}", describe_pressure_solver(sim.config(), sim.backend()));
 }
 
 std::string json_escape(const std::string& s) {

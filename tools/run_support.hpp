@@ -27,8 +27,8 @@ int start_command_run(Run& run);
 // Log lines as "[HH:MM:SS] text", on stdout, or on stderr where stdout carries JSON.
 void configure_logging(bool to_stderr = false);
 void log_case_summary(const Case& c, const Backend& backend);
-// "multigrid V(2,2) to 1e-08, 8 levels: 256x256x128, ..., 2x2x1 (host)"
-std::string solver_summary(const Case& c, const Backend& backend);
+// "pressure: multigrid V(2,2) to 1e-08, 8 levels: 256x256x128, ..., 2x2x1 (host)"
+// (describe_pressure_solver, solver/pressure_solver.hpp)
 void log_solver_summary(const Simulation& sim);
 std::string json_escape(const std::string& s);
 
