@@ -1,8 +1,8 @@
 // The rules every grid shape obeys, wherever a shape is given (a case's /grid/n, `bouss bench
-// poisson --n`): three positive cell counts, at most max_axis_cells per axis, an axis of one
-// cell periodic (it is a 2D run's unused direction), and a shape the multigrid can coarsen
-// (grid/coarsening.hpp), with the nearest shape that can suggested. io/case.hpp's
-// check_grid_shape turns a broken rule into a CaseError.
+// poisson --n`): three positive cell counts, at most max_axis_cells per axis, and an axis of
+// one cell periodic (it is a 2D run's unused direction). Whether the pressure solver can work
+// on the shape is the solver's to say (solver/pressure_solver.hpp pressure_solver_refuses).
+// io/case.hpp's check_grid_shape turns a broken rule into a CaseError.
 #pragma once
 
 #include <array>
@@ -12,17 +12,10 @@
 
 namespace bouss {
 
-// Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
-constexpr int max_odd_factor = 8;
-
 // Kernels launch one CUDA block layer per z plane and tile y in blocks (grid/for_each.hpp);
 // a launch grid's y and z dimensions hold at most 65535. Every axis gets the same limit,
 // so that which axis is the long one never matters.
 constexpr std::int64_t max_axis_cells = 65535;
-
-// The size of the form m*2^k (m <= max_odd_factor, at most max_axis_cells) nearest to n;
-// ties go to the larger.
-int nearest_coarsenable_size(int n);
 
 // The first rule that cell counts `n` (of any size: a case may hold 1e12) break, with the
 // axes' periodicity, as "expected ..., got [nx,ny,nz]..." (a message to follow "WHERE: "),

@@ -176,7 +176,8 @@ struct Case {
 // direction); and the multigrid can coarsen the shape (sizes m*2^k; the nearest valid
 // shape is suggested). Throws CaseError "WHERE: expected ..., got ..." naming the first
 // rule broken; `where` starts the message, e.g. "cases/rb.json: /grid/n" or "--n". The rules
-// themselves are grid/shape_rules.hpp's.
+// are grid/shape_rules.hpp's and the multigrid's own (solver/pressure_solver.hpp
+// pressure_solver_refuses), which a case file meets once its /pressure is read.
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where);
 
 // Reads, applies overrides ("key.path=JSON value", as from --set), validates completely.

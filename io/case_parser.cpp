@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "grid/shape_rules.hpp"
+#include "solver/pressure_solver.hpp"
 #include "io/case.hpp"
 #include "io/case_overrides.hpp"
 #include "io/case_validator.hpp"
@@ -97,7 +98,8 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 //               buoyancy: from grashof or reynolds, schmidt, reduced_gravity, the depth and
 //               the fluids), and the default reference_temperature (the fluids' mean)
 //   time        check_time_has_a_stop (steps, end)
-//   pressure    check_smoothing_sweeps (pre_sweeps, post_sweeps)
+//   pressure    check_smoothing_sweeps (pre_sweeps, post_sweeps), check_solver_takes_grid
+//               (/grid/n with the solver: pressure_solver_refuses, solver/pressure_solver.hpp)
 //   precision   check_reachable_tolerance (pressure.tolerance with a single-precision run)
 //   output      check_stream_writes_something (fields, profiles), check_region_inside
 //               (region with /grid), check_profiles_span_height (profiles with region),
@@ -143,6 +145,8 @@ void check_conducting_walls(Validator& v, const json& boundaries, const Faces& f
 
 // /grid/n against the rules of every grid shape (grid/shape_rules.hpp), one of which ties it
 // to the boundaries: an axis of one cell is periodic. `v` is at /grid; c.faces is parsed.
+// Whether the pressure solver takes the shape is check_solver_takes_grid's, once
+// /pressure is read.
 void check_grid_cells(const Validator& v, const std::array<std::int64_t, 3>& n, const Case& c) {
   if (const auto problem = grid_shape_problem(n, {c.periodic(0), c.periodic(1), c.periodic(2)})) v.fail("n", *problem);
 }
@@ -407,6 +411,12 @@ void check_reachable_tolerance(const Validator& v, const Case& c) {
                 " in a single-precision run (float's round-off floor for the pressure residual; developed flows "
                 "need 1e-5 to 1e-4: docs/case_file.md, precision), got " +
                 format_number(c.pressure.tolerance));
+}
+
+// The pressure solver says whether it can work on the grid (the multigrid: whether it can
+// coarsen it), not the validator.
+void check_solver_takes_grid(const Validator& v, const Case& c) {
+  if (const auto problem = pressure_solver_refuses(c.pressure, c.n)) v.fail_at("/grid/n", *problem);
 }
 
 // Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
@@ -1017,6 +1027,7 @@ Case validate_case(Validator& v, const json& root) {
   finish_physics(v, root, c);
   c.time = parse_time(v, root);
   c.pressure = parse_pressure(v, root);
+  check_solver_takes_grid(v, c);
   c.precision = parse_precision(v, root);
   check_reachable_tolerance(v, c);
   c.output = parse_output(v, root, c);
@@ -1087,7 +1098,9 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 }
 
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
-  if (const auto problem = grid_shape_problem({n[0], n[1], n[2]}, periodic)) throw CaseError(where + ": " + *problem);
+  auto problem = grid_shape_problem({n[0], n[1], n[2]}, periodic);
+  if (!problem) problem = pressure_solver_refuses(PressureParams{}, n);  // the multigrid's rule
+  if (problem) throw CaseError(where + ": " + *problem);
 }
 
 }  // namespace bouss

@@ -3,9 +3,56 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
+#include "grid/coarsening.hpp"
 #include "solver/multigrid.hpp"
 
 namespace bouss {
+namespace {
+
+// Sizes m*2^k with m <= max_odd_factor coarsen to at most m cells along their axis.
+constexpr int max_odd_factor = 8;
+
+int odd_part(int n) {
+  while (n % 2 == 0) n /= 2;
+  return n;
+}
+
+// The size of the form m*2^k (m <= max_odd_factor, at most max_axis_cells) nearest to n;
+// ties go to the larger.
+int nearest_coarsenable_size(int n) {
+  long best = 1;
+  for (long m = 1; m <= max_odd_factor; ++m) {
+    for (long size = m; size <= 65535; size *= 2) {
+      const long d = std::abs(size - n), best_d = std::abs(best - n);
+      if (d < best_d || (d == best_d && size > best)) best = size;
+    }
+  }
+  return static_cast<int>(best);
+}
+
+// The geometric multigrid's rule (grid/coarsening.hpp): its coarsest grid, solved directly,
+// holds at most max_coarsest_cells cells.
+std::optional<std::string> multigrid_refuses(const std::array<int, 3>& n) {
+  if (multigrid_can_coarsen(n)) return std::nullopt;
+  const auto coarsest = multigrid_levels(n).back();
+  std::array<int, 3> suggestion = n;
+  for (int a = 0; a < 3; ++a) {
+    if (odd_part(n[a]) > max_odd_factor) suggestion[a] = nearest_coarsenable_size(n[a]);
+  }
+  return fmt::format("expected a grid the multigrid can coarsen (it halves each even axis until all are odd; the "
+                     "coarsest grid may have at most {} cells), got [{},{},{}], whose coarsest grid is {}x{}x{} = {} "
+                     "cells; use sizes m*2^k with m <= {}, e.g. [{},{},{}]",
+                     max_coarsest_cells, n[0], n[1], n[2], coarsest[0], coarsest[1], coarsest[2], cell_count(coarsest),
+                     max_odd_factor, suggestion[0], suggestion[1], suggestion[2]);
+}
+
+}  // namespace
+
+std::optional<std::string> pressure_solver_refuses(const PressureParams&, const std::array<int, 3>& n) {
+  return multigrid_refuses(n);
+}
 
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
