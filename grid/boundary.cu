@@ -24,9 +24,8 @@ struct CentreFill {
       *hi_ghost = p[(m - 1) * s];
       return;
     }
-    const S lo_in = p[(m - 1) * s], hi_in = p[(n - m) * s];
-    *lo_ghost = klo == BoundaryKind::value ? 2 * vlo - lo_in : lo_in - (2 * m - 1) * h * vlo;
-    *hi_ghost = khi == BoundaryKind::value ? 2 * vhi - hi_in : hi_in + (2 * m - 1) * h * vhi;
+    *lo_ghost = cell_wall_ghost(klo, vlo, h, 0, m)(p[(m - 1) * s]);
+    *hi_ghost = cell_wall_ghost(khi, vhi, h, 1, m)(p[(n - m) * s]);
   }
 };
 

@@ -23,6 +23,26 @@ struct FaceBC {
   double slope_z = 0;
 };
 
+// The one home of the wall rule for cell-centred values: ghost layer m (1, 2, ...) beyond a
+// wall is self * inside + offset, `inside` the interior value m cells in from the wall:
+//   value    self = -1, offset = 2 v              (the mirror that puts v on the face)
+//   gradient self = +1, offset = -/+ (2m - 1) h g (g along +axis; - on the low side, + high)
+// The ghost fill applies it (grid/boundary.cu); the multigrid's smoother folds it into its
+// stencil (a wall's ghost is self * x_p + offset: solver/multigrid.cu), and the coarse
+// operator and the CSR baseline put -self / h^2 into the diagonal (solver/coarse_operator.cpp,
+// tools/baselines.cu). Not for periodic faces.
+template <class S>
+struct WallGhost {
+  S self, offset;
+  BOUSS_HD S operator()(S inside) const { return self * inside + offset; }
+};
+template <class S>
+BOUSS_HD inline WallGhost<S> cell_wall_ghost(BoundaryKind kind, S value, S h, int side, int m = 1) {
+  if (kind == BoundaryKind::value) return {S(-1), 2 * value};
+  const S d = (2 * m - 1) * h * value;
+  return {S(1), side ? d : -d};
+}
+
 // Faces numbered 2*axis + side: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
 struct FieldBC {
   std::array<FaceBC, 6> face{};

@@ -33,8 +33,9 @@ CoarseOperator::CoarseOperator(const Grid& g, const FieldBC& bc) {
                 q[a] = (q[a] + n[a]) % n[a];
                 A[p * N + cell(q[0], q[1], q[2])] -= c;
                 break;
-              case BoundaryKind::value: A[p * N + p] += c; break;     // ghost = -x_p
-              case BoundaryKind::gradient: A[p * N + p] -= c; break;  // ghost = x_p
+              default:  // a wall: ghost = self x_p + offset (grid/boundary.hpp cell_wall_ghost)
+                A[p * N + p] -= c * cell_wall_ghost(bc.face[2 * a + side].kind, 0.0, 0.0, side).self;
+                break;
             }
           }
         }

@@ -43,12 +43,10 @@ GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
       if (f.slope_z != 0) throw std::logic_error("multigrid: a wall value varying with z is not supported");
       signed char self = 0;
       S data = 0;
-      if (f.kind == BoundaryKind::gradient) {
-        self = 1;
-        data = S((side ? 1 : -1) * g.h[a] * f.value);
-      } else if (f.kind == BoundaryKind::value) {
-        self = -1;
-        data = S(2 * f.value);
+      if (f.kind != BoundaryKind::periodic) {  // grid/boundary.hpp cell_wall_ghost
+        const WallGhost<double> ghost = cell_wall_ghost(f.kind, f.value, g.h[a], side);
+        self = static_cast<signed char>(ghost.self);
+        data = S(ghost.offset);
       } else if (n == 1) {
         self = 1;
       }

@@ -136,7 +136,7 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
           const int kd = kinds[2 * a + side];
           if (kd == int(BoundaryKind::periodic)) q[a] = (q[a] + n[a]) % n[a];
           else {
-            diag += kd == int(BoundaryKind::value) ? r2[a] : -r2[a];
+            diag -= r2[a] * cell_wall_ghost(BoundaryKind(kd), 0.0, 0.0, side).self;  // grid/boundary.hpp
             order[m] = -1;  // placeholder: an explicit zero keeps 7 entries a row
             value[m++] = 0;
             continue;
