@@ -1,11 +1,19 @@
-// The geometry of one uniform C-grid: its layout and spacings. Cell (i,j,k) spans
-// [lo + i h, lo + (i+1) h] per axis; T and p sit at centres, u, v, w on the x-, y-, z-faces.
-// The geometry is double whatever the fields' precision; the layout's rows are aligned for
-// the fields' element size (elem_bytes).
+// The geometry of one C-grid: its layout and spacings. Along x and y cell i spans
+// [lo + i h, lo + (i+1) h]; along z the cells may be stretched: cell k spans
+// [z_face(k), z_face(k+1)], the face positions given by the case (grid.z) or uniform.
+// T and p sit at centres, u, v, w on the x-, y-, z-faces. The geometry is double whatever the
+// fields' precision; the layout's rows are aligned for the fields' element size (elem_bytes).
+//
+// Ghost cells beyond a z wall mirror the cells inside (dz(-1-m) = dz(m)), so the wall rule
+// (grid/boundary.hpp) sees the wall half-way between a ghost centre and its mirror image.
+// A stretched z axis is never periodic (the case validator says so).
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <memory>
+#include <stdexcept>
+#include <vector>
 
 #include "grid/config.hpp"
 #include "grid/layout.hpp"
@@ -22,7 +30,10 @@ struct LevelLine {
 struct Grid {
   Layout layout;
   std::array<double, 3> lo{};  // domain origin
-  std::array<double, 3> h{};   // spacing
+  // Spacing; along a stretched z, the mean spacing (length / n): use dz(k) and dz_centres(k).
+  std::array<double, 3> h{};
+  // z-face positions z_face(0) = lo[2] .. z_face(n) = lo[2] + length, when stretched.
+  std::shared_ptr<const std::vector<double>> stretched_z;
 
   static Grid make(const std::array<int, 3>& n, const std::array<double, 3>& lo,
                    const std::array<double, 3>& length, int ghost = 1, std::size_t elem_bytes = sizeof(double)) {
@@ -32,12 +43,56 @@ struct Grid {
     for (int a = 0; a < 3; ++a) g.h[a] = length[a] / n[a];
     return g;
   }
+  // A grid whose z faces sit at `z_faces` (n[2] + 1 increasing values, the first lo[2]).
+  static Grid make_stretched(const std::array<int, 3>& n, const std::array<double, 3>& lo,
+                             const std::array<double, 3>& length, const std::vector<double>& z_faces, int ghost = 1,
+                             std::size_t elem_bytes = sizeof(double)) {
+    if (int(z_faces.size()) != n[2] + 1) throw std::invalid_argument("Grid::make_stretched: need n_z + 1 z faces");
+    Grid g = make(n, lo, length, ghost, elem_bytes);
+    g.stretched_z = std::make_shared<const std::vector<double>>(z_faces);
+    return g;
+  }
+  // The same geometry with another layout (a multigrid level coarsened in x and y only, a
+  // field of another precision): the z faces carry over when n_z does.
+  Grid with_layout(const Layout& L, const std::array<double, 3>& length) const {
+    Grid g = *this;
+    g.layout = L;
+    for (int a = 0; a < 3; ++a) g.h[a] = length[a] / L.n[a];
+    if (stretched_z && L.n[2] != layout.n[2]) throw std::invalid_argument("Grid::with_layout: a stretched z is not coarsened");
+    return g;
+  }
+
   const std::array<int, 3>& n() const { return layout.n; }
+  bool stretched() const { return bool(stretched_z); }
+  double length(int a) const { return h[a] * layout.n[a]; }
+
+  // Position of z face k, 0 <= k <= n_z; beyond, the mirror images of the ghost cells' faces.
+  double z_face(int k) const {
+    const int nz = layout.n[2];
+    if (!stretched_z) return lo[2] + k * h[2];
+    const auto& f = *stretched_z;
+    if (k < 0) return 2 * f[0] - f[-k];
+    if (k > nz) return 2 * f[nz] - f[2 * nz - k];
+    return f[k];
+  }
+  // Thickness of cell k (ghost cells included) and the distance between the centres of
+  // cells k - 1 and k (the spacing across z face k).
+  double dz(int k) const { return z_face(k + 1) - z_face(k); }
+  double z_centre(int k) const { return 0.5 * (z_face(k) + z_face(k + 1)); }
+  double dz_centres(int k) const { return z_centre(k) - z_centre(k - 1); }
+
   // Coordinate of point index i along axis a for a field of stagger s.
   double coordinate(Stagger s, int a, int i) const {
+    if (a == 2) return staggered_along(s, 2) ? z_face(i) : z_centre(i);
     return lo[a] + (i + (staggered_along(s, a) ? 0.0 : 0.5)) * h[a];
   }
-  double cell_volume() const { return h[0] * h[1] * h[2]; }
+  double cell_volume(int k) const { return h[0] * h[1] * dz(k); }
+  // The one cell volume of an unstretched grid (callers that have not learnt stretching).
+  double cell_volume() const {
+    if (stretched_z) throw std::logic_error("Grid::cell_volume(): the grid is stretched in z; use cell_volume(k)");
+    return h[0] * h[1] * h[2];
+  }
+  double volume() const { return length(0) * length(1) * length(2); }
 };
 
 }  // namespace bouss
