@@ -6,6 +6,7 @@
 #include <string>
 
 #include "grid/for_each.hpp"
+#include "grid/grid.hpp"
 
 namespace bouss {
 
@@ -16,7 +17,7 @@ namespace {
 template <class S>
 struct CentreFill {
   BOUSS_HD static void apply(S* p, std::ptrdiff_t s, int n, int m, BoundaryKind klo, S vlo,
-                             BoundaryKind khi, S vhi, S h) {
+                             BoundaryKind khi, S vhi, S hlo, S hhi) {
     S* lo_ghost = p - m * s;
     S* hi_ghost = p + (n - 1 + m) * s;
     if (klo == BoundaryKind::periodic) {
@@ -24,8 +25,8 @@ struct CentreFill {
       *hi_ghost = p[(m - 1) * s];
       return;
     }
-    *lo_ghost = cell_wall_ghost(klo, vlo, h, 0, m)(p[(m - 1) * s]);
-    *hi_ghost = cell_wall_ghost(khi, vhi, h, 1, m)(p[(n - m) * s]);
+    *lo_ghost = cell_wall_ghost(klo, vlo, hlo, 0, m)(p[(m - 1) * s]);
+    *hi_ghost = cell_wall_ghost(khi, vhi, hhi, 1, m)(p[(n - m) * s]);
   }
 };
 
@@ -34,7 +35,7 @@ struct CentreFill {
 template <class S>
 struct FaceFill {
   BOUSS_HD static void apply(S* p, std::ptrdiff_t s, int n, int m, BoundaryKind klo, S vlo,
-                             BoundaryKind khi, S vhi, S h) {
+                             BoundaryKind khi, S vhi, S hlo, S hhi) {
     if (klo == BoundaryKind::periodic) {
       if (m == 1) p[n * s] = p[0];
       p[-m * s] = p[(n - m) * s];
@@ -46,8 +47,8 @@ struct FaceFill {
       if (khi == BoundaryKind::value) p[n * s] = vhi;
     }
     const S lo_in = p[m * s], hi_in = p[(n - m) * s];
-    p[-m * s] = klo == BoundaryKind::value ? 2 * vlo - lo_in : lo_in - 2 * m * h * vlo;
-    p[(n + m) * s] = khi == BoundaryKind::value ? 2 * vhi - hi_in : hi_in + 2 * m * h * vhi;
+    p[-m * s] = klo == BoundaryKind::value ? 2 * vlo - lo_in : lo_in - 2 * m * hlo * vlo;
+    p[(n + m) * s] = khi == BoundaryKind::value ? 2 * vhi - hi_in : hi_in + 2 * m * hhi * vhi;
   }
 };
 
@@ -59,7 +60,8 @@ struct AxisFill {
   int hib, hic;  // the end of the field's padded range along the other two axes
   bool faces;
   BoundaryKind klo, khi;
-  S vlo, vhi, slo, shi, zoff;
+  S vlo, vhi, slo, shi;
+  const double* height;  // z of the points along z (the z tables' centres or faces)
 };
 template <class S>
 struct AxisFills {
@@ -69,7 +71,7 @@ struct AxisFills {
 }  // namespace
 
 template <class S>
-void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<double, 3>& h) {
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const Grid& g) {
   if (count < 1 || count > max_fill_fields) throw std::logic_error("fill_ghosts: 1 to 4 fields at once");
   const Layout& L = fields[0]->layout();
   for (int q = 1; q < count; ++q)
@@ -77,6 +79,11 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
         fields[q]->layout().sz != L.sz || !(fields[q]->backend() == fields[0]->backend()))
       throw std::logic_error("fill_ghosts: fields filled together must share a layout and a backend");
   const int ghost = L.ghost;
+  // The spacing at each wall that a gradient condition steps over: the wall cells' (their
+  // ghosts mirror them), which for a stretched z is exact in the first ghost layer only.
+  if (g.stretched() && ghost > 1) throw std::logic_error("fill_ghosts: a stretched z grid has one ghost layer");
+  const ZView<double> zt = g.z_view<double>(fields[0]->backend());
+  const double z0 = g.lo[2];
   for (int a = 0; a < 3; ++a) {
     // The other two axes in storage order, so that the threads of a warp run along the
     // lower one: contiguous rows for the y and z fills.
@@ -95,17 +102,17 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       F.khi = bc.face[2 * a + 1].kind;
       F.vlo = S(bc.face[2 * a].value);
       F.vhi = S(bc.face[2 * a + 1].value);
-      // Height above the bottom of point index iz along z, for z-varying wall values.
-      F.slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z * h[2]);
-      F.shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z * h[2]);
-      F.zoff = staggered_along(f.stagger(), 2) ? S(0) : S(0.5);
+      // z-varying wall values: value + slope (z - z0) at the point's height.
+      F.slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z);
+      F.shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z);
+      F.height = staggered_along(f.stagger(), 2) ? zt.zf : zt.zc;
       const Box padded = L.padded(f.stagger());
       F.hib = padded.hi[b];
       F.hic = padded.hi[c];
       hib = std::max(hib, F.hib);
       hic = std::max(hic, F.hic);
     }
-    const S ha = S(h[a]);
+    const S hlo = S(a == 2 ? g.dz(0) : g.h[a]), hhi = S(a == 2 ? g.dz(L.n[2] - 1) : g.h[a]);
     std::string names;  // for BOUSS_CHECK_KERNELS reports
     if (check_kernels_enabled())
       for (int q = 0; q < count; ++q) names += (q ? ", " : "") + fields[q]->name();
@@ -117,25 +124,26 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       const AxisFill<S>& F = fills.f[qm / ghost];
       if (jb >= F.hib || kc >= F.hic) return;
       const int m = 1 + qm % ghost;
-      const S z = S(kc) + F.zoff;
+      // Only where a slope is non-zero is c the z axis (never for the z fill).
+      const S z = F.slo != S(0) || F.shi != S(0) ? S(F.height[kc] - z0) : S(0);
       S* p = F.origin + jb * sb + kc * sc;
-      if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
-      else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, ha);
+      if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi);
+      else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi);
     }, a == 0 ? "fill_ghosts x" : a == 1 ? "fill_ghosts y" : "fill_ghosts z", names.c_str());
   }
 }
 
 template <class S>
-void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<double, 3>& h) {
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const Grid& g) {
   Field<S>* const fields[1] = {&f};
   const FieldBC* const bcs[1] = {&bc};
-  fill_ghosts(fields, bcs, 1, h);
+  fill_ghosts(fields, bcs, 1, g);
 }
 
-template void fill_ghosts<double>(Field<double>&, const FieldBC&, const std::array<double, 3>&);
-template void fill_ghosts<float>(Field<float>&, const FieldBC&, const std::array<double, 3>&);
-template void fill_ghosts<double>(Field<double>* const[], const FieldBC* const[], int, const std::array<double, 3>&);
-template void fill_ghosts<float>(Field<float>* const[], const FieldBC* const[], int, const std::array<double, 3>&);
+template void fill_ghosts<double>(Field<double>&, const FieldBC&, const Grid&);
+template void fill_ghosts<float>(Field<float>&, const FieldBC&, const Grid&);
+template void fill_ghosts<double>(Field<double>* const[], const FieldBC* const[], int, const Grid&);
+template void fill_ghosts<float>(Field<float>* const[], const FieldBC* const[], int, const Grid&);
 
 Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc) {
   Box box = layout.interior(s);

@@ -8,6 +8,7 @@
 
 #include "grid/config.hpp"
 #include "grid/field.hpp"
+#include "grid/grid.hpp"
 
 namespace bouss {
 
@@ -65,17 +66,17 @@ struct FieldBC {
 // Fills every ghost layer of `f` (and, for face fields under a value condition, the
 // boundary faces themselves) from its interior values, axis by axis (x, then y, then z),
 // each sweep covering the other axes' ghosts too, so edges and corners are consistent.
-// h[axis] is the grid spacing, used by gradient conditions.
-// Instantiated for double and float fields.
+// The grid's spacings (at a z wall, the wall cell's thickness) enter gradient conditions,
+// its heights the z-varying side-wall values. Instantiated for double and float fields.
 template <class S>
-void fill_ghosts(Field<S>& f, const FieldBC& bc, const std::array<double, 3>& h);
+void fill_ghosts(Field<S>& f, const FieldBC& bc, const Grid& g);
 
 // The same for up to max_fill_fields fields of one layout and backend at once (the
 // velocity components and temperature, say): one launch per axis instead of one per axis
 // and field. fields[q] is filled under bcs[q].
 constexpr int max_fill_fields = 4;
 template <class S>
-void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const std::array<double, 3>& h);
+void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count, const Grid& g);
 
 // The values a field's update must compute: all points, except boundary faces fixed by
 // a value condition (normal velocity at a wall) and the periodic duplicate face n.

@@ -17,14 +17,17 @@
 
 #include "grid/config.hpp"
 #include "grid/layout.hpp"
+#include "grid/z_tables.hpp"
 
 namespace bouss {
 
-// Values first + step k along the z-levels k of a grid (interior index from 0): how a
-// function linear in z reaches a kernel, in double.
+// A function linear in z along the z-levels k of a grid (interior index from 0), as it
+// reaches a kernel, in double: first + step * z[k] with z a table of heights (a stretched
+// grid's, from its z tables, on the kernel's backend), or first + step * k without one.
 struct LevelLine {
   double first = 0, step = 0;
-  BOUSS_HD double operator()(int k) const { return first + step * k; }
+  const double* z = nullptr;
+  BOUSS_HD double operator()(int k) const { return first + step * (z ? z[k] : double(k)); }
 };
 
 struct Grid {
@@ -34,6 +37,8 @@ struct Grid {
   std::array<double, 3> h{};
   // z-face positions z_face(0) = lo[2] .. z_face(n) = lo[2] + length, when stretched.
   std::shared_ptr<const std::vector<double>> stretched_z;
+  // The z tables this geometry has put on each backend (z_view), shared by copies of it.
+  mutable std::shared_ptr<ZTableCache> z_cache;
 
   static Grid make(const std::array<int, 3>& n, const std::array<double, 3>& lo,
                    const std::array<double, 3>& length, int ghost = 1, std::size_t elem_bytes = sizeof(double)) {
@@ -59,6 +64,7 @@ struct Grid {
     g.layout = L;
     for (int a = 0; a < 3; ++a) g.h[a] = length[a] / L.n[a];
     if (stretched_z && L.n[2] != layout.n[2]) throw std::invalid_argument("Grid::with_layout: a stretched z is not coarsened");
+    g.z_cache.reset();
     return g;
   }
 
@@ -77,9 +83,29 @@ struct Grid {
   }
   // Thickness of cell k (ghost cells included) and the distance between the centres of
   // cells k - 1 and k (the spacing across z face k).
-  double dz(int k) const { return z_face(k + 1) - z_face(k); }
-  double z_centre(int k) const { return 0.5 * (z_face(k) + z_face(k + 1)); }
-  double dz_centres(int k) const { return z_centre(k) - z_centre(k - 1); }
+  // On a uniform grid both are h[2], exactly.
+  double dz(int k) const { return stretched_z ? z_face(k + 1) - z_face(k) : h[2]; }
+  double z_centre(int k) const { return stretched_z ? 0.5 * (z_face(k) + z_face(k + 1)) : lo[2] + (k + 0.5) * h[2]; }
+  double dz_centres(int k) const { return stretched_z ? z_centre(k) - z_centre(k - 1) : h[2]; }
+  // The smallest cell thickness along z.
+  double min_dz() const {
+    double m = dz(0);
+    for (int k = 1; k < layout.n[2]; ++k) m = dz(k) < m ? dz(k) : m;
+    return m;
+  }
+
+  // The spacings that limit the time step: dx, dy and the thinnest z cell.
+  std::array<double, 3> smallest_spacings() const { return {h[0], h[1], min_dz()}; }
+
+  // The z tables on `backend` (made on first use, kept while any copy of this grid lives).
+  template <class R>
+  ZView<R> z_view(const Backend& backend) const {
+    if (!z_cache) z_cache = std::make_shared<ZTableCache>();
+    for (const auto& t : z_cache->tables)
+      if (t->backend() == backend) return t->template view<R>();
+    z_cache->tables.push_back(std::make_unique<ZTables>(*this, backend));
+    return z_cache->tables.back()->template view<R>();
+  }
 
   // Coordinate of point index i along axis a for a field of stagger s.
   double coordinate(Stagger s, int a, int i) const {

@@ -155,6 +155,10 @@ struct Case {
   std::string description;
   std::array<int, 3> n{};                    // cells per axis
   std::array<std::array<double, 2>, 3> extent{};  // [axis][lo, hi]
+  // The z-face positions (n_z + 1, from extent[2][0] to extent[2][1]) when /grid/z stretches
+  // the z axis; empty for a uniform z.
+  std::vector<double> z_faces;
+  std::string z_stretching;  // how /grid/z gave them, for the log and the output's attributes
   PhysicsParams physics;
   std::array<FaceCondition, 6> faces{};  // x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
   InitialCondition initial;
@@ -166,6 +170,7 @@ struct Case {
   std::string backend = "auto";  // auto | cuda | cpu
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
+  bool stretched() const { return !z_faces.empty(); }
   double length(int axis) const { return extent[axis][1] - extent[axis][0]; }
   double spacing(int axis) const { return length(axis) / n[axis]; }
 };

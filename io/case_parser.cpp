@@ -20,7 +20,10 @@
 
 #include <sys/stat.h>
 
+#include <fmt/format.h>
+
 #include "grid/shape_rules.hpp"
+#include "grid/stretching.hpp"
 #include "solver/pressure_solver.hpp"
 #include "io/case.hpp"
 #include "io/case_overrides.hpp"
@@ -86,7 +89,8 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 // been read, in this order:
 //   boundaries  check_periodic_pairs, check_conducting_walls (side walls with the plates)
 //   grid        check_grid_cells (/grid/n with the axes' periodicity),
-//               check_cell_sizes (/grid/n with /grid/extent)
+//               check_cell_sizes (/grid/n with /grid/extent), parse_grid_z (/grid/z with
+//               /grid/n, /grid/extent and the z boundaries)
 //   physics     check_rayleigh_plates (rayleigh with the plates), check_coefficients
 //               (nu, kappa, buoyancy: from rayleigh, prandtl, the height and the plates),
 //               check_one_of_two (grashof or reynolds, schmidt or prandtl),
@@ -416,7 +420,8 @@ void check_reachable_tolerance(const Validator& v, const Case& c) {
 // The pressure solver says whether it can work on the grid (the multigrid: whether it can
 // coarsen it), not the validator.
 void check_solver_takes_grid(const Validator& v, const Case& c) {
-  if (const auto problem = pressure_solver_refuses(c.pressure, c.n)) v.fail_at("/grid/n", *problem);
+  if (const auto problem = pressure_solver_refuses(c.pressure, c.n, c.stretched()))
+    v.fail_at(c.stretched() && !pressure_solver_refuses(c.pressure, c.n, false) ? "/pressure/solver" : "/grid/n", *problem);
 }
 
 // Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
@@ -470,6 +475,73 @@ std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid
     }
   }
   return extent;
+}
+
+// /grid/z: the z faces given explicitly (n_z + 1 increasing numbers from z0 to z1), or a
+// stretching {"stretching": "tanh", "parameter": BETA, "cluster": "both"|"bottom"|"top"}
+// (grid/stretching.hpp). A stretched z has walls at both ends, and adjacent cells differ by a
+// ratio of at most max_stretch_ratio. `v` is at /grid; c.n, c.extent and c.faces are parsed.
+void parse_grid_z(Validator& v, const json& grid, Case& c) {
+  const json* given = Validator::find(grid, "z");
+  if (!given) return;
+  const int nz = c.n[2];
+  const double z0 = c.extent[2][0], z1 = c.extent[2][1];
+  const std::string expected_list = std::to_string(nz + 1) + " increasing numbers from z0 = " + format_number(z0) +
+                                    " to z1 = " + format_number(z1) + " (the z faces)";
+  const std::string expected = expected_list + " or {\"stretching\": \"tanh\", \"parameter\": NUMBER}";
+  if (c.periodic(2)) v.fail("z", "expected walls at z_lo and z_hi for a stretched z (a periodic z is uniform), got "
+                                 "periodic z boundaries and " + describe(*given));
+  std::string blame = "z";  // the key a too-wild grid is blamed on (z/parameter for a stretching)
+  if (given->is_array()) {
+    if (given->size() != std::size_t(nz) + 1) v.fail_expected("z", expected_list, *given);
+    const auto scope = v.enter("z");
+    for (std::size_t k = 0; k < given->size(); ++k) {
+      const json& zk = (*given)[k];
+      if (!zk.is_number() || !std::isfinite(zk.get<double>())) v.fail_expected(std::to_string(k), "a finite number", zk);
+      c.z_faces.push_back(zk.get<double>());
+      if (k > 0 && !(c.z_faces[k] > c.z_faces[k - 1]))
+        v.fail_expected(std::to_string(k), "a number above the face before it (" + format_number(c.z_faces[k - 1]) + ")", zk);
+    }
+    const double tolerance = 1e-12 * (z1 - z0);
+    if (std::fabs(c.z_faces.front() - z0) > tolerance) v.fail_expected("0", "z0 = " + format_number(z0) + " (/grid/extent/2)", (*given)[0]);
+    if (std::fabs(c.z_faces.back() - z1) > tolerance) v.fail_expected(std::to_string(nz), "z1 = " + format_number(z1) + " (/grid/extent/2)", given->back());
+    c.z_faces.front() = z0;
+    c.z_faces.back() = z1;
+    c.z_stretching = "explicit faces";
+  } else if (given->is_object()) {
+    const auto scope = v.enter("z");
+    v.check_no_unknown_keys(*given, {"stretching", "parameter", "cluster"});
+    v.require_string_in(*given, "stretching", {"tanh"});
+    const double beta = v.require_number(*given, "parameter", positive);
+    const std::string cluster = v.optional_string_in(*given, "cluster", {"both", "bottom", "top"}).value_or("both");
+    c.z_faces = tanh_faces(nz, z0, z1 - z0, beta,
+                           cluster == "both" ? Cluster::both : cluster == "bottom" ? Cluster::bottom : Cluster::top);
+    c.z_stretching = "tanh, parameter " + format_number(beta) + ", clustered towards " +
+                     (cluster == "both" ? std::string("both plates") : "the " + cluster);
+    blame = "z/parameter";
+  } else {
+    v.fail_expected("z", expected, *given);
+  }
+  const StretchRatio r = largest_stretch_ratio(c.z_faces);
+  const bool by_parameter = blame == "z/parameter";
+  auto fail = [&](const std::string& message) {
+    if (by_parameter) {
+      const auto scope = v.enter("z");
+      v.fail("parameter", message);
+    }
+    v.fail("z", message);
+  };
+  if (r.ratio > max_stretch_ratio) {
+    const double a = c.z_faces[r.cell + 1] - c.z_faces[r.cell], b = c.z_faces[r.cell + 2] - c.z_faces[r.cell + 1];
+    fail(fmt::format("expected adjacent z cells differing in thickness by a ratio of at most {:g}, got cells {} "
+                            "and {} of {:.4g} and {:.4g} (ratio {:.4g}){}",
+                            max_stretch_ratio, r.cell, r.cell + 1, a, b, r.ratio,
+                            by_parameter ? ": lower the parameter or add cells" : ""));
+  }
+  const double thinnest = c.z_faces[1] - c.z_faces[0];
+  if (!std::isnormal(thinnest) || !std::isfinite(1 / (thinnest * thinnest)))
+    fail("expected z cells whose thickness h is a normal number with 1/h^2 finite, got a first cell of " +
+                    format_number(thinnest));
 }
 
 // ---------------------------------------------------------------------------
@@ -1010,7 +1082,7 @@ Case validate_case(Validator& v, const json& root) {
   std::array<std::int64_t, 3> n{};
   {
     const auto scope = v.enter("grid");
-    v.check_no_unknown_keys(grid, {"n", "extent"});
+    v.check_no_unknown_keys(grid, {"n", "extent", "z"});
     n = parse_grid_size(v, grid);
     c.extent = parse_extent(v, grid);
   }
@@ -1021,6 +1093,7 @@ Case validate_case(Validator& v, const json& root) {
     check_grid_cells(v, n, c);
     for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
     check_cell_sizes(v, grid, c);
+    parse_grid_z(v, grid, c);
   }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces, c);

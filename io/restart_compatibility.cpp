@@ -3,6 +3,10 @@
 // reads back to the same double (so 0 and -0, or two doubles one bit apart, differ).
 #include "io/restart_compatibility.hpp"
 
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -64,6 +68,21 @@ std::string face(const FaceCondition& f) {
   return s;
 }
 
+// The z faces in one short line: "uniform", or how they were given with a hash of their exact
+// values (FNV-1a of the doubles' bytes), so a restart sees any change of a face.
+std::string z_faces_signature(const Case& c) {
+  if (!c.stretched()) return "uniform";
+  std::uint64_t hash = 14695981039346656037ull;
+  for (const double z : c.z_faces) {
+    unsigned char bytes[sizeof z];
+    std::memcpy(bytes, &z, sizeof z);
+    for (const unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return c.z_stretching + "; faces hash " + hex;
+}
+
 // Everything a restart must keep, in case-file order.
 Entries restart_state(const Case& c) {
   Entries e;
@@ -73,6 +92,7 @@ Entries restart_state(const Case& c) {
     extent += std::string(a ? "," : "") + "[" + number(c.extent[a][0]) + "," + number(c.extent[a][1]) + "]";
   }
   e.emplace_back("/grid/extent", extent + "]");
+  e.emplace_back("/grid/z", z_faces_signature(c));
 
   const PhysicsParams& p = c.physics;
   e.emplace_back("/physics/units", quoted(units_name(p.units)));

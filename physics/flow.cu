@@ -18,7 +18,7 @@ constexpr const char* q_name(int component) { return component == 0 ? "u" : comp
 template <int A, class R>
 void advance_velocity_component(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
                                 const FlowFields<R>& now, Field<R>& G, Field<R>& next, const Box& box) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, now.u.backend());
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const CView<R> q = now[A].cview();
   const View<R> Gv = G.view(), out = next.view();
@@ -26,8 +26,8 @@ void advance_velocity_component(const Grid& g, const Coefficients& c, double dt,
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(now.u.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    R tendency = -momentum_advection_at_face<A>(idx, u, v, w, st) + nu * laplacian(idx, q, st);
-    if (A == 2) tendency += buoyancy_at_zface(idx, T, b_T, st);
+    R tendency = -momentum_advection_at_face<A>(idx, k, u, v, w, st) + nu * laplacian<A == 2>(idx, k, q, st);
+    if (A == 2) tendency += buoyancy_at_zface(idx, k, T, b_T, st);
     const R old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = q[idx] + h * (a * tendency + b * old);
@@ -37,15 +37,15 @@ void advance_velocity_component(const Grid& g, const Coefficients& c, double dt,
 template <class R>
 void advance_temperature(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
                          const FlowFields<R>& now, Field<R>& G, Field<R>& next, const Box& box) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, now.u.backend());
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const View<R> Gv = G.view(), out = next.view();
   const R kappa = R(c.kappa), a = R(ab.a), b = R(ab.b), h = R(dt), gradient = R(c.reference.gradient);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(now.T.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    const R tendency = -advection_at_centre(idx, T, u, v, w, st) - reference_advection_at_centre(idx, w, gradient, st) +
-                       kappa * laplacian(idx, T, st);
+    const R tendency = -advection_at_centre(idx, k, T, u, v, w, st) - reference_advection_at_centre(idx, w, gradient, st) +
+                       kappa * laplacian<false>(idx, k, T, st);
     const R old = Gv[idx];
     Gv[idx] = tendency;
     out[idx] = T[idx] + h * (a * tendency + b * old);
@@ -60,7 +60,7 @@ void subtract_gradient_component(const Stencil<R>& st, const Field<R>& phi, doub
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(q.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    out[idx] -= h * gradient_at_face<A>(idx, p, st);
+    out[idx] -= h * gradient_at_face<A>(idx, k, p, st);
   }, "subtract_gradient", q_name(A));
 }
 
@@ -84,21 +84,21 @@ void advance_ab2(const Grid& g, const Coefficients& c, double dt, AB2Coefficient
 
 template <class R>
 void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, double scale) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, out.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
   const View<R> o = out.view();
   const R s = R(scale);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(out.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    o[idx] = s * divergence_at_centre(idx, u, v, w, st);
+    o[idx] = s * divergence_at_centre(idx, k, u, v, w, st);
   }, "divergence");
 }
 
 template <class R>
 void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields<R>& f,
                        const std::array<Box, 4>& unknown) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, phi.backend());
   subtract_gradient_component<0>(st, phi, dt, f.u, unknown[0]);
   subtract_gradient_component<1>(st, phi, dt, f.v, unknown[1]);
   subtract_gradient_component<2>(st, phi, dt, f.w, unknown[2]);
@@ -106,39 +106,41 @@ void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields
 
 template <class R>
 double max_abs_divergence(const Grid& g, const FlowFields<R>& f) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
-                  const double d = divergence_at_centre(i + j * sy + k * sz, u, v, w, st);
+                  const double d = divergence_at_centre(i + j * sy + k * sz, k, u, v, w, st);
                   return d < 0 ? -d : d;
                 }, "max_abs_divergence");
 }
 
-// The squares in R, their sum in double.
+// The squares in R, their sum in double, each cell weighted by its thickness.
 template <class R>
 double kinetic_energy(const Grid& g, const FlowFields<R>& f) {
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+  const ZView<R> z = g.z_view<R>(f.u.backend());
   const double sum = reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, SumOp{},
                             [=] BOUSS_HD(int i, int j, int k) {
                               const std::ptrdiff_t idx = i + j * sy + k * sz;
                               const R u0 = u[idx], u1 = u[idx + 1], v0 = v[idx], v1 = v[idx + sy];
                               const R w0 = w[idx], w1 = w[idx + sz];
-                              return double(R(0.25) * (u0 * u0 + u1 * u1 + v0 * v0 + v1 * v1 + w0 * w0 + w1 * w1));
+                              return double(R(0.25) * (u0 * u0 + u1 * u1 + v0 * v0 + v1 * v1 + w0 * w0 + w1 * w1)) *
+                                     (z.zf[k + 1] - z.zf[k]);
                             }, "kinetic_energy");
-  return sum / double(g.layout.cells());
+  return sum / (double(g.layout.n[0]) * g.layout.n[1] * g.length(2));
 }
 
 template <class R>
 void state_rate_into(const Grid& g, const FlowFields<R>& f, double* out) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   reduce_into(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
               [=] BOUSS_HD(int i, int j, int k) {
-                return double(state_rate_at_centre(i + j * sy + k * sz, u, v, w, T, st));
+                return double(state_rate_at_centre(i + j * sy + k * sz, k, u, v, w, T, st));
               },
               out, "state check (advective rate, non-finite values)");
 }
@@ -161,30 +163,36 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f) {
 // double, the sums in double.
 template <class R>
 Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Backend& backend = f.T.backend();
+  const Stencil<R> st = make_stencil<R>(g, backend);
   const CView<R> w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const auto& n = g.layout.n;
-  const double H = g.h[2] * n[2], dT = T_bottom - T_top, conductive = c.kappa * dT / H;
+  const double H = g.length(2), dT = T_bottom - T_top, conductive = c.kappa * dT / H;
   const double plate_cells = double(n[0]) * n[1];
-  const double half = g.h[2] / 2;
-  // T - T_plate in the cells next to each plate is theta + (T_ref there - T_plate).
-  const LevelLine centres = c.reference.on_centres(g), faces = c.reference.on_zfaces(g);
   const int top = n[2] - 1;
+  // The wall distance of the centres next to each plate.
+  const double half_bottom = g.dz(0) / 2, half_top = g.dz(top) / 2;
+  // T - T_plate in the cells next to each plate is theta + (T_ref there - T_plate).
+  const LevelLine centres = c.reference.on_centres(g, Backend::cpu()), faces = c.reference.on_zfaces(g, backend);
   const double below = centres(0) - T_bottom, above = T_top - centres(top);
+  const ZView<R> z = st.z;
   Nusselt nu;
-  const double grad_bottom = reduce(f.T.backend(), Box{{0, 0, 0}, {n[0], n[1], 1}}, 0.0, SumOp{},
-                                    [=] BOUSS_HD(int i, int j, int) { return (double(T[i + j * sy]) + below) / half; },
+  const double grad_bottom = reduce(backend, Box{{0, 0, 0}, {n[0], n[1], 1}}, 0.0, SumOp{},
+                                    [=] BOUSS_HD(int i, int j, int) { return (double(T[i + j * sy]) + below) / half_bottom; },
                                     "nusselt bottom") / plate_cells;
-  const double grad_top = reduce(f.T.backend(), Box{{0, 0, top}, {n[0], n[1], top + 1}}, 0.0, SumOp{},
+  const double grad_top = reduce(backend, Box{{0, 0, top}, {n[0], n[1], top + 1}}, 0.0, SumOp{},
                                  [=] BOUSS_HD(int i, int j, int k) {
-                                   return (above - double(T[i + j * sy + k * sz])) / half;
+                                   return (above - double(T[i + j * sy + k * sz])) / half_top;
                                  }, "nusselt top") / plate_cells;
-  const double wT = reduce(f.w.backend(), Box{{0, 0, 1}, {n[0], n[1], n[2]}}, 0.0, SumOp{},
+  // The flux on each interior z face times the thickness of its control volume (the
+  // distance between the centres it separates), over the domain's volume.
+  const double wT = reduce(backend, Box{{0, 0, 1}, {n[0], n[1], n[2]}}, 0.0, SumOp{},
                            [=] BOUSS_HD(int i, int j, int k) {
                              const std::ptrdiff_t idx = i + j * sy + k * sz;
-                             return double(advective_heat_flux_at_zface(idx, w, T, st)) + double(w[idx]) * faces(k);
-                           }, "nusselt volume") / double(g.layout.cells());
+                             return (double(advective_heat_flux_at_zface(idx, k, w, T, st)) + double(w[idx]) * faces(k)) *
+                                    (z.zc[k] - z.zc[k - 1]);
+                           }, "nusselt volume") / (plate_cells * H);
   nu.bottom = -c.kappa * grad_bottom / conductive;
   nu.top = -c.kappa * grad_top / conductive;
   nu.volume = 1 + wT / conductive;

@@ -26,7 +26,7 @@ struct FrontPairMax {
   }
 };
 
-// sum T, sum theta z, min T, max T over cells (each times dV afterwards where it is a sum).
+// sum T dz, sum theta z dz, min T, max T over cells (the sums times dx dy afterwards).
 struct TemperatureSums {
   double heat, theta_z, min, max;
 };
@@ -81,7 +81,7 @@ FrontPositions front_positions(const Grid& g, const FlowFields<R>& f, const Refe
                                const Lock& lock) {
   const auto& n = g.layout.n;
   const int top = n[2] - 1;
-  const LevelLine T_ref = reference.on_centres(g);
+  const LevelLine T_ref = reference.on_centres(g, Backend::cpu());
   const double ref_floor = T_ref(0), ref_lid = T_ref(top);
   FrontRow floor, lid;
   floor.ahead = lock.light;
@@ -115,18 +115,19 @@ template <class R>
 TemperatureIntegrals temperature_integrals(const Grid& g, const FlowFields<R>& f, const Coefficients& c) {
   const CView<R> T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
-  const LevelLine T_ref = c.reference.on_centres(g);
-  const LevelLine z = {g.coordinate(Stagger::centre, 2, 0), g.h[2]};
+  const LevelLine T_ref = c.reference.on_centres(g, f.T.backend());
+  const ZView<double> z = g.z_view<double>(f.T.backend());
+  // Sums of T dz and theta z dz: the cell volumes are dx dy dz(k).
   const TemperatureSums s = reduce(
       f.T.backend(), g.layout.interior(Stagger::centre), TemperatureSums{0, 0, INFINITY, -INFINITY},
       TemperatureSumsOp{},
       [=] BOUSS_HD(int i, int j, int k) {
-        const double theta = T[i + j * sy + k * sz], t = theta + T_ref(k);
-        return TemperatureSums{t, theta * z(k), t, t};
+        const double theta = T[i + j * sy + k * sz], t = theta + T_ref(k), dz = z.zf[k + 1] - z.zf[k];
+        return TemperatureSums{t * dz, theta * z.zc[k] * dz, t, t};
       },
       "lock exchange temperature integrals");
-  const double dV = g.cell_volume();
-  return {s.heat * dV, -c.b_T * s.theta_z * dV, s.min, s.max};
+  const double dA = g.h[0] * g.h[1];
+  return {s.heat * dA, -c.b_T * s.theta_z * dA, s.min, s.max};
 }
 
 template <class R>
@@ -134,7 +135,7 @@ LockDiagnostics lock_diagnostics(const Grid& g, const FlowFields<R>& f, const Co
   LockDiagnostics d;
   d.fronts = front_positions(g, f, c.reference, lock);
   d.temperature = temperature_integrals(g, f, c);
-  d.kinetic_energy = kinetic_energy(g, f) * double(g.layout.cells()) * g.cell_volume();
+  d.kinetic_energy = kinetic_energy(g, f) * g.volume();
   return d;
 }
 
@@ -143,23 +144,25 @@ LockDiagnostics lock_diagnostics(const Grid& g, const FlowFields<R>& f, const Co
 template <class R>
 void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients& c, const std::array<Box, 4>& unknown,
                        EnergyRates* out) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const IndexRange on_u = range_of(unknown[0]), on_v = range_of(unknown[1]), on_w = range_of(unknown[2]);
   const IndexRange cells = range_of(g.layout.interior(Stagger::centre));
-  const double dV = g.cell_volume();
-  const double viscous = -c.nu * dV, diffusive = -c.kappa * c.b_T * dV;
-  const LevelLine z = {g.coordinate(Stagger::centre, 2, 0), g.h[2]};
+  // Control volumes dx dy dz(k) for u, v and T, dx dy dz_centres(k) for w.
+  const double dA = g.h[0] * g.h[1];
+  const double viscous = -c.nu * dA, diffusive = -c.kappa * c.b_T * dA;
+  const ZView<double> z = g.z_view<double>(f.u.backend());
   const auto& n = g.layout.n;
   reduce_into(f.u.backend(), Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, EnergyRates{0, 0}, EnergyRatesSum{},
               [=] BOUSS_HD(int i, int j, int k) {
                 const std::ptrdiff_t idx = i + j * sy + k * sz;
                 double work = 0, conversion = 0;
-                if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian(idx, u, st));
-                if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian(idx, v, st));
-                if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian(idx, w, st));
-                if (cells.contains(i, j, k)) conversion = z(k) * double(laplacian(idx, T, st));
+                const double dz = z.zf[k + 1] - z.zf[k], dzc = z.zc[k] - z.zc[k - 1];
+                if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, u, st)) * dz;
+                if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, v, st)) * dz;
+                if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian<true>(idx, k, w, st)) * dzc;
+                if (cells.contains(i, j, k)) conversion = z.zc[k] * double(laplacian<false>(idx, k, T, st)) * dz;
                 return EnergyRates{viscous * work, diffusive * conversion};
               },
               out, "lock exchange energy rates");

@@ -54,9 +54,10 @@ struct IndexRange {
 // step fills: summed over the component's unknown faces times nu dV it is the viscous term's
 // work on the kinetic energy, -epsilon (by summation by parts nu times the sum of the squared
 // face-to-face differences over h^2, walls included: never positive).
-template <class R>
-BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, CView<R> q, const Stencil<R>& st) {
-  return q[idx] * laplacian(idx, q, st);
+// ZFace: q is w (laplacian<ZFace>); the caller weights each face by its control volume.
+template <bool ZFace, class R>
+BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R>& st) {
+  return q[idx] * laplacian<ZFace>(idx, k, q, st);
 }
 
 }  // namespace bouss

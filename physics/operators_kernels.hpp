@@ -5,7 +5,13 @@
 // to axis A (A = 0: u points, 1: v points, 2: w points).
 //
 //   stride s[a]: offset to the next point along axis a (1, sy, sz)
-//   rd[a] = 1/h[a],  rd2[a] = 1/h[a]^2
+//   rd[a] = 1/h[a],  rd2[a] = 1/h[a]^2 along x and y
+//   z: the grid's z tables (grid/z_tables.hpp), read at the point's level k, so the same
+//      operator serves a uniform and a stretched z. Along z a cell-centred value spans
+//      dz(k) and a z-face value dz_centres(k); a value carried to a face is interpolated
+//      linearly (z.to_face), to a centre from its two faces by their mean (the centre lies
+//      half-way). Fluxes through faces difference over the control volume's thickness, so
+//      the form stays conservative on a stretched grid.
 //
 // Each is a template on the fields' precision R (float or double): its arithmetic stays in
 // R (literals as R(0.5), the std:: overloads of fmax and fabs), so a single-precision run
@@ -16,6 +22,7 @@
 
 #include "grid/config.hpp"
 #include "grid/view.hpp"
+#include "grid/z_tables.hpp"
 
 namespace bouss {
 
@@ -25,80 +32,92 @@ using CView = View<const R>;
 template <class R>
 struct Stencil {
   std::ptrdiff_t s[3];
-  R rd[3];
-  R rd2[3];
+  R rd[2];
+  R rd2[2];
+  ZView<R> z;
 };
 
-// Divergence of the face velocities (u, v, w) over the cell at idx.
+// Divergence of the face velocities (u, v, w) over the cell at idx (level k).
 template <class R>
-BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w,
-                                          const Stencil<R>& st) {
+BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
+                                       const Stencil<R>& st) {
   return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
-         (w[idx + st.s[2]] - w[idx]) * st.rd[2];
+         (w[idx + st.s[2]] - w[idx]) * st.z.rdz[k];
 }
 
 // |u|/dx + |v|/dy + |w|/dz over the cell at idx, each the larger of its two faces: the
 // advective rate that the CFL number bounds (dt <= cfl / max rate).
 template <class R>
-BOUSS_HD inline R advective_rate_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w, const Stencil<R>& st) {
+BOUSS_HD inline R advective_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
+                                           const Stencil<R>& st) {
   const R au = std::fmax(std::fabs(u[idx]), std::fabs(u[idx + st.s[0]]));
   const R av = std::fmax(std::fabs(v[idx]), std::fabs(v[idx + st.s[1]]));
   const R aw = std::fmax(std::fabs(w[idx]), std::fabs(w[idx + st.s[2]]));
-  return au * st.rd[0] + av * st.rd[1] + aw * st.rd[2];
+  return au * st.rd[0] + av * st.rd[1] + aw * st.z.rdz[k];
 }
 
 // The advective rate with the cell's temperature folded in: t - t is 0 for a finite t and
 // NaN for NaN or Inf, and fmax would drop a NaN rate, so the sum carries either to a
 // NaN-propagating max. One pass checks the whole state (u, v, w, T) for non-finite values.
 template <class R>
-BOUSS_HD inline R state_rate_at_centre(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w, CView<R> T,
-                                          const Stencil<R>& st) {
+BOUSS_HD inline R state_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w, CView<R> T,
+                                       const Stencil<R>& st) {
   const R t = T[idx];
   const R nonfinite = (u[idx] - u[idx]) + (u[idx + st.s[0]] - u[idx + st.s[0]]) + (v[idx] - v[idx]) +
-                         (v[idx + st.s[1]] - v[idx + st.s[1]]) + (w[idx] - w[idx]) +
-                         (w[idx + st.s[2]] - w[idx + st.s[2]]) + (t - t);
-  return advective_rate_at_centre(idx, u, v, w, st) + nonfinite;
+                      (v[idx + st.s[1]] - v[idx + st.s[1]]) + (w[idx] - w[idx]) +
+                      (w[idx + st.s[2]] - w[idx + st.s[2]]) + (t - t);
+  return advective_rate_at_centre(idx, k, u, v, w, st) + nonfinite;
 }
 
-// d(phi)/dx_A on the face normal to A at idx, from the centres on either side.
+// d(phi)/dx_A on the face normal to A at idx (level k), from the centres on either side.
 template <int A, class R>
-BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, CView<R> phi, const Stencil<R>& st) {
-  return (phi[idx] - phi[idx - st.s[A]]) * st.rd[A];
+BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, int k, CView<R> phi, const Stencil<R>& st) {
+  return (phi[idx] - phi[idx - st.s[A]]) * (A == 2 ? st.z.rdzc[k] : st.rd[A]);
 }
 
-// 7-point Laplacian at any location (centres or faces: the stencil is the same).
-template <class R>
-BOUSS_HD inline R laplacian(std::ptrdiff_t idx, CView<R> f, const Stencil<R>& st) {
+// 7-point Laplacian at level k of a field centred in z (T, p, u, v: ZFace false) or on the
+// z faces (w: ZFace true): along z the difference of the two fluxes over the control
+// volume's thickness.
+template <bool ZFace, class R>
+BOUSS_HD inline R laplacian(std::ptrdiff_t idx, int k, CView<R> f, const Stencil<R>& st) {
   const R c = f[idx];
+  const std::ptrdiff_t sz = st.s[2];
+  const R up = ZFace ? st.z.rdz[k] : st.z.rdzc[k + 1], down = ZFace ? st.z.rdz[k - 1] : st.z.rdzc[k];
+  const R across = ZFace ? st.z.rdzc[k] : st.z.rdz[k];
   return (f[idx + st.s[0]] - 2 * c + f[idx - st.s[0]]) * st.rd2[0] +
          (f[idx + st.s[1]] - 2 * c + f[idx - st.s[1]]) * st.rd2[1] +
-         (f[idx + st.s[2]] - 2 * c + f[idx - st.s[2]]) * st.rd2[2];
+         ((f[idx + sz] - c) * up - (c - f[idx - sz]) * down) * across;
 }
 
-// Flux-form advection div(u q) of a cell-centred scalar q, with face values of q from the
-// centred average: discretely conservative and second order.
+// Flux-form advection div(u q) of a cell-centred scalar q, with face values of q
+// interpolated linearly (the centred average on a uniform grid): discretely conservative
+// and second order.
 template <class R>
-BOUSS_HD inline R advection_at_centre(std::ptrdiff_t idx, CView<R> q, CView<R> u, CView<R> v, CView<R> w,
-                                         const Stencil<R>& st) {
+BOUSS_HD inline R advection_at_centre(std::ptrdiff_t idx, int k, CView<R> q, CView<R> u, CView<R> v, CView<R> w,
+                                      const Stencil<R>& st) {
   const R qc = q[idx];
-  const CView<R> vel[3] = {u, v, w};
+  const CView<R> vel[2] = {u, v};
   R sum = 0;
 BOUSS_UNROLL
-  for (int b = 0; b < 3; ++b) {
+  for (int b = 0; b < 2; ++b) {
     const std::ptrdiff_t s = st.s[b];
     const R flux_hi = vel[b][idx + s] * (qc + q[idx + s]);
     const R flux_lo = vel[b][idx] * (q[idx - s] + qc);
     sum += R(0.5) * (flux_hi - flux_lo) * st.rd[b];
   }
-  return sum;
+  const std::ptrdiff_t sz = st.s[2];
+  const R flux_hi = w[idx + sz] * st.z.to_face(k + 1, qc, q[idx + sz]);
+  const R flux_lo = w[idx] * st.z.to_face(k, q[idx - sz], qc);
+  return sum + (flux_hi - flux_lo) * st.z.rdz[k];
 }
 
-// Flux-form advection div(u q_A) of the velocity component q_A = vel[A] on its own faces.
-// Along A the flux sits at the cell centres (both factors averaged from faces); across,
-// at the cell edges, with the transporting component averaged along A and q_A across.
+// Flux-form advection div(u q_A) of the velocity component q_A = vel[A] on its own faces
+// (level k). Along A the flux sits at the cell centres (both factors averaged from faces);
+// across, at the cell edges, with the transporting component carried to the edge along A
+// and q_A across.
 template <int A, class R>
-BOUSS_HD inline R momentum_advection_at_face(std::ptrdiff_t idx, CView<R> u, CView<R> v, CView<R> w,
-                                                const Stencil<R>& st) {
+BOUSS_HD inline R momentum_advection_at_face(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
+                                             const Stencil<R>& st) {
   const CView<R> vel[3] = {u, v, w};
   const CView<R> q = vel[A];
   const std::ptrdiff_t sa = st.s[A];
@@ -107,28 +126,39 @@ BOUSS_HD inline R momentum_advection_at_face(std::ptrdiff_t idx, CView<R> u, CVi
 BOUSS_UNROLL
   for (int b = 0; b < 3; ++b) {
     const std::ptrdiff_t s = st.s[b];
-    R flux_hi, flux_lo;
+    R flux_hi, flux_lo, rd;
     if (b == A) {
       const R hi = R(0.5) * (qc + q[idx + s]);
       const R lo = R(0.5) * (q[idx - s] + qc);
       flux_hi = hi * hi;
       flux_lo = lo * lo;
-    } else {
+      rd = A == 2 ? st.z.rdzc[k] : st.rd[A];
+    } else if (b == 2) {  // q_A = u or v through the z faces k + 1 and k of its cell
       const R carrier_hi = R(0.5) * (vel[b][idx + s] + vel[b][idx + s - sa]);
       const R carrier_lo = R(0.5) * (vel[b][idx] + vel[b][idx - sa]);
+      flux_hi = carrier_hi * st.z.to_face(k + 1, qc, q[idx + s]);
+      flux_lo = carrier_lo * st.z.to_face(k, q[idx - s], qc);
+      rd = st.z.rdz[k];
+    } else {
+      // The carrier u or v on the edge: along A = 2 from the cells k - 1 and k to face k.
+      const R carrier_hi = A == 2 ? st.z.to_face(k, vel[b][idx + s - sa], vel[b][idx + s])
+                                  : R(0.5) * (vel[b][idx + s] + vel[b][idx + s - sa]);
+      const R carrier_lo = A == 2 ? st.z.to_face(k, vel[b][idx - sa], vel[b][idx])
+                                  : R(0.5) * (vel[b][idx] + vel[b][idx - sa]);
       flux_hi = carrier_hi * R(0.5) * (qc + q[idx + s]);
       flux_lo = carrier_lo * R(0.5) * (q[idx - s] + qc);
+      rd = st.rd[b];
     }
-    sum += (flux_hi - flux_lo) * st.rd[b];
+    sum += (flux_hi - flux_lo) * rd;
   }
   return sum;
 }
 
-// Buoyancy b_T theta on the z-face at idx, theta = T - T_ref(z) (physics/flow.hpp) averaged
-// from the cells below and above.
+// Buoyancy b_T theta on the z-face at idx (level k), theta = T - T_ref(z) (physics/flow.hpp)
+// interpolated from the cells below and above.
 template <class R>
-BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, CView<R> theta, R b_T, const Stencil<R>& st) {
-  return b_T * R(0.5) * (theta[idx] + theta[idx - st.s[2]]);
+BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, int k, CView<R> theta, R b_T, const Stencil<R>& st) {
+  return b_T * st.z.to_face(k, theta[idx - st.s[2]], theta[idx]);
 }
 
 // Advection of the reference profile T_ref(z), linear in z, at the cell centre idx: w dT_ref/dz
@@ -139,12 +169,14 @@ BOUSS_HD inline R reference_advection_at_centre(std::ptrdiff_t idx, CView<R> w, 
   return R(0.5) * (w[idx] + w[idx + st.s[2]]) * gradient;
 }
 
-// The advective heat flux w T through the z-face at idx, T interpolated to the face from the
-// cells below and above as in the advective flux (advection_at_centre): the flux whose
-// volume mean gives the volume Nusselt number and whose horizontal mean is the wT profile.
+// The advective heat flux w T through the z-face at idx (level k), T interpolated to the
+// face from the cells below and above as in the advective flux (advection_at_centre): the
+// flux whose volume mean gives the volume Nusselt number and whose horizontal mean is the
+// wT profile.
 template <class R>
-BOUSS_HD inline R advective_heat_flux_at_zface(std::ptrdiff_t idx, CView<R> w, CView<R> T, const Stencil<R>& st) {
-  return w[idx] * R(0.5) * (T[idx] + T[idx - st.s[2]]);
+BOUSS_HD inline R advective_heat_flux_at_zface(std::ptrdiff_t idx, int k, CView<R> w, CView<R> T,
+                                               const Stencil<R>& st) {
+  return w[idx] * st.z.to_face(k, T[idx - st.s[2]], T[idx]);
 }
 
 }  // namespace bouss

@@ -86,11 +86,11 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
   }
 
   // One pass: the six sums of every level, cells 0..nz-1 and z-faces 0..nz.
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, f.T.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Backend& backend = f.T.backend();
-  const LevelLine on_centres = reference.on_centres(g), on_faces = reference.on_zfaces(g);
+  const LevelLine on_centres = reference.on_centres(g, backend), on_faces = reference.on_zfaces(g, backend);
   const LevelSums* sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
@@ -106,7 +106,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
         }
         const double w0 = w[idx];
         s.ww = w0 * w0;
-        s.wT = double(advective_heat_flux_at_zface(idx, w, T, st)) + w0 * on_faces(k);
+        s.wT = double(advective_heat_flux_at_zface(idx, k, w, T, st)) + w0 * on_faces(k);
         return s;
       },
       "horizontal profiles (level sums)");

@@ -14,9 +14,15 @@ struct ReferenceProfile {
   double gradient = 0;  // dT_ref/dz
   double height = 0;
   double at(double z) const { return value + gradient * (z - height); }
-  // On the cell centres and on the z-faces of the grid's levels.
-  LevelLine on_centres(const Grid& g) const { return {at(g.coordinate(Stagger::centre, 2, 0)), gradient * g.h[2]}; }
-  LevelLine on_zfaces(const Grid& g) const { return {at(g.coordinate(Stagger::face_z, 2, 0)), gradient * g.h[2]}; }
+  // On the cell centres and on the z-faces of the grid's levels, for kernels on `backend`.
+  LevelLine on_centres(const Grid& g, const Backend& backend) const {
+    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zc};
+    return {at(g.coordinate(Stagger::centre, 2, 0)), gradient * g.h[2]};
+  }
+  LevelLine on_zfaces(const Grid& g, const Backend& backend) const {
+    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zf};
+    return {at(g.coordinate(Stagger::face_z, 2, 0)), gradient * g.h[2]};
+  }
 };
 
 // Through physics.reference_temperature at mid-height, with the conduction profile's slope

@@ -19,6 +19,7 @@ namespace bouss {
 // a margin of 0.8 of it).
 constexpr double diffusive_number = 0.2;
 
+// h: the smallest spacing per axis (a stretched z's thinnest cell).
 // `rate` is the advective rate of the state (physics/flow.hpp state_rate_into; 0 at rest).
 inline double stable_time_step(const std::array<double, 3>& h, double nu, double kappa, double cfl, double rate) {
   double inv_h2 = 0;

@@ -28,6 +28,7 @@ double noise(std::uint64_t seed, std::uint64_t n) {
 template <class R>
 FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
     : Simulation(c, backend, sizeof(R)), state_rate_(backend) {
+  grid_.z_view<R>(backend_);  // the z tables, before any kernel (or graph capture) needs them
   const Layout& L = grid_.layout;
   now_ = FlowFields<R>::make(backend_, L, "");
   next_ = FlowFields<R>::make(backend_, L, " (next)");
@@ -108,7 +109,7 @@ void FlowSimulation<R>::fill_flow_ghosts(int components) {
     fields[comp] = &now_[comp];
     bcs[comp] = &bc_.flow[comp];
   }
-  fill_ghosts(fields, bcs, components, grid_.h);
+  fill_ghosts(fields, bcs, components, grid_);
 }
 
 template <class R>
@@ -120,7 +121,7 @@ void FlowSimulation<R>::fill_all_ghosts() {
 template <class R>
 double FlowSimulation<R>::next_dt() const {
   const double dt = case_.time.dt ? double(*case_.time.dt)
-                                : stable_time_step(grid_.h, coeffs_.nu, coeffs_.kappa, double(case_.time.cfl), checked_rate());
+                                : stable_time_step(grid_.smallest_spacings(), coeffs_.nu, coeffs_.kappa, double(case_.time.cfl), checked_rate());
   return clip_to_end(dt, time_, case_.time.end);
 }
 
@@ -206,7 +207,7 @@ template <class R>
 std::vector<double> FlowSimulation<R>::host_values(const std::string& name) const {
   if (name != "T") return interior_values(field(name));
   std::vector<double> T = interior_values(now_.T);
-  const LevelLine reference = coeffs_.reference.on_centres(grid_);
+  const LevelLine reference = coeffs_.reference.on_centres(grid_, Backend::cpu());
   const std::size_t level = std::size_t(grid_.layout.n[0]) * grid_.layout.n[1];
   for (std::size_t p = 0; p < T.size(); ++p) T[p] += reference(int(p / level));
   return T;
@@ -222,7 +223,7 @@ void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::ve
   }
   // The ghosts as the step leaves them: the flow's from one fill of all four fields,
   // the pressure's from the solver's own fill at the end of its solve.
-  fill_ghosts(phi_, bc_.pressure, grid_.h);
+  fill_ghosts(phi_, bc_.pressure, grid_);
   time_ = time;
   dt_old_ = last_dt;
   step_ = steps;
@@ -251,13 +252,13 @@ void FlowSimulation<R>::energy_rates_into(EnergyRates* out) const {
 // T is packed as theta + T_ref(z).
 template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, float* dst, int average_axis) const {
-  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_));
+  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_, backend_));
   else pack_box(field(name), box, dst, average_axis);
 }
 
 template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, double* dst, int average_axis) const {
-  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_));
+  if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_, backend_));
   else pack_box(field(name), box, dst, average_axis);
 }
 

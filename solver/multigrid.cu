@@ -93,12 +93,12 @@ void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, co
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
   for (int s = 0; s < sweeps; ++s) {
-    if (fills) fill_ghosts(x, bc, g.h);
+    if (fills) fill_ghosts(x, bc, g);
     relax_colour(g, be, x, b, self, 0, S(omega));
-    if (fills) fill_ghosts(x, bc, g.h);
+    if (fills) fill_ghosts(x, bc, g);
     relax_colour(g, be, x, b, self, 1, S(omega));
   }
-  fill_ghosts(x, bc, g.h);
+  fill_ghosts(x, bc, g);
 }
 
 template <class S>
@@ -179,13 +179,13 @@ void coarse_matvec(const Grid& g, const Backend& be, const S* M, const Field<S>&
 // out = b - lap(x) in x's precision R, stored in out's precision.
 template <class R, class S>
 void defect_into(const Grid& g, const Field<R>& x, const Field<R>& b, Field<S>& out) {
-  const Stencil<R> st = make_stencil<R>(g);
+  const Stencil<R> st = make_stencil<R>(g, x.backend());
   const CView<R> xv = x.cview(), bv = b.cview();
   const View<S> ov = out.view();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    ov[idx] = S(bv[idx] - laplacian(idx, xv, st));
+    ov[idx] = S(bv[idx] - laplacian<false>(idx, k, xv, st));
   }, "multigrid defect");
 }
 
@@ -227,6 +227,11 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const Multigr
     double& here = host ? on_host : on_backend;
     if (l > 0 || own_level0) here += 2 * array;      // x, b
     if (l > 0 && host && !previous_on_host) on_backend += 2 * array;  // the device mirrors of x, b
+    // The level's z tables where it runs and on the backend (level 0 shares the fine grid's
+    // on the backend).
+    const double tables = z_table_bytes(Layout::make(shapes[l], fine.layout.ghost, elem));
+    if (l > 0 || host) here += tables;
+    if (l > 0 && host && backend.is_cuda()) on_backend += tables;
     if (l + 1 == shapes.size()) {
       const double N = double(cell_count(shapes[l]));
       here += array + N * N * sizeof(S);  // r and the dense coarse inverse
@@ -266,6 +271,10 @@ class MultigridHierarchy {
       const bool host = level_runs_on_host(backend, shapes[l], l, opt);
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
+      // The level's z tables on both backends now: a ghost fill inside a captured graph
+      // must not allocate.
+      L->grid.template z_view<S>(L->backend);
+      L->grid.template z_view<S>(backend);
       if (l > 0 || own_level0) {
         L->x_own = Field<S>(L->backend, L->grid.layout, Stagger::centre, "mg x");
         L->b_own = Field<S>(L->backend, L->grid.layout, Stagger::centre, "mg b");
@@ -443,7 +452,7 @@ class MultigridHierarchy {
     Level& C = *levels_.back();
     residual_into(C.grid, C.backend, *C.x, *C.b, C.r);
     coarse_matvec(C.grid, C.backend, coarse_matrix_, C.r, *C.x);
-    fill_ghosts(*C.x, C.bc, C.grid.h);
+    fill_ghosts(*C.x, C.bc, C.grid);
   }
 
   Backend backend_;
@@ -525,13 +534,13 @@ double Multigrid<R>::bytes_per_solve(const SolveStats& s) const {
 // The residual in R at each cell, its max in double.
 template <class R>
 double Multigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
-  const Stencil<R> st = make_stencil<R>(grid_);
+  const Stencil<R> st = make_stencil<R>(grid_, x.backend());
   const CView<R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(x.backend(), grid_.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  return double(std::fabs(bv[idx] - laplacian(idx, xv, st)));
+                  return double(std::fabs(bv[idx] - laplacian<false>(idx, k, xv, st)));
                 }, "multigrid residual norm");
 }
 
@@ -548,7 +557,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
     return stats;
   }
   const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
-  fill_ghosts(x, bc_, grid_.h);
+  fill_ghosts(x, bc_, grid_);
   double rn;
   int slow = 0;  // cycles in a row that left more than stall_ratio of the residual
   auto record = [&](double r) {
@@ -571,7 +580,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       direct_->attach(correction_, defect_, true);
       direct_->fmg();
       add_correction(grid_, x, correction_);
-      fill_ghosts(x, bc_, grid_.h);
+      fill_ghosts(x, bc_, grid_);
       stats.fmg = true;
       ++stats.cycles;
       record(residual_norm(x, b));
@@ -596,14 +605,14 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       }
       ++stats.cycles;
       add_correction(grid_, x, H.x0());
-      fill_ghosts(x, bc_, grid_.h);
+      fill_ghosts(x, bc_, grid_);
       defect_into(grid_, x, b, H.b0());
       if (!record(max_abs(H.b0(), interior))) break;
     }
   }
   if (singular) {
     remove_mean(x);
-    fill_ghosts(x, bc_, grid_.h);
+    fill_ghosts(x, bc_, grid_);
   }
   stats.converged = rn <= target;
   return stats;

@@ -50,7 +50,10 @@ std::optional<std::string> multigrid_refuses(const std::array<int, 3>& n) {
 
 }  // namespace
 
-std::optional<std::string> pressure_solver_refuses(const PressureParams&, const std::array<int, 3>& n) {
+std::optional<std::string> pressure_solver_refuses(const PressureParams& p, const std::array<int, 3>& n, bool stretched) {
+  if (stretched && p.solver == "multigrid")
+    return fmt::format("expected a line solver on a stretched z (the point multigrid's coarse levels halve z, and its "
+                       "stencil takes one z spacing), got \"{}\"", p.solver);
   return multigrid_refuses(n);
 }
 

@@ -51,10 +51,12 @@ class PressureSolver {
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
                                                         const FieldBC& bc);
-// Why the solver that `p` names cannot work on a grid of n cells, as "expected ..., got ..."
-// (a message to follow "WHERE: "), or nothing: the case validator asks it at /grid/n, after
-// the rules every shape obeys (grid/shape_rules.hpp).
-std::optional<std::string> pressure_solver_refuses(const PressureParams& p, const std::array<int, 3>& n);
+// Why the solver that `p` names cannot work on a grid of n cells (stretched in z or not), as
+// "expected ..., got ..." (a message to follow "WHERE: "), or nothing: the case validator asks
+// it at /grid/n (at /pressure/solver when the stretching alone is the problem), after the
+// rules every shape obeys (grid/shape_rules.hpp).
+std::optional<std::string> pressure_solver_refuses(const PressureParams& p, const std::array<int, 3>& n,
+                                                   bool stretched = false);
 // What make_pressure_solver builds for the case, in one line (the log and `bouss check`).
 std::string describe_pressure_solver(const Case& c, const Backend& backend);
 // Bytes it allocates for the case's fields on `grid`: {on the backend, on the host}.

@@ -25,13 +25,18 @@ std::size_t field_bytes(const Case& c) { return c.precision == "single" ? sizeof
 
 }  // namespace
 
+Grid make_grid(const Case& c, std::size_t elem_bytes) {
+  if (c.stretched()) return Grid::make_stretched(c.n, origins(c), lengths(c), c.z_faces, 1, elem_bytes);
+  return Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes);
+}
+
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const std::size_t elem = field_bytes(c);
-  const Grid g = Grid::make(c.n, origins(c), lengths(c), 1, elem);
+  const Grid g = make_grid(c, elem);
   const double array = double(g.layout.size) * elem;
   MemoryEstimate m;
   // now, next and tendencies (u, v, w, T each), phi and the divergence; the state check.
-  m.backend_bytes = 14 * array + sizeof(double);
+  m.backend_bytes = 14 * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
   m.backend_bytes += solver_backend;
   m.host_bytes = solver_host + sizeof(double);  // pinned coarse levels; the state check's host copy
@@ -70,7 +75,7 @@ void check_memory(const Case& c, const Backend& backend) {
 }
 
 Simulation::Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes)
-    : case_(c), backend_(backend), grid_(Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes)), bc_(flow_conditions(c, reference_profile(c))) {
+    : case_(c), backend_(backend), grid_(make_grid(c, elem_bytes)), bc_(flow_conditions(c, reference_profile(c))) {
   coeffs_.nu = c.physics.nu;
   coeffs_.kappa = c.physics.kappa;
   coeffs_.b_T = c.physics.buoyancy;

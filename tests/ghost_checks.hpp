@@ -89,7 +89,7 @@ void check_ghost_fill(const Backend& be, BoundaryKind kind, int ghost) {
       }
       Field<R> field(be, g.layout, s, "f");
       set_interior_poison_ghosts(field, g, f);
-      fill_ghosts(field, bc, g.h);
+      fill_ghosts(field, bc, g);
       const Box padded = g.layout.padded(s);
       const double size = max_abs_over(g, s, padded, f);
       // Along the other (periodic) axes f is constant: every ghost there is a copy.
@@ -122,7 +122,7 @@ void check_zero_gradient_mirrors_exactly(const Backend& be, int ghost) {
         const double p[3] = {x, y, z};
         return std::sin(1.3 * p[a] + 0.2) + 0.1 * p[(a + 1) % 3];
       });
-      fill_ghosts(field, bc, g.h);
+      fill_ghosts(field, bc, g);
       const int n = g.layout.n[a];
       const bool faces = staggered_along(s, a);
       EXPECT_EQ(max_copy_difference(field, g, a, [=](int i) { return mirror_image(i, n, faces); }), 0.0)
@@ -140,7 +140,7 @@ void check_value_condition_sets_boundary_faces(const Backend& be) {
   bc.face[5] = {BoundaryKind::value, -0.5};
   Field<R> w(be, g.layout, Stagger::face_z, "w");
   set_interior_poison_ghosts(w, g, [](double, double, double z) { return 7 + z; });
-  fill_ghosts(w, bc, g.h);
+  fill_ghosts(w, bc, g);
   const std::vector<R> h = w.to_host();
   const Layout& L = g.layout;
   EXPECT_EQ(h[L.origin + L.index(1, 1, 0)], R(0.25));
@@ -169,7 +169,7 @@ void check_conducting_walls(const Backend& be) {
   auto profile = [&](double, double, double z) { return bottom + (top - bottom) * (z - z0) / H; };
   Field<R> T(be, g.layout, Stagger::centre, "T");
   set_interior_poison_ghosts(T, g, profile);
-  fill_ghosts(T, bc, g.h);
+  fill_ghosts(T, bc, g);
   const Box padded = g.layout.padded(Stagger::centre);
   EXPECT_LT(max_error(T, g, padded, profile), roundoff_tolerance<R>(max_abs_over(g, Stagger::centre, padded, profile)))
       << precision_name<R>();
@@ -201,11 +201,11 @@ void check_fill_together(const Backend& be, int ghost) {
   Field<R>* fields[4];
   const FieldBC* conditions[4];
   for (int q = 0; q < 4; ++q) {
-    fill_ghosts(alone[q], bcs[q], g.h);
+    fill_ghosts(alone[q], bcs[q], g);
     fields[q] = &together[q];
     conditions[q] = &bcs[q];
   }
-  fill_ghosts(fields, conditions, 4, g.h);
+  fill_ghosts(fields, conditions, 4, g);
   for (int q = 0; q < 4; ++q) {
     const std::vector<R> a = alone[q].to_host(), b = together[q].to_host();
     ASSERT_EQ(a.size(), b.size());

@@ -13,21 +13,30 @@
 
 #include "grid/boundary.hpp"
 #include "grid/field_ops.hpp"
+#include "grid/stretching.hpp"
 #include "physics/flow.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {
 
+// A z of 8 cells from 1 to 2, tanh-clustered towards both ends (adjacent cells differ by up
+// to 1.33), for the checks that hold on a stretched grid too.
+inline std::vector<double> stretched_fixture_faces() { return tanh_faces(8, 1.0, 1.0, 1.5, Cluster::both); }
+
 // The fixture's grid is laid out for R's element size, as a run in precision R has it.
 template <class R>
 struct OperatorFixture {
-  Grid g = Grid::make({6, 5, 4}, {0.25, -0.5, 1.0}, {3.0, 1.5, 1.0}, 1, sizeof(R));
+  Grid g;
   Backend be;
   FlowFields<R> now, G, next;
   Field<R> scalar;
   std::array<Box, 4> all;
 
-  explicit OperatorFixture(const Backend& b) : be(b) {
+  explicit OperatorFixture(const Backend& b, bool stretched = false)
+      : g(stretched ? Grid::make_stretched({6, 5, 8}, {0.25, -0.5, 1.0}, {3.0, 1.5, 1.0}, stretched_fixture_faces(), 1,
+                                           sizeof(R))
+                    : Grid::make({6, 5, 4}, {0.25, -0.5, 1.0}, {3.0, 1.5, 1.0}, 1, sizeof(R))),
+        be(b) {
     now = FlowFields<R>::make(be, g.layout, "");
     G = FlowFields<R>::make(be, g.layout, " G");
     next = FlowFields<R>::make(be, g.layout, " next");
@@ -45,12 +54,13 @@ struct OperatorFixture {
   double size(Stagger s, const std::function<double(double, double, double)>& f) const {
     return max_abs_over(g, s, g.layout.padded(s), f);
   }
-  double max_rd() const { return 1 / std::min({g.h[0], g.h[1], g.h[2]}); }
+  double max_rd() const { return 1 / std::min({g.h[0], g.h[1], g.min_dz()}); }
 };
 
+// Exact on a stretched z too: the z-difference of z^2 over a cell is its centre's 2z.
 template <class R>
-void check_divergence_exact(const Backend& be) {
-  OperatorFixture<R> f(be);
+void check_divergence_exact(const Backend& be, bool stretched = false) {
+  OperatorFixture<R> f(be, stretched);
   const Layout& L = f.g.layout;
   // Linear: div = 2 - 3 + 0 = -1; quadratic: d(x^2)/dx + d(y^2)/dy + d(z^2)/dz = 2(x+y+z).
   auto u1 = [](double x, double y, double z) { return 1 + 2 * x + y - z; };
@@ -205,9 +215,10 @@ void check_momentum_advection_exact(const Backend& be) {
                      size, "advection of w");
 }
 
+// Exact on a stretched z too: linear interpolation to the faces.
 template <class R>
-void check_buoyancy_exact(const Backend& be) {
-  OperatorFixture<R> f(be);
+void check_buoyancy_exact(const Backend& be, bool stretched = false) {
+  OperatorFixture<R> f(be, stretched);
   Coefficients c;
   c.b_T = 2.5;
   c.reference = {0.3, 0.7, 0.1};  // the field is theta = T - T_ref(z): the buoyancy is b_T theta
@@ -217,6 +228,46 @@ void check_buoyancy_exact(const Backend& be) {
   expect_roundoff<R>(max_error(f.G.w, f.g, f.g.layout.interior(Stagger::face_z),
                                [](double x, double y, double z) { return 2.5 * (0.1 * x - y + 4 * z); }),
                      c.b_T * f.size(Stagger::centre, T), "buoyancy");
+}
+
+// Conservation on a stretched z: summed over the cells with their volumes, the flux forms
+// telescope to what crosses the boundary. In a box with walls (no normal velocity at any
+// face, insulating: the ghosts mirror T) the advection of T and the diffusion of T sum to
+// zero, to round-off, whatever the fields inside.
+template <class R>
+void check_conservation_on_a_stretched_grid(const Backend& be) {
+  OperatorFixture<R> f(be, true);
+  Coefficients c;
+  c.kappa = 0.8;
+  const Layout& L = f.g.layout;
+  set_field(f.now.u, f.g, [](double x, double y, double z) { return std::sin(3 * x + y) * z; });
+  set_field(f.now.v, f.g, [](double x, double y, double z) { return std::cos(x - 2 * y) + z * z; });
+  set_field(f.now.w, f.g, [](double x, double y, double z) { return std::sin(x * y + 5 * z); });
+  set_field(f.now.T, f.g, [](double x, double y, double z) { return std::exp(0.3 * x - y) * std::cos(4 * z); });
+  FieldBC walls;
+  for (int face = 0; face < 6; ++face) walls.face[face] = FaceBC{BoundaryKind::value, 0, 0};
+  FieldBC insulating;
+  for (int face = 0; face < 6; ++face) insulating.face[face] = FaceBC{BoundaryKind::gradient, 0, 0};
+  FieldBC bcs[4] = {walls, walls, walls, insulating};
+  for (int comp = 0; comp < 4; ++comp) {
+    // The walls: zero normal velocity on the boundary faces, tangential values as they are.
+    FieldBC b = comp < 3 ? insulating : bcs[3];
+    if (comp < 3) b.face[2 * comp] = b.face[2 * comp + 1] = FaceBC{BoundaryKind::value, 0, 0};
+    fill_ghosts(f.now[comp], b, f.g);
+  }
+  f.tendencies(c);
+  const std::vector<R> G = f.G.T.to_host(), T = f.now.T.to_host();
+  double sum = 0, size = 0;
+  for (int k = 0; k < L.n[2]; ++k)
+    for (int j = 0; j < L.n[1]; ++j)
+      for (int i = 0; i < L.n[0]; ++i) {
+        const std::ptrdiff_t idx = L.origin + L.index(i, j, k);
+        sum += double(G[idx]) * f.g.cell_volume(k);
+        // The terms' size: |T| times the velocity's (at most 2) rate plus the diffusive rate.
+        size += std::fabs(double(T[idx])) * f.g.cell_volume(k) * (2 + c.kappa * f.max_rd()) * f.max_rd();
+      }
+  expect_roundoff<R>(std::fabs(sum), size,
+                     "the volume integral of T's tendency in a closed box");
 }
 
 }  // namespace bouss::test

@@ -61,7 +61,7 @@ int check_command(const RunOptions& o) {
   std::printf("backend: %s\n%s\n", backend.describe().c_str(), memory.c_str());
   try {
     // The fluid starts at rest: the advective limit does not bind the first step.
-    const std::array<double, 3> h{c.spacing(0), c.spacing(1), c.spacing(2)};
+    const std::array<double, 3> h = make_grid(c, sizeof(double)).smallest_spacings();
     const double dt = c.time.dt ? double(*c.time.dt) : stable_time_step(h, c.physics.nu, c.physics.kappa, c.time.cfl, 0);
     std::printf("first dt: %.6g (%s)\n", clip_to_end(dt, 0, c.time.end),
                 c.time.dt ? "time.dt" : "the diffusive limit; the fluid starts at rest");

@@ -223,7 +223,7 @@ int poisson_bench(const BenchOptions& o) {
         }
         MultigridOptions check_opt;
         check_opt.cpu_coarse_cells = 0;
-        fill_ghosts(x, bc, g.h);
+        fill_ghosts(x, bc, g);
         const Multigrid<double> checker(backend, g, bc, check_opt);
         report(solver, run.iterations, run.residual_history, run.ms, run.bytes,
                checker.residual_norm(x, b0) / max_abs(b0, interior));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/stretching.hpp"
 #include "io/case.hpp"
 #include "io/case_json.hpp"
 
@@ -317,6 +318,54 @@ TEST(CaseFile, ExtentWrongShape) {
   j = minimal_case();
   j["grid"]["extent"][1] = {0, "1"};
   EXPECT_TRUE(fails_with(j, "/grid/extent/1", {"2 numbers", "got [0,\"1\"]"}));
+}
+
+TEST(CaseFile, StretchedZMistakesNameTheKey) {
+  json j = minimal_case();  // nz = 8, z from 0 to 2
+  j["grid"]["z"] = {0, 0.5, 1, 1.5, 2};
+  EXPECT_TRUE(fails_with(j, "/grid/z", {"9 increasing numbers from z0 = 0 to z1 = 2", "got [0,0.5,1,1.5,2]"}));
+  j["grid"]["z"] = {0, 0.2, 0.4, 0.6, 0.6, 1.2, 1.5, 1.8, 2};
+  EXPECT_TRUE(fails_with(j, "/grid/z/4", {"above the face before it (0.6)", "got 0.6"}));
+  j["grid"]["z"] = {0.1, 0.3, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2};
+  EXPECT_TRUE(fails_with(j, "/grid/z/0", {"z0 = 0 (/grid/extent/2)", "got 0.1"}));
+  j["grid"]["z"] = {0, 0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.6, 2};  // 0.2 then 0.4: ratio 2
+  EXPECT_TRUE(fails_with(j, "/grid/z", {"ratio of at most 1.5", "cells 5 and 6 of 0.2 and 0.4 (ratio 2)"}));
+  j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 4}};  // 8 cells: far too wild
+  EXPECT_TRUE(fails_with(j, "/grid/z/parameter", {"ratio of at most 1.5", "lower the parameter or add cells"}));
+  j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", -1}};
+  EXPECT_TRUE(fails_with(j, "/grid/z/parameter", {"positive number", "got -1"}));
+  j["grid"]["z"] = {{"stretching", "cosine"}, {"parameter", 1}};
+  EXPECT_TRUE(fails_with(j, "/grid/z/stretching", {"\"tanh\"", "got \"cosine\""}));
+  j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 1}, {"cluster", "middle"}};
+  EXPECT_TRUE(fails_with(j, "/grid/z/cluster", {"\"both\"", "\"bottom\"", "\"top\"", "got \"middle\""}));
+  j["grid"]["z"] = "tanh";
+  EXPECT_TRUE(fails_with(j, "/grid/z", {"{\"stretching\": \"tanh\", \"parameter\": NUMBER}", "got \"tanh\""}));
+  j = minimal_case();
+  j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  j["boundaries"]["z_lo"] = "periodic";
+  j["boundaries"]["z_hi"] = "periodic";
+  EXPECT_TRUE(fails_with(j, "/grid/z", {"walls at z_lo and z_hi", "periodic"}));
+  // The point multigrid takes a uniform z only: the solver is what is wrong.
+  j = minimal_case();
+  j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"line solver on a stretched z", "got \"multigrid\""}));
+}
+
+TEST(CaseFile, TanhFacesClusterTowardsTheChosenWalls) {
+  const std::vector<double> both = tanh_faces(16, 1.0, 2.0, 1.2, Cluster::both);
+  ASSERT_EQ(both.size(), 17u);
+  EXPECT_EQ(both.front(), 1.0);
+  EXPECT_EQ(both.back(), 3.0);
+  EXPECT_NEAR(both[8], 2.0, 1e-15);  // symmetric about mid-height
+  EXPECT_LT(both[1] - both[0], 0.5 * (both[9] - both[8]));
+  EXPECT_NEAR(both[1] - both[0], both[16] - both[15], 1e-14);
+  const std::vector<double> bottom = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::bottom);
+  const std::vector<double> top = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::top);
+  EXPECT_LT(bottom[1] - bottom[0], bottom[16] - bottom[15]);
+  EXPECT_GT(top[1] - top[0], top[16] - top[15]);
+  for (int k = 0; k <= 16; ++k) EXPECT_NEAR(top[k], 1 - bottom[16 - k], 1e-14);
+  EXPECT_LT(largest_stretch_ratio(both).ratio, 1.5);
+  EXPECT_GT(largest_stretch_ratio(tanh_faces(8, 0.0, 1.0, 4.0, Cluster::both)).ratio, 1.5);
 }
 
 // ---------------------------------------------------------------------------

@@ -15,6 +15,11 @@ TYPED_TEST(Operators, LaplacianExactOnQuadraticFieldsAtEveryStaggering) { check_
 TYPED_TEST(Operators, ScalarAdvectionExactOnQuadraticFluxes) { check_scalar_advection_exact<TypeParam>(Backend::cpu()); }
 TYPED_TEST(Operators, MomentumAdvectionExactOnLinearVelocity) { check_momentum_advection_exact<TypeParam>(Backend::cpu()); }
 TYPED_TEST(Operators, BuoyancyExactOnLinearTemperature) { check_buoyancy_exact<TypeParam>(Backend::cpu()); }
+TYPED_TEST(Operators, DivergenceExactOnAStretchedGrid) { check_divergence_exact<TypeParam>(Backend::cpu(), true); }
+TYPED_TEST(Operators, BuoyancyExactOnAStretchedGrid) { check_buoyancy_exact<TypeParam>(Backend::cpu(), true); }
+TYPED_TEST(Operators, FluxFormsConserveOnAStretchedGrid) {
+  check_conservation_on_a_stretched_grid<TypeParam>(Backend::cpu());
+}
 
 TEST(Operators, AB2CoefficientsReduceToEulerThenMatchVariableStepFormula) {
   const AB2Coefficients first = AB2Coefficients::make(0.1, 0.0, true);
