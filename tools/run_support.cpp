@@ -1,5 +1,9 @@
 #include "tools/run_support.hpp"
 
+#include <algorithm>
+
+#include "grid/stretching.hpp"
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -57,6 +61,16 @@ void log_case_summary(const Case& c, const Backend& backend) {
   spdlog::info("bouss {}: case \"{}\" from {}", BOUSS_VERSION, c.name, c.source);
   spdlog::info("grid {} x {} x {} on [{}, {}] x [{}, {}] x [{}, {}]", c.n[0], c.n[1], c.n[2], c.extent[0][0],
                c.extent[0][1], c.extent[1][0], c.extent[1][1], c.extent[2][0], c.extent[2][1]);
+  if (c.stretched()) {
+    const StretchRatio r = largest_stretch_ratio(c.z_faces);
+    double thinnest = c.z_faces[1] - c.z_faces[0], thickest = thinnest;
+    for (std::size_t k = 1; k + 1 < c.z_faces.size(); ++k) {
+      thinnest = std::min(thinnest, c.z_faces[k + 1] - c.z_faces[k]);
+      thickest = std::max(thickest, c.z_faces[k + 1] - c.z_faces[k]);
+    }
+    spdlog::info("z stretched ({}): cells {:.4g} to {:.4g} thick, adjacent ratio at most {:.3f}", c.z_stretching,
+                 thinnest, thickest, r.ratio);
+  }
   if (c.physics.rayleigh)
     spdlog::info("Ra = {:g}, Pr = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",
                  *c.physics.rayleigh, *c.physics.prandtl, units_name(c.physics.units), c.physics.nu,
