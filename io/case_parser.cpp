@@ -960,7 +960,13 @@ OutputRegion parse_region(Validator& v, const json& stream, const Case& c) {
   check_region_inside(v, axis, r.axis, value, c);
   r.coordinate = value.get<double>();
   const int n = c.n[r.axis];
-  r.index = std::clamp(int(std::floor((r.coordinate - c.extent[r.axis][0]) / c.spacing(r.axis))), 0, n - 1);
+  if (r.axis == 2 && c.stretched()) {
+    // The cell whose faces bracket it: the first face above it, less one.
+    const auto above = std::upper_bound(c.z_faces.begin(), c.z_faces.end(), r.coordinate);
+    r.index = std::clamp(int(above - c.z_faces.begin()) - 1, 0, n - 1);
+  } else {
+    r.index = std::clamp(int(std::floor((r.coordinate - c.extent[r.axis][0]) / c.spacing(r.axis))), 0, n - 1);
+  }
   return r;
 }
 
