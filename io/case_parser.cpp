@@ -420,8 +420,8 @@ void check_reachable_tolerance(const Validator& v, const Case& c) {
 // The pressure solver says whether it can work on the grid (the multigrid: whether it can
 // coarsen it), not the validator.
 void check_solver_takes_grid(const Validator& v, const Case& c) {
-  if (const auto problem = pressure_solver_refuses(c.pressure, c.n, c.stretched()))
-    v.fail_at(c.stretched() && !pressure_solver_refuses(c.pressure, c.n, false) ? "/pressure/solver" : "/grid/n", *problem);
+  if (const auto problem = pressure_solver_refuses(c.pressure, PressureGrid::of(c)))
+    v.fail_at(problem->solver_at_fault ? "/pressure/solver" : "/grid/n", problem->message);
 }
 
 // Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
@@ -900,7 +900,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
                                       "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells",
                                       "max_failures"});
-  p.solver = v.optional_string_in(*pressure, "solver", {"multigrid"}).value_or(p.solver);
+  p.solver = v.optional_string_in(*pressure, "solver", {"multigrid", "line_multigrid", "auto"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
   p.max_cycles = static_cast<int>(
@@ -1178,7 +1178,12 @@ Case load_case(const std::string& path, const std::vector<std::string>& override
 
 void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& periodic, const std::string& where) {
   auto problem = grid_shape_problem({n[0], n[1], n[2]}, periodic);
-  if (!problem) problem = pressure_solver_refuses(PressureParams{}, n);  // the multigrid's rule
+  if (!problem) {  // the multigrid's rule
+    PressureGrid g;
+    g.n = n;
+    g.periodic_z = periodic[2];
+    if (const auto refusal = pressure_solver_refuses(PressureParams{}, g)) problem = refusal->message;
+  }
   if (problem) throw CaseError(where + ": " + *problem);
 }
 

@@ -14,6 +14,7 @@
 #include "physics/operators_kernels.hpp"
 #include "physics/stencil.hpp"
 #include "solver/coarse_operator.hpp"
+#include "solver/ghost_self.hpp"
 #include "solver/multigrid_kernels.hpp"
 
 namespace bouss {
@@ -29,42 +30,6 @@ LevelStencil<S> level_stencil(const Grid& g) {
     st.n[a] = g.layout.n[a];
   }
   return st;
-}
-
-// The faces of one level as the red-black sweep sees them (see GhostSelf). The data of a
-// wall is that of fill_ghosts for cell-centred values with one ghost layer.
-template <class S>
-GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
-  GhostSelf<S> gs{};
-  for (int a = 0; a < 3; ++a) {
-    const int n = g.layout.n[a];
-    for (int side = 0; side < 2; ++side) {
-      const FaceBC& f = bc.face[2 * a + side];
-      if (f.slope_z != 0) throw std::logic_error("multigrid: a wall value varying with z is not supported");
-      signed char self = 0;
-      S data = 0;
-      if (f.kind != BoundaryKind::periodic) {  // grid/boundary.hpp cell_wall_ghost
-        const WallGhost<double> ghost = cell_wall_ghost(f.kind, f.value, g.h[a], side);
-        self = static_cast<signed char>(ghost.self);
-        data = S(ghost.offset);
-      } else if (n == 1) {
-        self = 1;
-      }
-      (side ? gs.hi : gs.lo)[a] = self;
-      (side ? gs.data_hi : gs.data_lo)[a] = data;
-    }
-    gs.wrap[a] = bc.face[2 * a].kind == BoundaryKind::periodic && n > 1 && n % 2 == 0;
-  }
-  return gs;
-}
-
-// Whether a sweep reads ghosts: along a periodic axis of odd length > 1 (neither a wall
-// nor wrapped), whose ghosts are filled before each colour.
-template <class S>
-bool sweeps_read_ghosts(const GhostSelf<S>& gs) {
-  for (int a = 0; a < 3; ++a)
-    if (gs.lo[a] == 0 && !gs.wrap[a]) return true;
-  return false;
 }
 
 // One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.

@@ -3,9 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "grid/coarsening.hpp"
+#include "solver/line_multigrid.hpp"
 #include "solver/multigrid.hpp"
 
 namespace bouss {
@@ -50,23 +52,90 @@ std::optional<std::string> multigrid_refuses(const std::array<int, 3>& n) {
 
 }  // namespace
 
-std::optional<std::string> pressure_solver_refuses(const PressureParams& p, const std::array<int, 3>& n, bool stretched) {
-  if (stretched && p.solver == "multigrid")
-    return fmt::format("expected a line solver on a stretched z (the point multigrid's coarse levels halve z, and its "
-                       "stencil takes one z spacing), got \"{}\"", p.solver);
-  return multigrid_refuses(n);
+PressureGrid PressureGrid::of(const Case& c) {
+  PressureGrid g;
+  g.n = c.n;
+  g.h = {c.spacing(0), c.spacing(1), c.spacing(2)};
+  if (c.stretched())
+    for (std::size_t k = 0; k + 1 < c.z_faces.size(); ++k) g.h[2] = std::min(g.h[2], c.z_faces[k + 1] - c.z_faces[k]);
+  g.stretched = c.stretched();
+  g.periodic_z = c.periodic(2);
+  return g;
+}
+
+PressureGrid PressureGrid::of(const Grid& grid, const FieldBC& bc) {
+  PressureGrid g;
+  g.n = grid.layout.n;
+  g.h = grid.smallest_spacings();
+  g.stretched = grid.stretched();
+  g.periodic_z = bc.periodic(2);
+  return g;
+}
+
+double PressureGrid::aspect() const {
+  double widest = 0;
+  for (int a = 0; a < 2; ++a)
+    if (n[a] > 1) widest = std::max(widest, h[a]);
+  return n[2] > 1 && widest > 0 ? widest / h[2] : 1.0;
+}
+
+SolverChoice choose_pressure_solver(const PressureParams& p, const PressureGrid& g) {
+  if (p.solver != "auto") return {p.solver, "named by the case"};
+  if (g.periodic_z) return {"multigrid", "z is periodic (the line solvers need walls at the ends of their lines)"};
+  if (g.stretched) return {"line_multigrid", "z is stretched (the point multigrid takes a uniform z)"};
+  const double aspect = g.aspect();
+  if (aspect >= line_solver_aspect)
+    return {"line_multigrid", fmt::format("cells {:.3g} times wider than tall (from {:g}, point smoothing slows "
+                                          "down: README, \"Pressure solvers\")", aspect, line_solver_aspect)};
+  return {"multigrid", fmt::format("cells {:.3g} times wider than tall (below {:g}, point smoothing is the faster)",
+                                   aspect, line_solver_aspect)};
+}
+
+std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, const PressureGrid& g) {
+  const SolverChoice choice = choose_pressure_solver(p, g);
+  if (choice.name == "multigrid") {
+    if (g.stretched)
+      return SolverRefusal{fmt::format("expected a line solver (\"line_multigrid\" or \"auto\") on a stretched z (the "
+                                       "point multigrid's coarse levels halve z, and its stencil takes one z spacing), "
+                                       "got \"{}\"", p.solver),
+                           true};
+    if (auto problem = multigrid_refuses(g.n)) return SolverRefusal{*problem, false};
+    return std::nullopt;
+  }
+  // line_multigrid: z is never coarsened, the lines need walls.
+  if (g.periodic_z && g.n[2] > 1)
+    return SolverRefusal{fmt::format("expected walls at z_lo and z_hi for \"{}\" (its vertical lines are solved as "
+                                     "tridiagonal systems between walls), got a periodic z",
+                                     choice.name),
+                         true};
+  return std::nullopt;
 }
 
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
                                                         const FieldBC& bc) {
+  const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
+  if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
 }
 
 std::string describe_pressure_solver(const Case& c, const Backend& backend) {
+  const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
+  const std::string why = c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "";
+  const bool single = c.precision == "single";
+  if (choice.name == "line_multigrid") {
+    const LineMultigridOptions opt = line_multigrid_options(c.pressure);
+    const auto levels = line_multigrid_levels(c.n);
+    std::string text = fmt::format("line multigrid (zebra vertical lines, z never coarsened) V({},{}) to {:g}{}, {} "
+                                   "levels: ",
+                                   opt.pre_sweeps, opt.post_sweeps, c.pressure.tolerance, single ? " (fp32)" : " (fp64)",
+                                   levels.size());
+    for (std::size_t l = 0; l < levels.size(); ++l)
+      text += fmt::format("{}{}x{}x{}", l ? ", " : "", levels[l][0], levels[l][1], levels[l][2]);
+    return text + why;
+  }
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   const auto levels = Multigrid<double>::plan(backend, c.n, opt);
-  const bool single = c.precision == "single";
   const char* precision = single ? " (fp32 fields and cycles)"
                           : opt.mixed_precision ? " (fp32 cycles in fp64 defect correction)"
                                                 : " (fp64)";
@@ -75,13 +144,24 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   for (std::size_t l = 0; l < levels.size(); ++l)
     text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
                         levels[l].on_host ? " (host)" : "");
-  return text;
+  return text + why;
 }
 
 std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid) {
+  const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
+  const bool single = c.precision == "single";
+  if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
-  return c.precision == "single" ? Multigrid<float>::estimate_memory(backend, grid, opt)
-                                 : Multigrid<double>::estimate_memory(backend, grid, opt);
+  return single ? Multigrid<float>::estimate_memory(backend, grid, opt)
+                : Multigrid<double>::estimate_memory(backend, grid, opt);
+}
+
+LineMultigridOptions line_multigrid_options(const PressureParams& p) {
+  LineMultigridOptions o;
+  o.max_cycles = p.max_cycles;
+  o.pre_sweeps = p.pre_sweeps;
+  o.post_sweeps = p.post_sweeps;
+  return o;
 }
 
 MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend) {

@@ -3,8 +3,9 @@
 // which solver does it is the case's `pressure.solver`. Every solver measures convergence
 // the same way, max|b - lap x| <= tolerance * max|b| over the interior, warm-starts from x,
 // removes the mean of b first (b is changed) and of x afterwards for a singular problem (no
-// value condition), and leaves x's ghosts filled. Today the one solver is the geometric
-// multigrid (solver/multigrid.hpp).
+// value condition; volume means on a stretched grid), and leaves x's ghosts filled. The
+// solvers: the geometric multigrid with point smoothing (solver/multigrid.hpp) and the
+// tensor-product multigrid with vertical line smoothing (solver/line_multigrid.hpp).
 #pragma once
 
 #include <array>
@@ -46,17 +47,44 @@ class PressureSolver {
   virtual double bytes_per_solve(const SolveStats& s) const = 0;
 };
 
+// What the choice of a pressure solver depends on: the grid's shape, its spacings (dx, dy
+// and the thinnest z cell), whether z is stretched and whether it is periodic.
+struct PressureGrid {
+  std::array<int, 3> n{};
+  std::array<double, 3> h{1, 1, 1};
+  bool stretched = false;
+  bool periodic_z = false;
+  static PressureGrid of(const Case& c);
+  static PressureGrid of(const Grid& g, const FieldBC& bc);
+  // The largest ratio of a horizontal spacing to the thinnest vertical one (axes of one cell
+  // left out).
+  double aspect() const;
+};
+
+// The solver `p` names, with "auto" resolved: line_multigrid on a stretched z or where cells
+// are at least line_solver_aspect times wider than tall, the point multigrid otherwise; the
+// reason in words for the log.
+struct SolverChoice {
+  std::string name;
+  std::string reason;
+};
+constexpr double line_solver_aspect = 4;
+SolverChoice choose_pressure_solver(const PressureParams& p, const PressureGrid& g);
+
 // The solver the case's "pressure" section names, for fields of precision R on `grid` with
 // the pressure's boundary conditions `bc`.
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
                                                         const FieldBC& bc);
-// Why the solver that `p` names cannot work on a grid of n cells (stretched in z or not), as
-// "expected ..., got ..." (a message to follow "WHERE: "), or nothing: the case validator asks
-// it at /grid/n (at /pressure/solver when the stretching alone is the problem), after the
+// Why the solver that `p` names (or "auto" picks) cannot work on the grid, as "expected ...,
+// got ..." (a message to follow "WHERE: "), or nothing: the case validator asks it at
+// /grid/n (at /pressure/solver when the solver, not the shape, is the problem), after the
 // rules every shape obeys (grid/shape_rules.hpp).
-std::optional<std::string> pressure_solver_refuses(const PressureParams& p, const std::array<int, 3>& n,
-                                                   bool stretched = false);
+struct SolverRefusal {
+  std::string message;
+  bool solver_at_fault = false;  // another solver would take this grid
+};
+std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, const PressureGrid& g);
 // What make_pressure_solver builds for the case, in one line (the log and `bouss check`).
 std::string describe_pressure_solver(const Case& c, const Backend& backend);
 // Bytes it allocates for the case's fields on `grid`: {on the backend, on the host}.

@@ -21,33 +21,42 @@ struct TriRow {
 
 // The Thomas algorithm (Gaussian elimination without pivoting: the systems must be
 // diagonally dominant or symmetric positive definite). The forward sweep writes the
-// eliminated right-hand side into x (x may alias r) and the eliminated upper diagonal into
-// `scratch`; the backward sweep overwrites x with the solution. Bytes moved per row: r read,
-// x written, scratch written, then x and scratch read and x written again.
-template <class S, class Rows, class VR, class VX, class VW>
-BOUSS_HD inline void thomas_line(int n, const Rows& rows, VR r, VX x, VW scratch, std::ptrdiff_t base,
-                                 std::ptrdiff_t stride) {
+// eliminated right-hand side into d and the eliminated upper diagonal into c; the backward
+// sweep hands each solution value to out(idx, value), k from n-1 down to 0, so a caller can
+// store it, or relax towards it from the old value still in place (d and c are separate
+// arrays). Bytes moved per row: r read, c and d written, then c and d read, and out's.
+template <class S, class Rows, class VR, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC c, std::ptrdiff_t base,
+                                 std::ptrdiff_t stride, const Out& out) {
   TriRow<S> row = rows(0);
   S inv = S(1) / row.diag;
-  S c = row.upper * inv;
-  S d = S(r[base]) * inv;
-  scratch[base] = c;
-  x[base] = d;
+  S cp = row.upper * inv;
+  S dp = S(r[base]) * inv;
+  c[base] = cp;
+  d[base] = dp;
   for (int k = 1; k < n; ++k) {
     const std::ptrdiff_t idx = base + k * stride;
     row = rows(k);
-    inv = S(1) / (row.diag - row.lower * c);
-    c = row.upper * inv;
-    d = (S(r[idx]) - row.lower * d) * inv;
-    scratch[idx] = c;
-    x[idx] = d;
+    inv = S(1) / (row.diag - row.lower * cp);
+    cp = row.upper * inv;
+    dp = (S(r[idx]) - row.lower * dp) * inv;
+    c[idx] = cp;
+    d[idx] = dp;
   }
-  S next = d;
+  S next = dp;
+  out(base + (n - 1) * stride, next);
   for (int k = n - 2; k >= 0; --k) {
     const std::ptrdiff_t idx = base + k * stride;
-    next = S(x[idx]) - S(scratch[idx]) * next;
-    x[idx] = next;
+    next = S(d[idx]) - S(c[idx]) * next;
+    out(idx, next);
   }
+}
+
+// The same with the solution written over d (x may alias r): the plain batched solve.
+template <class S, class Rows, class VR, class VX, class VC>
+BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VX x, VC c, std::ptrdiff_t base,
+                                 std::ptrdiff_t stride) {
+  thomas_line<S>(n, rows, r, x, c, base, stride, [&](std::ptrdiff_t idx, S v) { x[idx] = v; });
 }
 
 }  // namespace bouss

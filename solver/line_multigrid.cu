@@ -1,0 +1,289 @@
+// Compiled as CUDA when the build has it (see CMakeLists.txt).
+#include "solver/line_multigrid.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "grid/field_ops.hpp"
+#include "grid/for_each.hpp"
+#include "grid/reduce.hpp"
+#include "solver/ghost_self.hpp"
+#include "solver/line_kernels.hpp"
+
+namespace bouss {
+
+std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n) {
+  std::vector<std::array<int, 3>> shapes{n};
+  for (;;) {
+    std::array<int, 3> next = shapes.back();
+    for (int a = 0; a < 2; ++a)
+      if (next[a] % 2 == 0 && next[a] >= 4) next[a] /= 2;
+    if (next == shapes.back()) break;
+    shapes.push_back(next);
+  }
+  return shapes;
+}
+
+template <class R>
+struct LineMultigrid<R>::Level {
+  Grid grid;
+  FieldBC bc;  // the problem's on level 0, homogeneous below
+  GhostSelf<R> self;
+  bool fills = false;  // a periodic horizontal axis of odd length: ghosts filled before each colour
+  int halved[2] = {0, 0};  // from the level above
+  Field<R> x_own, b_own, c, d;
+  Field<R>* x = nullptr;
+  Field<R>* b = nullptr;
+};
+
+namespace {
+
+template <class R>
+LineStencil<R> line_stencil(const Grid& g, const Backend& backend) {
+  LineStencil<R> st{};
+  for (int a = 0; a < 3; ++a) {
+    st.s[a] = g.layout.stride(a);
+    st.n[a] = g.layout.n[a];
+  }
+  st.rx2 = R(1 / (g.h[0] * g.h[0]));
+  st.ry2 = R(1 / (g.h[1] * g.h[1]));
+  st.z = g.z_view<R>(backend);
+  return st;
+}
+
+// Whether a zebra sweep reads ghosts: a periodic horizontal axis of odd length > 1.
+template <class R>
+bool zebra_reads_ghosts(const GhostSelf<R>& g) {
+  for (int a = 0; a < 2; ++a)
+    if (g.lo[a] == 0 && !g.wrap[a]) return true;
+  return false;
+}
+
+// One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour.
+template <class R>
+void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& b, Field<R>& c, Field<R>& d,
+                 const GhostSelf<R>& self, int colour, R omega) {
+  const LineStencil<R> st = line_stencil<R>(g, be);
+  const View<R> xv = x.view(), cv = c.view(), dv = d.view();
+  const View<const R> bv = b.cview();
+  const int nx = st.n[0], nz = st.n[2];
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  for_each(be, Box{{0, 0, 0}, {(nx + 1) / 2, st.n[1], 1}}, [=] BOUSS_HD(int ih, int j, int) {
+    const int i = 2 * ih + ((j + colour) & 1);
+    if (i >= nx) return;
+    using System = LineSystem<R, View<R>, View<const R>>;
+    const System sys(xv, bv, st, self, i, j);
+    const std::ptrdiff_t base = i + j * sy;
+    const LineRhs<R, System> rhs{&sys, base, sz};
+    thomas_line<R>(nz, sys, rhs, dv, cv, base, sz, [&](std::ptrdiff_t idx, R v) {
+      xv[idx] = omega == R(1) ? v : xv[idx] + omega * (v - xv[idx]);
+    });
+  }, "line multigrid zebra sweep");
+}
+
+// The volume mean of f (weights: the cells' thicknesses), subtracted from it.
+template <class R>
+void remove_volume_mean(const Grid& g, Field<R>& f) {
+  const ZView<double> z = g.z_view<double>(f.backend());
+  const View<R> v = f.view();
+  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+  const double sum = reduce(f.backend(), g.layout.interior(Stagger::centre), 0.0, SumOp{},
+                            [=] BOUSS_HD(int i, int j, int k) {
+                              return double(v[i + j * sy + k * sz]) * (z.zf[k + 1] - z.zf[k]);
+                            }, "line multigrid volume mean");
+  const R mean = R(sum / (double(g.layout.n[0]) * g.layout.n[1] * g.length(2)));
+  for_each(f.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    v[i + j * sy + k * sz] -= mean;
+  }, "line multigrid remove mean");
+}
+
+}  // namespace
+
+template <class R>
+LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt)
+    : backend_(backend), grid_(fine), bc_(bc), opt_(opt) {
+  if (bc.periodic(2) && fine.layout.n[2] > 1)
+    throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
+  const auto shapes = line_multigrid_levels(fine.layout.n);
+  const std::array<double, 3> length{fine.length(0), fine.length(1), fine.length(2)};
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    auto L = std::make_unique<Level>();
+    L->grid = l == 0 ? fine : fine.with_layout(Layout::make(shapes[l], fine.layout.ghost, sizeof(R)), length);
+    L->grid.template z_view<R>(backend);  // the tables before any launch (or capture) needs them
+    L->grid.template z_view<double>(backend);
+    L->bc = l == 0 ? bc : bc.homogeneous();
+    L->self = ghost_self<R>(L->bc, L->grid);
+    L->fills = zebra_reads_ghosts(L->self);
+    if (l > 0) {
+      for (int a = 0; a < 2; ++a) L->halved[a] = shapes[l][a] != shapes[l - 1][a];
+      L->x_own = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg x");
+      L->b_own = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg b");
+      fill(L->x_own, 0);
+      fill(L->b_own, 0);
+      L->x = &L->x_own;
+      L->b = &L->b_own;
+    }
+    L->c = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg c'");
+    L->d = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg d'");
+    fill(L->c, 0);
+    fill(L->d, 0);
+    levels_.push_back(std::move(L));
+  }
+}
+
+template <class R>
+LineMultigrid<R>::~LineMultigrid() = default;
+
+template <class R>
+const Grid& LineMultigrid<R>::level_grid(int l) const {
+  return levels_.at(std::size_t(l))->grid;
+}
+
+template <class R>
+double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes) {
+  double bytes = 0;
+  const auto shapes = line_multigrid_levels(fine.layout.n);
+  for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const Layout L = Layout::make(shapes[l], fine.layout.ghost, value_bytes);
+    bytes += (l == 0 ? 2 : 4) * double(L.size) * value_bytes;  // c', d' (and x, b below the finest)
+    if (l > 0) bytes += z_table_bytes(L);                    // level 0 shares the fine grid's tables
+  }
+  return bytes;
+}
+
+template <class R>
+void LineMultigrid<R>::attach(Field<R>& x, Field<R>& b) {
+  levels_[0]->x = &x;
+  levels_[0]->b = &b;
+}
+
+template <class R>
+void LineMultigrid<R>::smooth(int l, int sweeps) {
+  Level& L = *levels_[std::size_t(l)];
+  for (int s = 0; s < sweeps; ++s)
+    for (int colour = 0; colour < 2; ++colour) {
+      if (L.fills) fill_ghosts(*L.x, L.bc, L.grid);
+      relax_lines(L.grid, backend_, *L.x, *L.b, L.c, L.d, L.self, colour, R(opt_.omega));
+    }
+  fill_ghosts(*L.x, L.bc, L.grid);
+}
+
+template <class R>
+void LineMultigrid<R>::vcycle(int l) {
+  if (l + 1 == levels()) {
+    smooth(l, opt_.coarsest_sweeps);
+    return;
+  }
+  Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
+  smooth(l, opt_.pre_sweeps);
+  {  // the residual restricted to the coarse level's b, horizontally
+    const LineStencil<R> st = line_stencil<R>(F.grid, backend_);
+    const View<const R> xv = F.x->cview(), bv = F.b->cview();
+    const View<R> ov = C.b->view();
+    const std::ptrdiff_t sy = C.grid.layout.sy, sz = C.grid.layout.sz;
+    const int c0 = C.halved[0], c1 = C.halved[1];
+    for_each(backend_, C.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[2] = {c0, c1};
+      const std::ptrdiff_t first = (i << c0) + (j << c1) * st.s[1] + k * st.s[2];
+      ov[i + j * sy + k * sz] = restrict_line_residual(xv, bv, first, k, st, c);
+    }, "line multigrid restrict residual");
+  }
+  fill(*C.x, 0);
+  vcycle(l + 1);
+  {  // the coarse correction interpolated bilinearly in x and y
+    const View<const R> ev = C.x->cview();
+    const View<R> xv = F.x->view();
+    const std::ptrdiff_t sc1 = C.grid.layout.sy, sc2 = C.grid.layout.sz;
+    const std::ptrdiff_t sy = F.grid.layout.sy, sz = F.grid.layout.sz;
+    const int c0 = C.halved[0], c1 = C.halved[1];
+    for_each(backend_, F.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, 0};
+      const std::ptrdiff_t sc[3] = {1, sc1, sc2};
+      xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
+    }, "line multigrid prolong");
+  }
+  fill_ghosts(*F.x, F.bc, F.grid);
+  smooth(l, opt_.post_sweeps);
+}
+
+template <class R>
+double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
+  const LineStencil<R> st = line_stencil<R>(grid_, backend_);
+  const View<const R> xv = x.cview(), bv = b.cview();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  return reduce(backend_, grid_.layout.interior(Stagger::centre), 0.0, MaxOp{},
+                [=] BOUSS_HD(int i, int j, int k) {
+                  const std::ptrdiff_t idx = i + j * sy + k * sz;
+                  return double(std::fabs(bv[idx] - line_laplacian(idx, k, xv, st)));
+                }, "line multigrid residual norm");
+}
+
+template <class R>
+SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
+  const bool singular = bc_.singular();
+  SolveStats stats;
+  if (singular) remove_volume_mean(grid_, b);
+  const double bnorm = max_abs(b, grid_.layout.interior(Stagger::centre));
+  if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
+    fill(x, 0);
+    stats.converged = true;
+    stats.residual_history.push_back(0);
+    return stats;
+  }
+  const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
+  fill_ghosts(x, bc_, grid_);
+  attach(x, b);
+  double rn = 0;
+  int slow = 0;  // cycles in a row that left more than stall_ratio of the residual
+  auto record = [&](double r) {
+    if (!stats.residual_history.empty()) slow = r > SolveStats::stall_ratio * rn ? slow + 1 : 0;
+    rn = r;
+    stats.residual_history.push_back(r / scale);
+    stats.stalled = slow >= 2 && r > target;
+    return std::isfinite(r) && !stats.stalled;
+  };
+  record(residual_norm(x, b));
+  while (rn > target && stats.cycles < opt_.max_cycles) {
+    vcycle(0);
+    ++stats.cycles;
+    if (!record(residual_norm(x, b))) break;
+  }
+  if (singular) {
+    remove_volume_mean(grid_, x);
+    fill_ghosts(x, bc_, grid_);
+  }
+  stats.converged = rn <= target;
+  return stats;
+}
+
+template <class R>
+double LineMultigrid<R>::bytes_per_cycle() const {
+  // Per level of N cells (values of sizeof(R)): a zebra sweep reads x and b and writes and
+  // reads back c' and d' and writes x (7 N); the restriction reads x and b and writes N/4 (or
+  // N/2); the prolongation reads the coarse x and updates x (2 N and the coarse); the coarse
+  // x is zeroed. The finest's residual check reads x and b.
+  double values = 0;
+  for (int l = 0; l < levels(); ++l) {
+    const double N = double(levels_[std::size_t(l)]->grid.layout.cells());
+    const bool coarsest = l + 1 == levels();
+    const int sweeps = coarsest ? opt_.coarsest_sweeps : opt_.pre_sweeps + opt_.post_sweeps;
+    values += 7 * N * sweeps;
+    if (!coarsest) {
+      const double Nc = double(levels_[std::size_t(l) + 1]->grid.layout.cells());
+      values += 2 * N + Nc;      // restriction
+      values += 2 * N + 2 * Nc;  // zeroing and reading the coarse x, updating x
+    }
+  }
+  values += 2 * double(grid_.layout.cells());
+  return values * sizeof(R);
+}
+
+template <class R>
+double LineMultigrid<R>::bytes_per_solve(const SolveStats& s) const {
+  return s.cycles * bytes_per_cycle() + 2 * double(grid_.layout.cells()) * sizeof(R);  // + the first check
+}
+
+template class LineMultigrid<double>;
+template class LineMultigrid<float>;
+
+}  // namespace bouss

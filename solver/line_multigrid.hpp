@@ -1,0 +1,77 @@
+// Tensor-product multigrid (paper 001, Algorithm 1) for the pressure equation on flat and
+// stretched grids: the levels halve x and y only (semicoarsening), z is never coarsened, so
+// a stretched z carries to every level unchanged; the smoother relaxes whole vertical lines
+// at once (zebra: the columns with (i + j) even, then odd, each line solved exactly by the
+// Thomas algorithm, solver/tridiagonal_kernels.hpp). Where the vertical spacing is much
+// finer than the horizontal, the point smoother of solver/multigrid.hpp leaves the strongly
+// coupled vertical error untouched and its cycles stall; line relaxation removes it.
+//
+// The coarsest level keeps at least two columns along each horizontal axis that has more
+// than one cell (so every line's system is nonsingular, walls or not) and is solved by
+// `coarsest_sweeps` zebra sweeps, not by a dense inverse. Axes that cannot be halved further
+// (odd sizes) stop coarsening there, as the point multigrid's do.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "grid/boundary.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/pressure_solver.hpp"
+
+namespace bouss {
+
+struct LineMultigridOptions {
+  int pre_sweeps = 2;   // zebra sweeps before the coarse correction (pressure.pre_sweeps)
+  int post_sweeps = 2;  // and after (pressure.post_sweeps)
+  int max_cycles = 50;
+  double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
+  int coarsest_sweeps = 8;
+};
+
+// The options a case's "pressure" section asks for.
+LineMultigridOptions line_multigrid_options(const PressureParams& p);
+
+// The horizontal shapes of the levels, finest first (z as given).
+std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);
+
+template <class R>
+class LineMultigrid final : public PressureSolver<R> {
+ public:
+  LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt = {});
+  ~LineMultigrid() override;
+
+  // solver/pressure_solver.hpp's contract; the iterations are V-cycles. On a stretched grid
+  // the means removed are volume means (the singular problem's compatibility condition).
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  double bytes_per_solve(const SolveStats& s) const override;
+
+  // Bytes one V-cycle moves (each array counted once per pass that reads or writes it), with
+  // the convergence check after it.
+  double bytes_per_cycle() const;
+  int levels() const { return int(levels_.size()); }
+  const Grid& level_grid(int l) const;
+  const LineMultigridOptions& options() const { return opt_; }
+  // Bytes it allocates on the backend for a grid laid out as `fine`.
+  static double estimate_memory(const Grid& fine, std::size_t value_bytes);
+
+  // The pieces of a cycle, public for the benchmarks and tests: `sweeps` zebra sweeps on
+  // level l (x's ghosts filled on return), and one V-cycle from level l down.
+  void smooth(int l, int sweeps);
+  void vcycle(int l = 0);
+
+ private:
+  struct Level;
+  Backend backend_;
+  Grid grid_;
+  FieldBC bc_;
+  LineMultigridOptions opt_;
+  std::vector<std::unique_ptr<Level>> levels_;
+  void attach(Field<R>& x, Field<R>& b);
+};
+
+}  // namespace bouss

@@ -1,0 +1,60 @@
+// Checks of the vertical-line pressure solver (solver/line_multigrid.hpp) that run on any
+// backend: the unit suite calls them on the CPU, the gpu suite on CUDA.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "grid/field_ops.hpp"
+#include "grid/stretching.hpp"
+#include "solver/line_multigrid.hpp"
+#include "solver/multigrid.hpp"
+#include "test_support.hpp"
+
+namespace bouss::test {
+
+// Walls (gradient 0, the pressure's condition) on every face except those named periodic.
+inline FieldBC pressure_walls(bool periodic_x, bool periodic_y) {
+  FieldBC bc;
+  for (int f = 0; f < 6; ++f) bc.face[f] = FaceBC{BoundaryKind::gradient, 0, 0};
+  if (periodic_x) bc.face[0] = bc.face[1] = FaceBC{};
+  if (periodic_y) bc.face[2] = bc.face[3] = FaceBC{};
+  return bc;
+}
+
+// A random right-hand side (seeded), its mean left for the solver to remove.
+template <class R>
+void random_rhs(Field<R>& b, const Grid& g, unsigned seed) {
+  std::vector<R> host(g.layout.size, 0);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> U(-1, 1);
+  const auto& n = g.layout.n;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) host[g.layout.origin + g.layout.index(i, j, k)] = R(U(rng));
+  b.from_host(host);
+}
+
+// The mean factor per cycle over cycles 2.. of a solve (the first cycle's is often better).
+inline double factor_per_cycle(const SolveStats& s) {
+  const auto& h = s.residual_history;
+  if (h.size() < 3) return 0;
+  return std::pow(h.back() / h[1], 1.0 / double(h.size() - 2));
+}
+
+// Solves lap x = b for a random b with `solver` and returns what it did.
+template <class R>
+SolveStats solve_random(PressureSolver<R>& solver, const Grid& g, const Backend& be, double tolerance,
+                        unsigned seed = 3, Field<R>* out = nullptr) {
+  Field<R> x(be, g.layout, Stagger::centre, "x"), b(be, g.layout, Stagger::centre, "b");
+  fill(x, 0);
+  fill(b, 0);
+  random_rhs(b, g, seed);
+  const SolveStats s = solver.solve(x, b, tolerance);
+  if (out) out->copy_from(x);
+  return s;
+}
+
+}  // namespace bouss::test
