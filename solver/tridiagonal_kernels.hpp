@@ -59,4 +59,55 @@ BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VX x, VC 
   thomas_line<S>(n, rows, r, x, c, base, stride, [&](std::ptrdiff_t idx, S v) { x[idx] = v; });
 }
 
+// Column-independent coefficients (the same rows in every column, as where the operator
+// depends on z alone): the Thomas factors c'_k and 1/(b_k - a_k c'_{k-1}) are computed once
+// for all columns (thomas_factors), and each column's solve only carries d. Then the forward
+// sweep writes d' into x and the backward sweep overwrites it: per row r is read once and x
+// written twice and read once.
+template <class S>
+struct ThomasFactors {
+  const S* lower;    // a_k
+  const S* upper_e;  // c'_k
+  const S* inv;      // 1 / (b_k - a_k c'_{k-1})
+};
+template <class S, class VR, class VX>
+BOUSS_HD inline void thomas_factored(int n, const ThomasFactors<S>& f, const VR& r, VX x, std::ptrdiff_t base,
+                                     std::ptrdiff_t stride) {
+  S d = S(r[base]) * f.inv[0];
+  x[base] = d;
+  for (int k = 1; k < n; ++k) {
+    const std::ptrdiff_t idx = base + k * stride;
+    d = (S(r[idx]) - f.lower[k] * d) * f.inv[k];
+    x[idx] = d;
+  }
+  S next = d;
+  for (int k = n - 2; k >= 0; --k) {
+    const std::ptrdiff_t idx = base + k * stride;
+    next = S(x[idx]) - f.upper_e[k] * next;
+    x[idx] = next;
+  }
+}
+
+// One step of parallel cyclic reduction (paper 003) at row k with reach s: row k takes out
+// its couplings to rows k - s and k + s, and couples to k - 2s and k + 2s instead. Rows
+// outside [0, n) are the identity (a = c = d = 0, b = 1). After steps with s = 1, 2, 4, ...
+// up to s >= n every row is decoupled: x_k = d_k / b_k. The coefficient arrays (a, b, c) are
+// those of all columns (column-independent), d is one column's.
+template <class S>
+struct PcrRow {
+  S a, b, c;
+};
+template <class S>
+BOUSS_HD inline PcrRow<S> pcr_row(int n, int k, int s, const S* a, const S* b, const S* c, S& k1, S& k2) {
+  const bool lo = k - s >= 0, hi = k + s < n;
+  k1 = lo ? a[k] / b[k - s] : S(0);
+  k2 = hi ? c[k] / b[k + s] : S(0);
+  return {lo ? -a[k - s] * k1 : S(0), b[k] - (lo ? c[k - s] * k1 : S(0)) - (hi ? a[k + s] * k2 : S(0)),
+          hi ? -c[k + s] * k2 : S(0)};
+}
+template <class S>
+BOUSS_HD inline S pcr_rhs(int n, int k, int s, const S* d, S k1, S k2) {
+  return d[k] - (k - s >= 0 ? d[k - s] * k1 : S(0)) - (k + s < n ? d[k + s] * k2 : S(0));
+}
+
 }  // namespace bouss

@@ -11,6 +11,9 @@
 #include "projection_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
+#include "line_solver_checks.hpp"
+#include "tridiagonal_checks.hpp"
+#include "grid/stretching.hpp"
 #include "validation/front.hpp"
 
 using namespace bouss;
@@ -183,6 +186,57 @@ TYPED_TEST(GpuOperators, LaplacianExact) { BOUSS_GPU_OR_SKIP(); check_laplacian_
 TYPED_TEST(GpuOperators, ScalarAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_scalar_advection_exact<TypeParam>(gpu); }
 TYPED_TEST(GpuOperators, MomentumAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_momentum_advection_exact<TypeParam>(gpu); }
 TYPED_TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu); }
+TYPED_TEST(GpuOperators, DivergenceExactOnAStretchedGrid) { BOUSS_GPU_OR_SKIP(); check_divergence_exact<TypeParam>(gpu, true); }
+TYPED_TEST(GpuOperators, BuoyancyExactOnAStretchedGrid) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu, true); }
+TYPED_TEST(GpuOperators, FluxFormsConserveOnAStretchedGrid) {
+  BOUSS_GPU_OR_SKIP();
+  check_conservation_on_a_stretched_grid<TypeParam>(gpu);
+}
+
+template <class R>
+class GpuTridiagonal : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuTridiagonal, Precisions);
+
+TYPED_TEST(GpuTridiagonal, EveryVariantMatchesDenseLU) {
+  BOUSS_GPU_OR_SKIP();
+  for (TridiagonalMethod m : {TridiagonalMethod::thomas, TridiagonalMethod::pcr, TridiagonalMethod::automatic})
+    for (int n : tridiagonal_lengths()) check_tridiagonal_against_dense<TypeParam>(gpu, n, m);
+  // A column longer than pcr's one-block reach of 256 threads (each thread takes several rows).
+  check_tridiagonal_against_dense<TypeParam>(gpu, 1024, TridiagonalMethod::pcr);
+}
+
+// The line multigrid on CUDA takes the same cycles to the same answer as on the CPU (a
+// stretched z, walls in x, periodic y), in both precisions.
+template <class R>
+class GpuLineMultigrid : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuLineMultigrid, Precisions);
+
+TYPED_TEST(GpuLineMultigrid, MatchesTheCpuBackend) {
+  BOUSS_GPU_OR_SKIP();
+  using R = TypeParam;
+  const Grid g = Grid::make_stretched({32, 16, 24}, {0, 0, 0}, {8.0, 4.0, 1.0}, tanh_faces(24, 0.0, 1.0, 2.0, Cluster::both),
+                                      1, sizeof(R));
+  const FieldBC bc = pressure_walls(false, true);
+  LineMultigrid<R> on_cpu(Backend::cpu(), g, bc), on_gpu(gpu, g, bc);
+  Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
+  const double tolerance = sizeof(R) == 4 ? 1e-4 : 1e-10;
+  const SolveStats sc = solve_random(on_cpu, g, Backend::cpu(), tolerance, 4, &a);
+  const SolveStats sg = solve_random(on_gpu, g, gpu, tolerance, 4, &b);
+  EXPECT_TRUE(sg.converged);
+  EXPECT_EQ(sc.cycles, sg.cycles);
+  const std::vector<R> ha = a.to_host(), hb = b.to_host();
+  double worst = 0, size = 0;
+  for (int k = 0; k < 24; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 32; ++i) {
+        const auto idx = g.layout.origin + g.layout.index(i, j, k);
+        worst = std::max(worst, std::fabs(double(ha[idx]) - double(hb[idx])));
+        size = std::max(size, std::fabs(double(ha[idx])));
+      }
+  EXPECT_LT(worst, (sizeof(R) == 4 ? 1e-4 : 1e-10) * size);
+}
+
+}
 
 template <class R>
 class GpuProjection : public ::testing::Test {};
@@ -275,6 +329,26 @@ TEST(GpuAgreement, CpuAndCudaAgreeAfterTwentyRayleighBenardSteps) {
     EXPECT_LT(max_relative_difference(a, b), 1e-10) << name;
   }
 }
+
+// A flat Rayleigh-Benard run on a stretched z (the line multigrid) on CUDA and the CPU.
+TEST(GpuAgreement, StretchedRayleighBenardOnCudaAndCpu) {
+  BOUSS_GPU_OR_SKIP();
+  Case c = box_case({32, 32, 16}, {4.0, 4.0, 1.0});
+  make_rayleigh_benard(c, 1e5, 0.71, Units::free_fall, VelocityBC::no_slip);
+  c.initial.perturbation_amplitude = 0.05;
+  c.z_faces = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::both);
+  c.z_stretching = "tanh";
+  c.pressure.solver = "auto";
+  c.pressure.tolerance = 1e-11;
+  c.time.steps = 20;
+  FlowSimulation<double> cpu(c, Backend::cpu()), cuda(c, gpu);
+  while (!cpu.finished()) cpu.step();
+  while (!cuda.finished()) cuda.step();
+  EXPECT_EQ(cpu.time(), cuda.time());
+  for (const char* name : {"T", "u", "v", "w", "p"}) {
+    const std::vector<double> a = cpu.host_values(name), b = cuda.host_values(name);
+    EXPECT_LT(max_relative_difference(a, b), 1e-9) << name;
+  }
 
 // The lock exchange (cases/lock_exchange.json, 32^3, 20 steps of a fixed dt) on CUDA against
 // the CPU, in both precisions: the same solver on both (double: all-double cycles), so the
