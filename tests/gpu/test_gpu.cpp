@@ -236,7 +236,6 @@ TYPED_TEST(GpuLineMultigrid, MatchesTheCpuBackend) {
   EXPECT_LT(worst, (sizeof(R) == 4 ? 1e-4 : 1e-10) * size);
 }
 
-}
 
 template <class R>
 class GpuProjection : public ::testing::Test {};
@@ -349,6 +348,7 @@ TEST(GpuAgreement, StretchedRayleighBenardOnCudaAndCpu) {
     const std::vector<double> a = cpu.host_values(name), b = cuda.host_values(name);
     EXPECT_LT(max_relative_difference(a, b), 1e-9) << name;
   }
+}
 
 // The lock exchange (cases/lock_exchange.json, 32^3, 20 steps of a fixed dt) on CUDA against
 // the CPU, in both precisions: the same solver on both (double: all-double cycles), so the
