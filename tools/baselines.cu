@@ -230,4 +230,72 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
   return run;
 }
 
+BaselineRun gtsv_baseline(const Layout& L, const std::vector<double>& a, const std::vector<double>& b,
+                          const std::vector<double>& c, const Field<double>& r, Field<double>& x, bool interleaved,
+                          int repeats) {
+  const Backend& be = r.backend();
+  const int nx = L.n[0], ny = L.n[1], nz = L.n[2];
+  const std::size_t columns = std::size_t(nx) * ny, N = columns * nz;
+  DeviceArray<double> dl(N), d(N), du(N), rhs(N), work(N);
+  // Per-system coefficient arrays, in the solver's order: system s = i + nx j, row k at
+  // s * nz + k (strided) or k * columns + s (interleaved).
+  {
+    std::vector<double> hl(N), hd(N), hu(N);
+    for (std::size_t s = 0; s < columns; ++s)
+      for (int k = 0; k < nz; ++k) {
+        const std::size_t at = interleaved ? std::size_t(k) * columns + s : s * nz + k;
+        hl[at] = k ? a[k] : 0.0;
+        hd[at] = b[k];
+        hu[at] = k + 1 < nz ? c[k] : 0.0;
+      }
+    check(cudaMemcpy(dl.p, hl.data(), N * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(d.p, hd.data(), N * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(du.p, hu.data(), N * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+  }
+  const View<const double> rv = r.cview();
+  const std::ptrdiff_t sy = rv.sy, sz = rv.sz;
+  double* packed = rhs.p;
+  for_each(be, L.interior(Stagger::centre), [=] __host__ __device__(int i, int j, int k) {
+    const std::size_t s = i + std::size_t(nx) * j;
+    packed[interleaved ? std::size_t(k) * columns + s : s * nz + k] = rv[i + j * sy + k * sz];
+  }, "gtsv gather");
+  cusparseHandle_t handle;
+  check(cusparseCreate(&handle), "cusparseCreate");
+  const auto stream = static_cast<cudaStream_t>(be.stream());
+  check(cusparseSetStream(handle, stream), "cusparseSetStream");
+  std::size_t buffer_bytes = 0;
+  if (interleaved)
+    check(cusparseDgtsvInterleavedBatch_bufferSizeExt(handle, 0, nz, dl.p, d.p, du.p, work.p, int(columns), &buffer_bytes),
+          "gtsvInterleavedBatch_bufferSizeExt");
+  else
+    check(cusparseDgtsv2StridedBatch_bufferSizeExt(handle, nz, dl.p, d.p, du.p, work.p, int(columns), nz, &buffer_bytes),
+          "gtsv2StridedBatch_bufferSizeExt");
+  DeviceArray<unsigned char> buffer(buffer_bytes);
+  auto copy_in = [&] {
+    check(cudaMemcpyAsync(work.p, rhs.p, N * sizeof(double), cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+  };
+  auto solve = [&] {
+    copy_in();
+    if (interleaved)
+      check(cusparseDgtsvInterleavedBatch(handle, 0, nz, dl.p, d.p, du.p, work.p, int(columns), buffer.p),
+            "gtsvInterleavedBatch");
+    else
+      check(cusparseDgtsv2StridedBatch(handle, nz, dl.p, d.p, du.p, work.p, int(columns), nz, buffer.p),
+            "gtsv2StridedBatch");
+  };
+  BaselineRun run;
+  run.ms = std::max(0.0, median_ms(be, repeats, solve) - median_ms(be, repeats, copy_in));
+  run.iterations = 1;
+  run.bytes = double(N) * 5 * sizeof(double);
+  const double* solved = work.p;
+  const View<double> xv = x.view();
+  for_each(be, L.interior(Stagger::centre), [=] __host__ __device__(int i, int j, int k) {
+    const std::size_t s = i + std::size_t(nx) * j;
+    xv[i + j * sy + k * sz] = solved[interleaved ? std::size_t(k) * columns + s : s * nz + k];
+  }, "gtsv scatter");
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  cusparseDestroy(handle);
+  return run;
+}
+
 }  // namespace bouss

@@ -1,4 +1,4 @@
-// Poisson baselines from CUDA's own libraries, for `bouss bench poisson`:
+// Baselines from CUDA's own libraries, for `bouss bench poisson` and `bouss bench elliptic`:
 //   fft     cuFFT direct solve of the fully periodic problem (the same 7-point operator,
 //           diagonal in Fourier space): the fastest thing possible for that special case;
 //   csr_cg  conjugate gradients on the explicit CSR matrix with cuSPARSE SpMV and cuBLAS
@@ -27,5 +27,14 @@ bool baselines_available();
 BaselineRun fft_poisson(const Grid& g, const Field<double>& b, Field<double>& x, int repeats);
 BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>& b, Field<double>& x, double tolerance,
                            int max_iterations, int repeats);
+// cuSPARSE's batched tridiagonal solvers on the vertical lines of `layout` (rows a, b, c per
+// level, the same in every column, given to cuSPARSE as full per-system arrays, as it needs
+// them): gtsv2StridedBatch (each system contiguous) or gtsvInterleavedBatch (algorithm 0,
+// element k of every system together: bouss's x-fastest order). r and x on the CUDA backend;
+// the time is the library call alone (the copy of r into its in-place array timed apart and
+// subtracted); bytes: r, x and the three coefficient arrays once each.
+BaselineRun gtsv_baseline(const Layout& layout, const std::vector<double>& a, const std::vector<double>& b,
+                          const std::vector<double>& c, const Field<double>& r, Field<double>& x, bool interleaved,
+                          int repeats);
 
 }  // namespace bouss

@@ -13,4 +13,9 @@ BaselineRun csr_cg_poisson(const Grid&, const FieldBC&, const Field<double>&, Fi
   throw std::runtime_error("the csr_cg baseline needs a CUDA build");
 }
 
+BaselineRun gtsv_baseline(const Layout&, const std::vector<double>&, const std::vector<double>&,
+                          const std::vector<double>&, const Field<double>&, Field<double>&, bool, int) {
+  throw std::runtime_error("the cusparse_gtsv baselines need a CUDA build");
+}
+
 }  // namespace bouss

@@ -43,6 +43,11 @@ struct BenchOptions {
   std::vector<std::string> output_precision{"double", "float"};
   std::vector<std::string> streams;  // --stream: output streams as JSON objects, as a case file's "output" entries
   std::string output_dir;                                    // "" = the case's output folder
+  // bench elliptic
+  std::vector<std::string> elliptic_solvers{"thomas", "pcr", "line_multigrid"};
+  double aspect = 1;      // dx / dz
+  double stretching = 0;  // tanh parameter (both walls); 0: uniform z
+  std::string precision = "double";
   // bench relax
   std::vector<int> sizes{4, 8, 12, 16, 24, 32, 48, 64, 96, 128};
   int sweeps = 100;
@@ -68,6 +73,7 @@ int xdmf_command(const std::string& netcdf_path);
 int bench_command(const BenchOptions& o);
 int output_bench(const BenchOptions& o);
 int poisson_bench(const BenchOptions& o);
+int elliptic_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);
 int converge_command(const ValidationOptions& o);

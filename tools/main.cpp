@@ -71,8 +71,9 @@ int main(int argc, char** argv) {
   bouss::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "Time a case's step (median ms/step after warm-up, and the bandwidth it implies), "
-               "the pressure solver alone (bench poisson), or coarse-grid relaxation on CPU and GPU (bench relax)");
-  add_case_options(bench_cmd, bench.case_file, bench.backend, bench.overrides, "Case file (JSON), or poisson, or relax");
+               "the pressure solver alone (bench poisson), the vertical-line solvers and their baselines (bench elliptic), or "
+               "coarse-grid relaxation on CPU and GPU (bench relax)");
+  add_case_options(bench_cmd, bench.case_file, bench.backend, bench.overrides, "Case file (JSON), or poisson, elliptic, or relax");
   bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(positive);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(non_negative);
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
@@ -89,18 +90,26 @@ int main(int argc, char** argv) {
                         "\"file\", e.g. '{\"fields\":[\"T\"],\"region\":{\"z\":0.5},\"interval_steps\":1}' "
                         "(repeatable; with the compressor's rate when it compresses)");
   bench_cmd->add_option("--output-dir", bench.output_dir, "with --output-every or --stream: where the files go (default: the case's output folder)");
-  bench_cmd->add_option("--n", bench.n, "poisson: grid NX,NY,NZ")->delimiter(',');
+  bench_cmd->add_option("--n", bench.n, "poisson, elliptic: grid NX,NY,NZ")->delimiter(',');
   bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
-  bench_cmd->add_option("--tolerance", bench.tolerance, "poisson: relative residual tolerance")->check(positive);
-  bench_cmd->add_option("--solver", bench.solvers, "poisson: mg, mg_mixed, fft, csr_cg (default all)")
-      ->delimiter(',')->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg"}));
-  bench_cmd->add_option("--repeats", bench.repeats, "poisson: timed solves (median)")->check(positive);
+  bench_cmd->add_option("--tolerance", bench.tolerance, "poisson, elliptic: relative residual tolerance")->check(positive);
+  auto* solver_opt = bench_cmd->add_option("--solver", bench.solvers,
+                                           "poisson: mg, mg_mixed, fft, csr_cg (default all); elliptic: thomas, pcr, auto, "
+                                           "cusparse_gtsv, cusparse_gtsv_interleaved, line_multigrid, multigrid "
+                                           "(default thomas, pcr, line_multigrid)")
+                          ->delimiter(',')
+                          ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
+                                                 "cusparse_gtsv_interleaved", "line_multigrid", "multigrid"}));
+  bench_cmd->add_option("--repeats", bench.repeats, "poisson, elliptic: timed solves (median)")->check(positive);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
   bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson: smoothing sweeps before restriction");
   bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson: smoothing sweeps after prolongation");
   bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
   bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
+  bench_cmd->add_option("--aspect", bench.aspect, "elliptic: horizontal over vertical spacing, dx/dz (dz = 1/nz)");
+  bench_cmd->add_option("--stretching", bench.stretching, "elliptic: tanh stretching of z towards both walls (0: uniform)");
+  bench_cmd->add_option("--precision", bench.precision, "elliptic: double or single");
   bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');
   bench_cmd->add_option("--sweeps", bench.sweeps, "relax: relaxations timed")->check(positive);
 
@@ -185,6 +194,10 @@ int main(int argc, char** argv) {
   if (front_cmd->parsed()) return bouss::front_command(front);
   if (bench_cmd->parsed()) {
     if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
+    if (bench.case_file == "elliptic") {
+      if (solver_opt->count()) bench.elliptic_solvers = bench.solvers;
+      return bouss::elliptic_bench(bench);
+    }
     if (bench.case_file == "relax") return bouss::relax_bench(bench);
     if (!bench.output_every.empty() || !bench.streams.empty()) return bouss::output_bench(bench);
     return bouss::bench_command(bench);

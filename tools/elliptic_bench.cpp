@@ -1,0 +1,247 @@
+// bouss bench elliptic: the vertical-line components on their own (solver/tridiagonal.hpp,
+// solver/line_multigrid.hpp) against the point multigrid and cuSPARSE's batched tridiagonal
+// solvers, on one flat box: n cells with dz = 1/nz and dx = dy = aspect * dz, walls at z and
+// in x, periodic in y; z optionally tanh-stretched towards both walls.
+//   thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved: the box's vertical lines of
+//     the pressure operator with its horizontal part on the diagonal (the line smoother's
+//     systems), a random right-hand side; one direct solve, its residual checked.
+//   line_multigrid, multigrid: the pressure equation lap x = b for a random b to --tolerance.
+// Each prints solver, n, iterations, residual_history, ms (median of --repeats after a warm-up,
+// CUDA events on the GPU), ms_per_iteration, bytes (the traffic the variant moves by its
+// model), useful_GBps (the bytes a solve must move at the least, over the time: r read and x
+// written for a tridiagonal solve; the multigrids' own model) and copy_GBps (a 1 GiB device
+// copy, or the working set's on the CPU, measured in the same run).
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "grid/field_ops.hpp"
+#include "grid/stretching.hpp"
+#include "solver/line_multigrid.hpp"
+#include "solver/multigrid.hpp"
+#include "solver/tridiagonal.hpp"
+#include "tools/baselines.hpp"
+#include "tools/commands.hpp"
+#include "tools/run_support.hpp"
+
+namespace bouss {
+
+namespace {
+
+struct EllipticRun {
+  int iterations = 1;
+  std::vector<double> residual_history;
+  double ms = 0, bytes = 0, useful_bytes = 0;
+};
+
+FieldBC box_conditions() {
+  FieldBC bc;
+  for (int f = 0; f < 6; ++f) bc.face[f] = FaceBC{BoundaryKind::gradient, 0, 0};
+  bc.face[2] = bc.face[3] = FaceBC{};  // periodic y
+  return bc;
+}
+
+// Interior values of a field as a host array of doubles (x fastest).
+template <class R>
+std::vector<double> interior(const Field<R>& f) {
+  const Layout& L = f.layout();
+  const std::vector<R> h = f.to_host();
+  std::vector<double> out;
+  out.reserve(std::size_t(L.cells()));
+  for (int k = 0; k < L.n[2]; ++k)
+    for (int j = 0; j < L.n[1]; ++j)
+      for (int i = 0; i < L.n[0]; ++i) out.push_back(double(h[L.origin + L.index(i, j, k)]));
+  return out;
+}
+
+template <class R>
+void set_random(Field<R>& f, unsigned seed) {
+  const Layout& L = f.layout();
+  std::vector<R> h(L.size, 0);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int k = 0; k < L.n[2]; ++k)
+    for (int j = 0; j < L.n[1]; ++j)
+      for (int i = 0; i < L.n[0]; ++i) h[L.origin + L.index(i, j, k)] = R(U(rng));
+  f.from_host(h);
+}
+
+// The rows of the box's vertical lines (the pressure operator negated, the horizontal part on
+// the diagonal), from the grid's z spacing.
+void line_rows(const Grid& g, std::vector<double>& a, std::vector<double>& b, std::vector<double>& c) {
+  const int nz = g.layout.n[2];
+  a.assign(nz, 0);
+  b.assign(nz, 0);
+  c.assign(nz, 0);
+  const double horizontal = 2 / (g.h[0] * g.h[0]) + 2 / (g.h[1] * g.h[1]);
+  for (int k = 0; k < nz; ++k) {
+    const double down = k > 0 ? 1 / (g.dz_centres(k) * g.dz(k)) : 0.0;
+    const double up = k + 1 < nz ? 1 / (g.dz_centres(k + 1) * g.dz(k)) : 0.0;
+    a[k] = -down;
+    c[k] = -up;
+    b[k] = horizontal + down + up;
+  }
+}
+
+// max |A x - r| / max |r| over the columns, on the host.
+double line_residual(const Layout& L, const std::vector<double>& a, const std::vector<double>& b,
+                     const std::vector<double>& c, const std::vector<double>& x, const std::vector<double>& r) {
+  const int nz = L.n[2];
+  const std::size_t plane = std::size_t(L.n[0]) * L.n[1];
+  double worst = 0, size = 0;
+  for (std::size_t s = 0; s < plane; ++s)
+    for (int k = 0; k < nz; ++k) {
+      const std::size_t p = s + k * plane;
+      double ax = b[k] * x[p];
+      if (k > 0) ax += a[k] * x[p - plane];
+      if (k + 1 < nz) ax += c[k] * x[p + plane];
+      worst = std::max(worst, std::fabs(ax - r[p]));
+      size = std::max(size, std::fabs(r[p]));
+    }
+  return worst / size;
+}
+
+template <class R>
+EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const Backend& backend, const Grid& g) {
+  const FieldBC bc = box_conditions();
+  Field<R> r(backend, g.layout, Stagger::centre, "r"), x(backend, g.layout, Stagger::centre, "x");
+  fill(r, 0);
+  fill(x, 0);
+  set_random(r, 17);
+  EllipticRun run;
+  const double cells = double(g.layout.cells());
+  const bool tridiagonal = solver == "thomas" || solver == "pcr" || solver == "auto" || solver.rfind("cusparse_gtsv", 0) == 0;
+  if (tridiagonal) {
+    std::vector<double> a, b, c;
+    line_rows(g, a, b, c);
+    if (solver.rfind("cusparse_gtsv", 0) == 0) {
+      if constexpr (sizeof(R) == sizeof(double)) {
+        if (!backend.is_cuda() || !baselines_available()) throw std::runtime_error(solver + " needs the CUDA backend");
+        const BaselineRun base = gtsv_baseline(g.layout, a, b, c, r, x, solver == "cusparse_gtsv_interleaved", o.repeats);
+        run.ms = base.ms;
+        run.bytes = base.bytes;
+      } else {
+        throw std::runtime_error(solver + ": cuSPARSE's baselines run in double");
+      }
+    } else {
+      const BatchedTridiagonal<R> tri(backend, g.layout, a, b, c);
+      const TridiagonalMethod m = solver == "thomas" ? TridiagonalMethod::thomas
+                                  : solver == "pcr"  ? TridiagonalMethod::pcr
+                                                     : TridiagonalMethod::automatic;
+      run.ms = median_ms(backend, o.repeats, [&] { tri.solve(r, x, m); });
+      run.bytes = tri.bytes(m);
+    }
+    run.useful_bytes = 2 * cells * sizeof(R);
+    run.residual_history = {1.0, line_residual(g.layout, a, b, c, interior(x), interior(r))};
+    return run;
+  }
+  std::unique_ptr<PressureSolver<R>> ps;
+  double per_cycle = 0;
+  if (solver == "line_multigrid") {
+    LineMultigridOptions opt;
+    opt.pre_sweeps = o.pre_sweeps;
+    opt.post_sweeps = o.post_sweeps;
+    auto line = std::make_unique<LineMultigrid<R>>(backend, g, bc, opt);
+    per_cycle = line->bytes_per_cycle();
+    ps = std::move(line);
+  } else if (solver == "multigrid") {
+    if (g.stretched()) throw std::runtime_error("multigrid takes a uniform z only");
+    MultigridOptions opt;
+    opt.pre_sweeps = o.pre_sweeps;
+    opt.post_sweeps = o.post_sweeps;
+    opt.mixed_precision = false;
+    opt.max_cycles = 200;
+    opt.cpu_coarse_cells = default_cpu_coarse_cells;
+    ps = std::make_unique<Multigrid<R>>(backend, g, bc, opt);
+  } else {
+    throw std::runtime_error("unknown solver \"" + solver +
+                             "\": expected thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, line_multigrid "
+                             "or multigrid");
+  }
+  Field<R> b(backend, g.layout, Stagger::centre, "b");
+  SolveStats stats;
+  run.ms = median_ms(backend, o.repeats, [&] {
+    b.copy_from(r);
+    fill(x, 0);
+    stats = ps->solve(x, b, o.tolerance);
+  });
+  run.iterations = stats.cycles;
+  run.residual_history = stats.residual_history;
+  run.bytes = ps->bytes_per_solve(stats);
+  run.useful_bytes = run.bytes;
+  (void)per_cycle;
+  return run;
+}
+
+}  // namespace
+
+int elliptic_bench(const BenchOptions& o) {
+  Backend backend;
+  try {
+    backend = Backend::from_name(o.backend.empty() ? "auto" : o.backend);
+    for (int a = 0; a < 3; ++a)
+      if (o.n[a] < 1) throw std::invalid_argument("--n: expected 3 positive integers");
+    if (!(o.aspect > 0)) throw std::invalid_argument("--aspect: expected a positive number");
+    if (o.precision != "double" && o.precision != "single")
+      throw std::invalid_argument("--precision: expected double or single, got " + o.precision);
+  } catch (const std::exception& e) {
+    print_error(std::string("bench elliptic: ") + e.what());
+    return 2;
+  }
+  configure_logging(o.json);
+  const std::array<int, 3>& n = o.n;
+  const double dz = 1.0 / n[2], dx = o.aspect * dz;
+  const std::array<double, 3> length{n[0] * dx, n[1] * dx, 1.0};
+  const std::size_t elem = o.precision == "single" ? 4 : 8;
+  const Grid g = o.stretching > 0
+                     ? Grid::make_stretched(n, {0, 0, 0}, length, tanh_faces(n[2], 0.0, 1.0, o.stretching, Cluster::both),
+                                            1, elem)
+                     : Grid::make(n, {0, 0, 0}, length, 1, elem);
+  const double copy_bw = measure_copy_bandwidth(
+      backend, backend.is_cuda() ? std::size_t(1) << 30 : std::size_t(g.layout.size) * elem * 4);
+  nlohmann::json results = nlohmann::json::array();
+  int status = 0;
+  for (const std::string& solver : o.elliptic_solvers) {
+    try {
+      const EllipticRun run = elem == 4 ? run_solver<float>(solver, o, backend, g) : run_solver<double>(solver, o, backend, g);
+      const double useful = run.useful_bytes / (run.ms * 1e-3);
+      nlohmann::json j = {{"solver", solver},
+                          {"n", n},
+                          {"aspect", o.aspect},
+                          {"stretching", o.stretching},
+                          {"precision", o.precision},
+                          {"backend", backend.name()},
+                          {"device", backend.describe()},
+                          {"iterations", run.iterations},
+                          {"residual_history", run.residual_history},
+                          {"ms", run.ms},
+                          {"ms_per_iteration", run.ms / std::max(1, run.iterations)},
+                          {"bytes", run.bytes},
+                          {"useful_GBps", useful * 1e-9},
+                          {"moved_GBps", run.bytes / (run.ms * 1e-3) * 1e-9},
+                          {"copy_GBps", copy_bw * 1e-9},
+                          {"fraction_of_copy", run.bytes / (run.ms * 1e-3) / copy_bw}};
+      if (o.json) {
+        results.push_back(j);
+      } else {
+        spdlog::info("{:<26} {}x{}x{}: {} iterations, residual {:.2e}, {:.3f} ms ({:.3f} per iteration), {:.3f} GB moved "
+                     "-> {:.0f} GB/s ({:.0f}% of copy {:.0f} GB/s), useful {:.0f} GB/s",
+                     solver, n[0], n[1], n[2], run.iterations, run.residual_history.back(), run.ms,
+                     run.ms / std::max(1, run.iterations), run.bytes * 1e-9, run.bytes / (run.ms * 1e-3) * 1e-9,
+                     100 * run.bytes / (run.ms * 1e-3) / copy_bw, copy_bw * 1e-9, useful * 1e-9);
+      }
+    } catch (const std::exception& e) {
+      print_error("bench elliptic --solver " + solver + ": " + e.what());
+      status = 1;
+    }
+  }
+  if (o.json) std::printf("%s\n", results.dump(2).c_str());
+  return status;
+}
+
+}  // namespace bouss
