@@ -7,7 +7,11 @@
 # the lock exchange and Ra = 1e7 in double and single), output (the cost of output streams
 # at Ra = 1e7: README "Performance"), compare (this build against the one packed in
 # .devpack-old, when present, on the same machine), developed (Ra = 1e7 from rest into
-# developed convection: V-cycles per solve over time, this build and .devpack-old).
+# developed convection: V-cycles per solve over time, this build and .devpack-old),
+# tridiag (batched tridiagonal solves against cuSPARSE at 512x512x128 and 64x64x1024),
+# lines (the line multigrid against the point multigrid: 256x256x128 and 512x512x128 at
+# several aspect ratios), stretched (Ra = 1e7 on a tanh-stretched z with each solver against
+# the uniform grid's step).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -25,7 +29,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
+    --gtest_filter='GpuTridiagonal.*:GpuLineMultigrid.*:GpuAgreement.Stretched*:GpuOperators.*:GpuGhostFill.*:GpuFieldOps.*:GpuProfiles.*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -164,6 +168,53 @@ if has developed; then
     (. $b/env; $b/bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --set time.end=${DEVELOPED_END:-40} \
        --set 'output=[]' --progress 2 2>&1) | grep -E "step |done" | sed -E 's/ETA [0-9:]+ //' | awk 'NR % 2 == 1 || /done/'
   done
+fi
+if has tridiag; then
+  step "batched tridiagonal solves along z against cuSPARSE (double; bytes: what each moves; useful: r read + x written)"
+  for n in 512,512,128 64,64,1024 256,256,128; do
+    $bin/bouss bench elliptic --backend cuda --n $n --aspect 4 --repeats 20 \
+      --solver thomas,pcr,auto,cusparse_gtsv,cusparse_gtsv_interleaved 2>&1 | tee -a "$out/tridiag.log" | grep -v "^\[.*info.*backend"
+    $bin/bouss bench elliptic --backend cuda --n $n --aspect 4 --repeats 20 --precision single \
+      --solver thomas,pcr 2>&1 | tee -a "$out/tridiag.log"
+  done
+fi
+if has lines; then
+  step "line multigrid against point multigrid on the pressure equation (dz = 1/nz, dx = aspect dz), tolerance 1e-8"
+  for n in 256,256,128 512,512,128; do
+    for aspect in 1 4 8.4 32; do
+      $bin/bouss bench elliptic --backend cuda --n $n --aspect $aspect --repeats 3 --tolerance 1e-8 \
+        --solver line_multigrid,multigrid --json > "$out/lines_${n}_${aspect}.json" 2> "$out/lines_${n}_${aspect}.log" || echo "FAILED $n $aspect"
+    done
+  done
+  python3 -c '
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "lines_*.json"))):
+    for r in json.load(open(f)):
+        print("%-15s n=%-12s aspect %-5g %3d it  %8.3f ms  %7.3f ms/it  moved %5.0f GB/s (%.0f%% of copy)  final %.1e" % (
+            r["solver"], "x".join(map(str, r["n"])), r["aspect"], r["iterations"], r["ms"], r["ms_per_iteration"],
+            r["moved_GBps"], 100 * r["fraction_of_copy"], r["residual_history"][-1]))' "$out"
+fi
+if has stretched; then
+  step "Ra = 1e7 (256x256x128): uniform z with each solver, then tanh-stretched z (parameter 1.5) with each that takes it"
+  run_ra() {  # tag sets...
+    local tag=$1; shift
+    $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 30 --warmup 10 --json "$@" \
+      > "$out/stretched_$tag.json" 2> "$out/stretched_$tag.log" || { echo "FAILED $tag"; tail -3 "$out/stretched_$tag.log"; }
+  }
+  run_ra uniform_multigrid --set pressure.solver=\"multigrid\"
+  run_ra uniform_line --set pressure.solver=\"line_multigrid\"
+  run_ra uniform_auto --set pressure.solver=\"auto\"
+  z='grid.z={"stretching": "tanh", "parameter": 1.5}'
+  run_ra stretched_line --set "$z" --set pressure.solver=\"line_multigrid\"
+  run_ra stretched_auto --set "$z" --set pressure.solver=\"auto\"
+  python3 -c '
+import glob, json, os, sys
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "stretched_*.json"))):
+    r = json.load(open(f))
+    print("%-28s %8.3f ms/step  cycles %.2f  floor %.3f ms (%.0f%% of it)  %.2f GB/step  div %.1e" % (
+        os.path.basename(f)[10:-5], r["ms_per_step"], r["mg_cycles_per_step"], r["bandwidth_floor_ms"],
+        100 * r["fraction_of_floor"], r["bytes_per_step"] * 1e-9, r["max_divergence"]))' "$out"
+  grep -h "auto:" "$out"/stretched_*auto.log | head -2
 fi
 if has compare && [ -x .devpack-old/bin/bouss ]; then
   step "this build against .devpack-old, alternating on one machine (median ms/step)"
