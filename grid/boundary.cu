@@ -105,7 +105,7 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       // z-varying wall values: value + slope (z - z0) at the point's height.
       F.slo = a == 2 ? S(0) : S(bc.face[2 * a].slope_z);
       F.shi = a == 2 ? S(0) : S(bc.face[2 * a + 1].slope_z);
-      F.height = staggered_along(f.stagger(), 2) ? zt.zf : zt.zc;
+      F.height = staggered_along(f.stagger(), 2) ? zt.zf.p : zt.zc.p;
       const Box padded = L.padded(f.stagger());
       F.hib = padded.hi[b];
       F.hic = padded.hi[c];

@@ -30,8 +30,8 @@ ZTables::ZTables(const Grid& g, const Backend& backend) : backend_(backend) {
   copy_bytes(data_, backend_, host.data(), Backend::cpu(), host.size());
   const double* dd = static_cast<const double*>(data_) + gh;  // index 0 is level 0
   const float* ff = reinterpret_cast<const float*>(static_cast<const unsigned char*>(data_) + dbytes) + gh;
-  d_ = {dd, dd + levels, dd + 2 * levels, dd + 3 * levels, dd + 4 * levels};
-  f_ = {ff, ff + levels, ff + 2 * levels, dd + 3 * levels, dd + 4 * levels};
+  d_ = {{dd}, {dd + levels}, {dd + 2 * levels}, {dd + 3 * levels}, {dd + 4 * levels}};
+  f_ = {{ff}, {ff + levels}, {ff + 2 * levels}, {dd + 3 * levels}, {dd + 4 * levels}};
 }
 
 ZTables::~ZTables() {

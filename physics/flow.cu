@@ -15,10 +15,9 @@ namespace {
 
 constexpr const char* q_name(int component) { return component == 0 ? "u" : component == 1 ? "v" : "w"; }
 
-template <int A, class R>
-void advance_velocity_component(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
+template <int A, class R, class Z>
+void advance_velocity_component(const Stencil<R, Z>& st, const Coefficients& c, double dt, AB2Coefficients ab,
                                 const FlowFields<R>& now, Field<R>& G, Field<R>& next, const Box& box) {
-  const Stencil<R> st = make_stencil<R>(g, now.u.backend());
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const CView<R> q = now[A].cview();
   const View<R> Gv = G.view(), out = next.view();
@@ -34,10 +33,9 @@ void advance_velocity_component(const Grid& g, const Coefficients& c, double dt,
   }, "advance_ab2 (velocity)", q_name(A));
 }
 
-template <class R>
-void advance_temperature(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
+template <class R, class Z>
+void advance_temperature(const Stencil<R, Z>& st, const Coefficients& c, double dt, AB2Coefficients ab,
                          const FlowFields<R>& now, Field<R>& G, Field<R>& next, const Box& box) {
-  const Stencil<R> st = make_stencil<R>(g, now.u.backend());
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const View<R> Gv = G.view(), out = next.view();
   const R kappa = R(c.kappa), a = R(ab.a), b = R(ab.b), h = R(dt), gradient = R(c.reference.gradient);
@@ -52,8 +50,8 @@ void advance_temperature(const Grid& g, const Coefficients& c, double dt, AB2Coe
   }, "advance_ab2 (temperature)", "T");
 }
 
-template <int A, class R>
-void subtract_gradient_component(const Stencil<R>& st, const Field<R>& phi, double dt, Field<R>& q, const Box& box) {
+template <int A, class R, class Z>
+void subtract_gradient_component(const Stencil<R, Z>& st, const Field<R>& phi, double dt, Field<R>& q, const Box& box) {
   const CView<R> p = phi.cview();
   const View<R> out = q.view();
   const R h = R(dt);
@@ -63,6 +61,75 @@ void subtract_gradient_component(const Stencil<R>& st, const Field<R>& phi, doub
     out[idx] -= h * gradient_at_face<A>(idx, k, p, st);
   }, "subtract_gradient", q_name(A));
 }
+
+// The step's launches for either z geometry (physics/stencil.hpp with_stencil).
+template <class R>
+struct AdvanceAll {
+  const Coefficients& c;
+  double dt;
+  AB2Coefficients ab;
+  const FlowFields<R>& now;
+  FlowFields<R>& G;
+  FlowFields<R>& next;
+  const std::array<Box, 4>& unknown;
+  template <class Z>
+  void operator()(const Stencil<R, Z>& st) const {
+    advance_velocity_component<0>(st, c, dt, ab, now, G.u, next.u, unknown[0]);
+    advance_velocity_component<1>(st, c, dt, ab, now, G.v, next.v, unknown[1]);
+    advance_velocity_component<2>(st, c, dt, ab, now, G.w, next.w, unknown[2]);
+    advance_temperature(st, c, dt, ab, now, G.T, next.T, unknown[3]);
+  }
+};
+
+template <class R>
+struct DivergenceInto {
+  const Grid& g;
+  const FlowFields<R>& f;
+  Field<R>& out;
+  double scale;
+  template <class Z>
+  void operator()(const Stencil<R, Z>& st) const {
+    const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
+    const View<R> o = out.view();
+    const R s = R(scale);
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    for_each(out.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const std::ptrdiff_t idx = i + j * sy + k * sz;
+      o[idx] = s * divergence_at_centre(idx, k, u, v, w, st);
+    }, "divergence");
+  }
+};
+
+template <class R>
+struct SubtractGradient {
+  const Field<R>& phi;
+  double dt;
+  FlowFields<R>& f;
+  const std::array<Box, 4>& unknown;
+  template <class Z>
+  void operator()(const Stencil<R, Z>& st) const {
+    subtract_gradient_component<0>(st, phi, dt, f.u, unknown[0]);
+    subtract_gradient_component<1>(st, phi, dt, f.v, unknown[1]);
+    subtract_gradient_component<2>(st, phi, dt, f.w, unknown[2]);
+  }
+};
+
+template <class R>
+struct StateRateInto {
+  const Grid& g;
+  const FlowFields<R>& f;
+  double* out;
+  template <class Z>
+  void operator()(const Stencil<R, Z>& st) const {
+    const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    reduce_into(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
+                [=] BOUSS_HD(int i, int j, int k) {
+                  return double(state_rate_at_centre(i + j * sy + k * sz, k, u, v, w, T, st));
+                },
+                out, "state check (advective rate, non-finite values)");
+  }
+};
 
 }  // namespace
 
@@ -76,32 +143,18 @@ FlowFields<R> FlowFields<R>::make(const Backend& b, const Layout& L, const char*
 template <class R>
 void advance_ab2(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab, const FlowFields<R>& now,
                  FlowFields<R>& G, FlowFields<R>& next, const std::array<Box, 4>& unknown) {
-  advance_velocity_component<0>(g, c, dt, ab, now, G.u, next.u, unknown[0]);
-  advance_velocity_component<1>(g, c, dt, ab, now, G.v, next.v, unknown[1]);
-  advance_velocity_component<2>(g, c, dt, ab, now, G.w, next.w, unknown[2]);
-  advance_temperature(g, c, dt, ab, now, G.T, next.T, unknown[3]);
+  with_stencil<R>(g, now.u.backend(), AdvanceAll<R>{c, dt, ab, now, G, next, unknown});
 }
 
 template <class R>
 void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, double scale) {
-  const Stencil<R> st = make_stencil<R>(g, out.backend());
-  const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
-  const View<R> o = out.view();
-  const R s = R(scale);
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(out.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    o[idx] = s * divergence_at_centre(idx, k, u, v, w, st);
-  }, "divergence");
+  with_stencil<R>(g, out.backend(), DivergenceInto<R>{g, f, out, scale});
 }
 
 template <class R>
 void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields<R>& f,
                        const std::array<Box, 4>& unknown) {
-  const Stencil<R> st = make_stencil<R>(g, phi.backend());
-  subtract_gradient_component<0>(st, phi, dt, f.u, unknown[0]);
-  subtract_gradient_component<1>(st, phi, dt, f.v, unknown[1]);
-  subtract_gradient_component<2>(st, phi, dt, f.w, unknown[2]);
+  with_stencil<R>(g, phi.backend(), SubtractGradient<R>{phi, dt, f, unknown});
 }
 
 template <class R>
@@ -135,14 +188,7 @@ double kinetic_energy(const Grid& g, const FlowFields<R>& f) {
 
 template <class R>
 void state_rate_into(const Grid& g, const FlowFields<R>& f, double* out) {
-  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
-  const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  reduce_into(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
-              [=] BOUSS_HD(int i, int j, int k) {
-                return double(state_rate_at_centre(i + j * sy + k * sz, k, u, v, w, T, st));
-              },
-              out, "state check (advective rate, non-finite values)");
+  with_stencil<R>(g, f.u.backend(), StateRateInto<R>{g, f, out});
 }
 
 template <class R>

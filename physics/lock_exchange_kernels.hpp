@@ -55,8 +55,8 @@ struct IndexRange {
 // work on the kinetic energy, -epsilon (by summation by parts nu times the sum of the squared
 // face-to-face differences over h^2, walls included: never positive).
 // ZFace: q is w (laplacian<ZFace>); the caller weights each face by its control volume.
-template <bool ZFace, class R>
-BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R>& st) {
+template <bool ZFace, class R, class Z>
+BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R, Z>& st) {
   return q[idx] * laplacian<ZFace>(idx, k, q, st);
 }
 

@@ -29,27 +29,29 @@ namespace bouss {
 template <class R>
 using CView = View<const R>;
 
-template <class R>
+// Z: the z geometry, ZView<R> (tables per level) or UniformZ<R> (one spacing): the step's
+// kernels are compiled for both (physics/stencil.hpp with_stencil).
+template <class R, class Z = ZView<R>>
 struct Stencil {
   std::ptrdiff_t s[3];
   R rd[2];
   R rd2[2];
-  ZView<R> z;
+  Z z;
 };
 
 // Divergence of the face velocities (u, v, w) over the cell at idx (level k).
-template <class R>
+template <class R, class Z>
 BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
-                                       const Stencil<R>& st) {
+                                       const Stencil<R, Z>& st) {
   return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
          (w[idx + st.s[2]] - w[idx]) * st.z.rdz[k];
 }
 
 // |u|/dx + |v|/dy + |w|/dz over the cell at idx, each the larger of its two faces: the
 // advective rate that the CFL number bounds (dt <= cfl / max rate).
-template <class R>
+template <class R, class Z>
 BOUSS_HD inline R advective_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
-                                           const Stencil<R>& st) {
+                                           const Stencil<R, Z>& st) {
   const R au = std::fmax(std::fabs(u[idx]), std::fabs(u[idx + st.s[0]]));
   const R av = std::fmax(std::fabs(v[idx]), std::fabs(v[idx + st.s[1]]));
   const R aw = std::fmax(std::fabs(w[idx]), std::fabs(w[idx + st.s[2]]));
@@ -59,9 +61,9 @@ BOUSS_HD inline R advective_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u
 // The advective rate with the cell's temperature folded in: t - t is 0 for a finite t and
 // NaN for NaN or Inf, and fmax would drop a NaN rate, so the sum carries either to a
 // NaN-propagating max. One pass checks the whole state (u, v, w, T) for non-finite values.
-template <class R>
+template <class R, class Z>
 BOUSS_HD inline R state_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w, CView<R> T,
-                                       const Stencil<R>& st) {
+                                       const Stencil<R, Z>& st) {
   const R t = T[idx];
   const R nonfinite = (u[idx] - u[idx]) + (u[idx + st.s[0]] - u[idx + st.s[0]]) + (v[idx] - v[idx]) +
                       (v[idx + st.s[1]] - v[idx + st.s[1]]) + (w[idx] - w[idx]) +
@@ -70,31 +72,35 @@ BOUSS_HD inline R state_rate_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CV
 }
 
 // d(phi)/dx_A on the face normal to A at idx (level k), from the centres on either side.
-template <int A, class R>
-BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, int k, CView<R> phi, const Stencil<R>& st) {
+template <int A, class R, class Z>
+BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, int k, CView<R> phi, const Stencil<R, Z>& st) {
   return (phi[idx] - phi[idx - st.s[A]]) * (A == 2 ? st.z.rdzc[k] : st.rd[A]);
 }
 
 // 7-point Laplacian at level k of a field centred in z (T, p, u, v: ZFace false) or on the
 // z faces (w: ZFace true): along z the difference of the two fluxes over the control
 // volume's thickness.
-template <bool ZFace, class R>
-BOUSS_HD inline R laplacian(std::ptrdiff_t idx, int k, CView<R> f, const Stencil<R>& st) {
+template <bool ZFace, class R, class Z>
+BOUSS_HD inline R laplacian(std::ptrdiff_t idx, int k, CView<R> f, const Stencil<R, Z>& st) {
   const R c = f[idx];
   const std::ptrdiff_t sz = st.s[2];
-  const R up = ZFace ? st.z.rdz[k] : st.z.rdzc[k + 1], down = ZFace ? st.z.rdz[k - 1] : st.z.rdzc[k];
-  const R across = ZFace ? st.z.rdzc[k] : st.z.rdz[k];
-  return (f[idx + st.s[0]] - 2 * c + f[idx - st.s[0]]) * st.rd2[0] +
-         (f[idx + st.s[1]] - 2 * c + f[idx - st.s[1]]) * st.rd2[1] +
-         ((f[idx + sz] - c) * up - (c - f[idx - sz]) * down) * across;
+  const R horizontal = (f[idx + st.s[0]] - 2 * c + f[idx - st.s[0]]) * st.rd2[0] +
+                       (f[idx + st.s[1]] - 2 * c + f[idx - st.s[1]]) * st.rd2[1];
+  if constexpr (Z::uniform) {
+    return horizontal + (f[idx + sz] - 2 * c + f[idx - sz]) * st.z.rd2;
+  } else {
+    const R up = ZFace ? st.z.rdz[k] : st.z.rdzc[k + 1], down = ZFace ? st.z.rdz[k - 1] : st.z.rdzc[k];
+    const R across = ZFace ? st.z.rdzc[k] : st.z.rdz[k];
+    return horizontal + ((f[idx + sz] - c) * up - (c - f[idx - sz]) * down) * across;
+  }
 }
 
 // Flux-form advection div(u q) of a cell-centred scalar q, with face values of q
 // interpolated linearly (the centred average on a uniform grid): discretely conservative
 // and second order.
-template <class R>
+template <class R, class Z>
 BOUSS_HD inline R advection_at_centre(std::ptrdiff_t idx, int k, CView<R> q, CView<R> u, CView<R> v, CView<R> w,
-                                      const Stencil<R>& st) {
+                                      const Stencil<R, Z>& st) {
   const R qc = q[idx];
   const CView<R> vel[2] = {u, v};
   R sum = 0;
@@ -115,9 +121,9 @@ BOUSS_UNROLL
 // (level k). Along A the flux sits at the cell centres (both factors averaged from faces);
 // across, at the cell edges, with the transporting component carried to the edge along A
 // and q_A across.
-template <int A, class R>
+template <int A, class R, class Z>
 BOUSS_HD inline R momentum_advection_at_face(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
-                                             const Stencil<R>& st) {
+                                             const Stencil<R, Z>& st) {
   const CView<R> vel[3] = {u, v, w};
   const CView<R> q = vel[A];
   const std::ptrdiff_t sa = st.s[A];
@@ -156,16 +162,16 @@ BOUSS_UNROLL
 
 // Buoyancy b_T theta on the z-face at idx (level k), theta = T - T_ref(z) (physics/flow.hpp)
 // interpolated from the cells below and above.
-template <class R>
-BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, int k, CView<R> theta, R b_T, const Stencil<R>& st) {
+template <class R, class Z>
+BOUSS_HD inline R buoyancy_at_zface(std::ptrdiff_t idx, int k, CView<R> theta, R b_T, const Stencil<R, Z>& st) {
   return b_T * st.z.to_face(k, theta[idx - st.s[2]], theta[idx]);
 }
 
 // Advection of the reference profile T_ref(z), linear in z, at the cell centre idx: w dT_ref/dz
 // with w the mean of the cell's two z-faces. It is the flux form's value for T_ref less
 // T_ref div(u), which the projection makes zero to its tolerance.
-template <class R>
-BOUSS_HD inline R reference_advection_at_centre(std::ptrdiff_t idx, CView<R> w, R gradient, const Stencil<R>& st) {
+template <class R, class Z>
+BOUSS_HD inline R reference_advection_at_centre(std::ptrdiff_t idx, CView<R> w, R gradient, const Stencil<R, Z>& st) {
   return R(0.5) * (w[idx] + w[idx + st.s[2]]) * gradient;
 }
 
@@ -173,9 +179,9 @@ BOUSS_HD inline R reference_advection_at_centre(std::ptrdiff_t idx, CView<R> w, 
 // face from the cells below and above as in the advective flux (advection_at_centre): the
 // flux whose volume mean gives the volume Nusselt number and whose horizontal mean is the
 // wT profile.
-template <class R>
+template <class R, class Z>
 BOUSS_HD inline R advective_heat_flux_at_zface(std::ptrdiff_t idx, int k, CView<R> w, CView<R> T,
-                                               const Stencil<R>& st) {
+                                               const Stencil<R, Z>& st) {
   return w[idx] * st.z.to_face(k, T[idx - st.s[2]], T[idx]);
 }
 

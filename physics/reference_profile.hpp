@@ -16,11 +16,11 @@ struct ReferenceProfile {
   double at(double z) const { return value + gradient * (z - height); }
   // On the cell centres and on the z-faces of the grid's levels, for kernels on `backend`.
   LevelLine on_centres(const Grid& g, const Backend& backend) const {
-    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zc};
+    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zc.p};
     return {at(g.coordinate(Stagger::centre, 2, 0)), gradient * g.h[2]};
   }
   LevelLine on_zfaces(const Grid& g, const Backend& backend) const {
-    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zf};
+    if (g.stretched()) return {at(0), gradient, g.z_view<double>(backend).zf.p};
     return {at(g.coordinate(Stagger::face_z, 2, 0)), gradient * g.h[2]};
   }
 };

@@ -65,14 +65,16 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
                  const GhostSelf<R>& self, int colour, R omega) {
   const LineStencil<R> st = line_stencil<R>(g, be);
   const View<R> xv = x.view(), cv = c.view(), dv = d.view();
-  const View<const R> bv = b.cview();
+  // The neighbours (the other colour) read through the read-only cache: the compiler may
+  // then issue the loads of the next rows before this row's stores.
+  const View<const R> bv = b.cview(), xn = x.cview();
   const int nx = st.n[0], nz = st.n[2];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(be, Box{{0, 0, 0}, {(nx + 1) / 2, st.n[1], 1}}, [=] BOUSS_HD(int ih, int j, int) {
     const int i = 2 * ih + ((j + colour) & 1);
     if (i >= nx) return;
-    using System = LineSystem<R, View<R>, View<const R>>;
-    const System sys(xv, bv, st, self, i, j);
+    using System = LineSystem<R, View<const R>, View<const R>>;
+    const System sys(xn, bv, st, self, i, j);
     const std::ptrdiff_t base = i + j * sy;
     const LineRhs<R, System> rhs{&sys, base, sz};
     thomas_line<R>(nz, sys, rhs, dv, cv, base, sz, [&](std::ptrdiff_t idx, R v) {

@@ -12,6 +12,16 @@
 
 #include "grid/config.hpp"
 
+// Unroll a loop by 8 whatever its trip count: the Thomas sweeps are a recurrence whose loads
+// do not depend on it, and unrolled, the loads of the next rows overlap.
+#if defined(__CUDACC__)
+#define BOUSS_UNROLL_8 _Pragma("unroll 8")
+#elif defined(__GNUC__)
+#define BOUSS_UNROLL_8 _Pragma("GCC unroll 8")
+#else
+#define BOUSS_UNROLL_8
+#endif
+
 namespace bouss {
 
 template <class S>
@@ -34,6 +44,7 @@ BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC 
   S dp = S(r[base]) * inv;
   c[base] = cp;
   d[base] = dp;
+  BOUSS_UNROLL_8
   for (int k = 1; k < n; ++k) {
     const std::ptrdiff_t idx = base + k * stride;
     row = rows(k);
@@ -45,6 +56,7 @@ BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC 
   }
   S next = dp;
   out(base + (n - 1) * stride, next);
+  BOUSS_UNROLL_8
   for (int k = n - 2; k >= 0; --k) {
     const std::ptrdiff_t idx = base + k * stride;
     next = S(d[idx]) - S(c[idx]) * next;
@@ -75,12 +87,14 @@ BOUSS_HD inline void thomas_factored(int n, const ThomasFactors<S>& f, const VR&
                                      std::ptrdiff_t stride) {
   S d = S(r[base]) * f.inv[0];
   x[base] = d;
+  BOUSS_UNROLL_8
   for (int k = 1; k < n; ++k) {
     const std::ptrdiff_t idx = base + k * stride;
     d = (S(r[idx]) - f.lower[k] * d) * f.inv[k];
     x[idx] = d;
   }
   S next = d;
+  BOUSS_UNROLL_8
   for (int k = n - 2; k >= 0; --k) {
     const std::ptrdiff_t idx = base + k * stride;
     next = S(x[idx]) - f.upper_e[k] * next;

@@ -31,8 +31,8 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
 // level, the same in every column, given to cuSPARSE as full per-system arrays, as it needs
 // them): gtsv2StridedBatch (each system contiguous) or gtsvInterleavedBatch (algorithm 0,
 // element k of every system together: bouss's x-fastest order). r and x on the CUDA backend;
-// the time is the library call alone (the copy of r into its in-place array timed apart and
-// subtracted); bytes: r, x and the three coefficient arrays once each.
+// the time is the library call alone (the copies into its in-place arrays, r and, for the
+// interleaved solver, which factors in place, the coefficients, timed apart and subtracted); bytes: r, x and the three coefficient arrays once each.
 BaselineRun gtsv_baseline(const Layout& layout, const std::vector<double>& a, const std::vector<double>& b,
                           const std::vector<double>& c, const Field<double>& r, Field<double>& x, bool interleaved,
                           int repeats);

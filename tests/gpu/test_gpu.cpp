@@ -219,7 +219,9 @@ TYPED_TEST(GpuLineMultigrid, MatchesTheCpuBackend) {
   const FieldBC bc = pressure_walls(false, true);
   LineMultigrid<R> on_cpu(Backend::cpu(), g, bc), on_gpu(gpu, g, bc);
   Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
-  const double tolerance = sizeof(R) == 4 ? 1e-4 : 1e-10;
+  // Float's round-off floor is above 1e-4 of max|b| on this grid (its thinnest cells make
+  // 1/dz^2 ~ 1e4): measured on the H200, the solve stalls short of 1e-4 on both backends.
+  const double tolerance = sizeof(R) == 4 ? 1e-3 : 1e-10;
   const SolveStats sc = solve_random(on_cpu, g, Backend::cpu(), tolerance, 4, &a);
   const SolveStats sg = solve_random(on_gpu, g, gpu, tolerance, 4, &b);
   EXPECT_TRUE(sg.converged);
@@ -233,7 +235,7 @@ TYPED_TEST(GpuLineMultigrid, MatchesTheCpuBackend) {
         worst = std::max(worst, std::fabs(double(ha[idx]) - double(hb[idx])));
         size = std::max(size, std::fabs(double(ha[idx])));
       }
-  EXPECT_LT(worst, (sizeof(R) == 4 ? 1e-4 : 1e-10) * size);
+  EXPECT_LT(worst, (sizeof(R) == 4 ? 1e-3 : 1e-10) * size);
 }
 
 

@@ -169,7 +169,7 @@ TEST(CaseFile, MinimalCaseGetsDefaults) {
   EXPECT_FALSE(c.time.end.has_value());
   EXPECT_EQ(c.time.cfl, 0.5);
   EXPECT_FALSE(c.time.dt.has_value());
-  EXPECT_EQ(c.pressure.solver, "multigrid");
+  EXPECT_EQ(c.pressure.solver, "auto");
   EXPECT_EQ(c.pressure.tolerance, 1e-8);
   EXPECT_EQ(c.pressure.max_cycles, 50);
   EXPECT_EQ(c.pressure.pre_sweeps, 2);
@@ -345,9 +345,12 @@ TEST(CaseFile, StretchedZMistakesNameTheKey) {
   j["boundaries"]["z_lo"] = "periodic";
   j["boundaries"]["z_hi"] = "periodic";
   EXPECT_TRUE(fails_with(j, "/grid/z", {"walls at z_lo and z_hi", "periodic"}));
-  // The point multigrid takes a uniform z only: the solver is what is wrong.
+  // The point multigrid takes a uniform z only: the solver is what is wrong (auto, the
+  // default, takes the line multigrid).
   j = minimal_case();
   j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  EXPECT_EQ(parse(j).pressure.solver, "auto");
+  j["pressure"] = {{"solver", "multigrid"}};
   EXPECT_TRUE(fails_with(j, "/pressure/solver", {"line solver (\"line_multigrid\" or \"auto\") on a stretched z", "got \"multigrid\""}));
 }
 

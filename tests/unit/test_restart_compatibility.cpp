@@ -3,6 +3,8 @@
 // checkpoints, the initial condition, names and the backend may change.
 #include <gtest/gtest.h>
 
+#include "grid/stretching.hpp"
+
 #include <cmath>
 #include <functional>
 #include <string>
@@ -139,6 +141,10 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/pressure/cuda_graphs", [](Case& c) { c.pressure.cuda_graphs = false; }},
       {"/pressure/cpu_coarse_cells", [](Case& c) { c.pressure.cpu_coarse_cells = 4096; }},
       {"/pressure/max_failures", [](Case& c) { c.pressure.max_failures = 1; }},
+      {"/grid/z", [](Case& c) {
+         c.z_faces = tanh_faces(c.n[2], c.extent[2][0], c.length(2), 1.0, Cluster::both);
+         c.z_stretching = "tanh";
+       }},
   };
   for (const auto& [pointer, change] : changes) {
     const auto lines = after(change);
@@ -146,7 +152,7 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
     EXPECT_EQ(lines[0].rfind(pointer + ": the checkpoint has ", 0), 0u) << lines[0];
   }
   // The values are shown as the case file writes them.
-  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\"");
+  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"auto\", the case \"fft\"");
   EXPECT_EQ(after(changes[27].second)[0],
             "/pressure/mixed_precision: the checkpoint has unset (the backend's default), the case false");
   EXPECT_EQ(after(changes[4].second)[0], "/physics/prandtl: the checkpoint has 0.7, the case none");
