@@ -228,33 +228,22 @@ SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const double bnorm = max_abs(b, grid_.layout.interior(Stagger::centre));
   if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
     fill(x, 0);
-    stats.converged = true;
-    stats.residual_history.push_back(0);
-    return stats;
+    return SolveMonitor::constant_solution();
   }
-  const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
+  SolveMonitor monitor(stats, bnorm, tolerance);
   fill_ghosts(x, bc_, grid_);
   attach(x, b);
-  double rn = 0;
-  int slow = 0;  // cycles in a row that left more than stall_ratio of the residual
-  auto record = [&](double r) {
-    if (!stats.residual_history.empty()) slow = r > SolveStats::stall_ratio * rn ? slow + 1 : 0;
-    rn = r;
-    stats.residual_history.push_back(r / scale);
-    stats.stalled = slow >= 2 && r > target;
-    return std::isfinite(r) && !stats.stalled;
-  };
-  record(residual_norm(x, b));
-  while (rn > target && stats.cycles < opt_.max_cycles) {
+  monitor.record(residual_norm(x, b));
+  while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
     vcycle(0);
     ++stats.cycles;
-    if (!record(residual_norm(x, b))) break;
+    if (!monitor.record(residual_norm(x, b))) break;
   }
   if (singular) {
     remove_volume_mean(grid_, x);
     fill_ghosts(x, bc_, grid_);
   }
-  stats.converged = rn <= target;
+  monitor.finish();
   return stats;
 }
 

@@ -517,24 +517,14 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const double bnorm = singular ? remove_mean_max_abs(b) : max_abs(b, interior);
   if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
     fill(x, 0);
-    stats.converged = true;
-    stats.residual_history.push_back(0);
-    return stats;
+    return SolveMonitor::constant_solution();
   }
-  const double scale = bnorm > 0 ? bnorm : 1.0, target = tolerance * scale;
+  SolveMonitor monitor(stats, bnorm, tolerance);
   fill_ghosts(x, bc_, grid_);
-  double rn;
-  int slow = 0;  // cycles in a row that left more than stall_ratio of the residual
-  auto record = [&](double r) {
-    if (!stats.residual_history.empty()) slow = r > SolveStats::stall_ratio * rn ? slow + 1 : 0;
-    rn = r;
-    stats.residual_history.push_back(r / scale);
-    stats.stalled = slow >= 2 && r > target;
-    return std::isfinite(r) && !stats.stalled;
-  };
+  auto record = [&](double r) { return monitor.record(r); };
   if (direct_) {
     record(residual_norm(x, b));
-    if (opt_.fmg && rn > target) {  // FMG on the defect: x += FMG(lap e = b - lap x)
+    if (opt_.fmg && monitor.above_target()) {  // FMG on the defect: x += FMG(lap e = b - lap x)
       if (!defect_.allocated()) {
         defect_ = Field<R>(backend_, grid_.layout, Stagger::centre, "mg defect");
         correction_ = Field<R>(backend_, grid_.layout, Stagger::centre, "mg correction");
@@ -551,7 +541,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       record(residual_norm(x, b));
     }
     direct_->attach(x, b, false);
-    while (rn > target && stats.cycles < opt_.max_cycles) {
+    while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
       direct_->vcycle();
       ++stats.cycles;
       if (!record(residual_norm(x, b))) break;
@@ -560,7 +550,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
     MultigridHierarchy<float>& H = *cheap_;
     defect_into(grid_, x, b, H.b0());
     record(max_abs(H.b0(), interior));
-    while (rn > target && stats.cycles < opt_.max_cycles) {
+    while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
       if (opt_.fmg && stats.cycles == 0) {
         H.fmg();
         stats.fmg = true;
@@ -579,7 +569,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
     remove_mean(x);
     fill_ghosts(x, bc_, grid_);
   }
-  stats.converged = rn <= target;
+  monitor.finish();
   return stats;
 }
 

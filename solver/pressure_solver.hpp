@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,40 @@ struct SolveStats {
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
   std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each iteration
+};
+
+// The convergence bookkeeping every solver shares: residuals recorded relative to max|b|
+// (scale; 1 for b = 0), the tolerance's target, and the stall rule (SolveStats::stalled).
+class SolveMonitor {
+ public:
+  SolveMonitor(SolveStats& stats, double bnorm, double tolerance)
+      : stats_(stats), scale_(bnorm > 0 ? bnorm : 1.0), target_(tolerance * scale_) {}
+  // Records max|b - lap x| after an iteration (or the initial one); false when the solve
+  // must stop short: a non-finite residual, or a stall.
+  bool record(double r) {
+    if (!stats_.residual_history.empty()) slow_ = r > SolveStats::stall_ratio * rn_ ? slow_ + 1 : 0;
+    rn_ = r;
+    stats_.residual_history.push_back(r / scale_);
+    stats_.stalled = slow_ >= 2 && r > target_;
+    return std::isfinite(r) && !stats_.stalled;
+  }
+  bool above_target() const { return rn_ > target_; }
+  // Sets stats.converged at the end of the solve.
+  void finish() { stats_.converged = rn_ <= target_; }
+  // What a singular solve whose b is zero after the mean removal returns (x is set to 0: the
+  // constant with zero mean).
+  static SolveStats constant_solution() {
+    SolveStats s;
+    s.converged = true;
+    s.residual_history.push_back(0);
+    return s;
+  }
+
+ private:
+  SolveStats& stats_;
+  double scale_, target_;
+  double rn_ = 0;
+  int slow_ = 0;  // iterations in a row that left more than stall_ratio of the residual
 };
 
 template <class R>
