@@ -3,6 +3,7 @@
 #pragma once
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,8 +48,13 @@ class BoussProcess {
   // Starts `bouss ARGS...` with stdout and stderr into OUT and ERR.
   BoussProcess(const std::vector<std::string>& args, const std::string& out, const std::string& err)
       : out_(out), err_(err) {
+    const pid_t parent = ::getpid();
     pid_ = ::fork();
     if (pid_ == 0) {
+      // Dies with the test: a test process killed by ctest's timeout runs no destructor, and
+      // its runs went on for minutes, loading the machine under the tests that followed.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(125);  // the test died before the line above
       ::unsetenv("HDF5_USE_FILE_LOCKING");  // the run writes as a user's would
       if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
       std::vector<char*> argv;
