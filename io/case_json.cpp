@@ -26,6 +26,7 @@ ojson case_to_json(const Case& c) {
   j["name"] = c.name;
   if (!c.description.empty()) j["description"] = c.description;
   j["grid"] = {{"n", c.n}, {"extent", c.extent}};
+  if (c.stretched()) j["grid"]["z"] = c.z_faces;  // the faces themselves (exact in JSON's 17 digits)
 
   ojson physics;
   if (c.physics.rayleigh) {

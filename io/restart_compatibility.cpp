@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "solver/pressure_solver.hpp"
+
 namespace bouss {
 namespace {
 
@@ -113,7 +115,8 @@ Entries restart_state(const Case& c) {
   e.emplace_back("/precision", quoted(c.precision));
 
   const PressureParams& q = c.pressure;
-  e.emplace_back("/pressure/solver", quoted(q.solver));
+  // The solver that runs: "auto" and the name it picks are the same solver.
+  e.emplace_back("/pressure/solver", quoted(choose_pressure_solver(q, PressureGrid::of(c)).name));
   e.emplace_back("/pressure/tolerance", number(q.tolerance));
   e.emplace_back("/pressure/max_cycles", std::to_string(q.max_cycles));
   e.emplace_back("/pressure/pre_sweeps", std::to_string(q.pre_sweeps));

@@ -144,6 +144,7 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/grid/z", [](Case& c) {
          c.z_faces = tanh_faces(c.n[2], c.extent[2][0], c.length(2), 1.0, Cluster::both);
          c.z_stretching = "tanh";
+         c.pressure.solver = "multigrid";  // what auto picked before: the z alone changes
        }},
   };
   for (const auto& [pointer, change] : changes) {
@@ -152,10 +153,22 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
     EXPECT_EQ(lines[0].rfind(pointer + ": the checkpoint has ", 0), 0u) << lines[0];
   }
   // The values are shown as the case file writes them.
-  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"auto\", the case \"fft\"");
+  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\"");
   EXPECT_EQ(after(changes[27].second)[0],
             "/pressure/mixed_precision: the checkpoint has unset (the backend's default), the case false");
   EXPECT_EQ(after(changes[4].second)[0], "/physics/prandtl: the checkpoint has 0.7, the case none");
+}
+
+// The solver compared is the one that runs: "auto" and the solver it picks are the same.
+TEST(RestartCompatibility, AutoAndTheSolverItPicksAreTheSame) {
+  Case named = saved_case(), automatic = saved_case();
+  named.pressure.solver = "multigrid";
+  automatic.pressure.solver = "auto";
+  EXPECT_TRUE(restart_differences(named, automatic).empty());
+  automatic.pressure.solver = "line_multigrid";
+  const auto lines = restart_differences(named, automatic);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"line_multigrid\"");
 }
 
 TEST(RestartCompatibility, EveryDifferenceIsListed) {
