@@ -113,11 +113,6 @@ struct Grid {
     return lo[a] + (i + (staggered_along(s, a) ? 0.0 : 0.5)) * h[a];
   }
   double cell_volume(int k) const { return h[0] * h[1] * dz(k); }
-  // The one cell volume of an unstretched grid (callers that have not learnt stretching).
-  double cell_volume() const {
-    if (stretched_z) throw std::logic_error("Grid::cell_volume(): the grid is stretched in z; use cell_volume(k)");
-    return h[0] * h[1] * h[2];
-  }
   double volume() const { return length(0) * length(1) * length(2); }
 };
 

@@ -538,10 +538,13 @@ void parse_grid_z(Validator& v, const json& grid, Case& c) {
                             max_stretch_ratio, r.cell, r.cell + 1, a, b, r.ratio,
                             by_parameter ? ": lower the parameter or add cells" : ""));
   }
-  const double thinnest = c.z_faces[1] - c.z_faces[0];
-  if (!std::isnormal(thinnest) || !std::isfinite(1 / (thinnest * thinnest)))
-    fail("expected z cells whose thickness h is a normal number with 1/h^2 finite, got a first cell of " +
-                    format_number(thinnest));
+  int thinnest = 0;
+  for (int k = 1; k < nz; ++k)
+    if (c.z_faces[k + 1] - c.z_faces[k] < c.z_faces[thinnest + 1] - c.z_faces[thinnest]) thinnest = k;
+  const double h = c.z_faces[thinnest + 1] - c.z_faces[thinnest];
+  if (!std::isnormal(h) || !std::isfinite(1 / (h * h)))
+    fail("expected z cells whose thickness h is a normal number with 1/h^2 finite, got cell " +
+         std::to_string(thinnest) + " of " + format_number(h));
 }
 
 // ---------------------------------------------------------------------------

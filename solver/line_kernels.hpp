@@ -106,21 +106,23 @@ struct LineSystem {
     }
     return {lower, diag, upper};
   }
-  // Row k's right-hand side, at idx = column base + k sz.
-  BOUSS_HD S rhs(std::ptrdiff_t idx, int k) const {
+  // The right-hand side of the row at idx, with the z walls' data where it is the first row
+  // (first) or the last (last; a one-row line is both).
+  BOUSS_HD S rhs(std::ptrdiff_t idx, bool first, bool last) const {
     S r = neighbours(idx) - b[idx];
-    if (k == 0) r += g.data_lo[2] * st.z.rdzc[0] * st.z.rdz[0];
-    if (k == st.n[2] - 1) r += g.data_hi[2] * st.z.rdzc[k + 1] * st.z.rdz[k];
+    if (first) r += g.data_lo[2] * st.z.rdzc[0] * st.z.rdz[0];
+    if (last) r += g.data_hi[2] * st.z.rdzc[st.n[2]] * st.z.rdz[st.n[2] - 1];
     return r;
   }
 };
 
-// rhs(idx) as an array for thomas_line (it indexes r[idx] at idx = base + k stride).
+// rhs as an array for thomas_line (it reads r[idx] at idx = base + k stride): the ends found
+// by comparing offsets, not by dividing one per row.
 template <class S, class System>
 struct LineRhs {
   const System* sys;
-  std::ptrdiff_t base, stride;
-  BOUSS_HD S operator[](std::ptrdiff_t idx) const { return sys->rhs(idx, int((idx - base) / stride)); }
+  std::ptrdiff_t first, last;  // the offsets of rows 0 and n - 1
+  BOUSS_HD S operator[](std::ptrdiff_t idx) const { return sys->rhs(idx, idx == first, idx == last); }
 };
 
 }  // namespace bouss

@@ -38,19 +38,6 @@ struct LineMultigrid<R>::Level {
 
 namespace {
 
-template <class R>
-LineStencil<R> line_stencil(const Grid& g, const Backend& backend) {
-  LineStencil<R> st{};
-  for (int a = 0; a < 3; ++a) {
-    st.s[a] = g.layout.stride(a);
-    st.n[a] = g.layout.n[a];
-  }
-  st.rx2 = R(1 / (g.h[0] * g.h[0]));
-  st.ry2 = R(1 / (g.h[1] * g.h[1]));
-  st.z = g.z_view<R>(backend);
-  return st;
-}
-
 // Whether a zebra sweep reads ghosts: a periodic horizontal axis of odd length > 1.
 template <class R>
 bool zebra_reads_ghosts(const GhostSelf<R>& g) {
@@ -63,7 +50,7 @@ bool zebra_reads_ghosts(const GhostSelf<R>& g) {
 template <class R>
 void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& b, Field<R>& c, Field<R>& d,
                  const GhostSelf<R>& self, int colour, R omega) {
-  const LineStencil<R> st = line_stencil<R>(g, be);
+  const LineStencil<R> st = make_line_stencil<R>(g, be);
   const View<R> xv = x.view(), cv = c.view(), dv = d.view();
   // The neighbours (the other colour) read through the read-only cache: the compiler may
   // then issue the loads of the next rows before this row's stores.
@@ -76,7 +63,7 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
     using System = LineSystem<R, View<const R>, View<const R>>;
     const System sys(xn, bv, st, self, i, j);
     const std::ptrdiff_t base = i + j * sy;
-    const LineRhs<R, System> rhs{&sys, base, sz};
+    const LineRhs<R, System> rhs{&sys, base, base + (nz - 1) * sz};
     thomas_line<R>(nz, sys, rhs, dv, cv, base, sz, [&](std::ptrdiff_t idx, R v) {
       xv[idx] = omega == R(1) ? v : xv[idx] + omega * (v - xv[idx]);
     });
@@ -137,11 +124,6 @@ template <class R>
 LineMultigrid<R>::~LineMultigrid() = default;
 
 template <class R>
-const Grid& LineMultigrid<R>::level_grid(int l) const {
-  return levels_.at(std::size_t(l))->grid;
-}
-
-template <class R>
 double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes) {
   double bytes = 0;
   const auto shapes = line_multigrid_levels(fine.layout.n);
@@ -179,7 +161,7 @@ void LineMultigrid<R>::vcycle(int l) {
   Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
   smooth(l, opt_.pre_sweeps);
   {  // the residual restricted to the coarse level's b, horizontally
-    const LineStencil<R> st = line_stencil<R>(F.grid, backend_);
+    const LineStencil<R> st = make_line_stencil<R>(F.grid, backend_);
     const View<const R> xv = F.x->cview(), bv = F.b->cview();
     const View<R> ov = C.b->view();
     const std::ptrdiff_t sy = C.grid.layout.sy, sz = C.grid.layout.sz;
@@ -210,7 +192,7 @@ void LineMultigrid<R>::vcycle(int l) {
 
 template <class R>
 double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
-  const LineStencil<R> st = line_stencil<R>(grid_, backend_);
+  const LineStencil<R> st = make_line_stencil<R>(grid_, backend_);
   const View<const R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(backend_, grid_.layout.interior(Stagger::centre), 0.0, MaxOp{},

@@ -20,6 +20,7 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "solver/line_kernels.hpp"
 #include "solver/pressure_solver.hpp"
 
 namespace bouss {
@@ -31,6 +32,21 @@ struct LineMultigridOptions {
   double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
   int coarsest_sweeps = 8;
 };
+
+// The stencil of the line operator on `grid` (solver/line_kernels.hpp), its z tables on
+// `backend`.
+template <class R>
+LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend) {
+  LineStencil<R> st{};
+  for (int a = 0; a < 3; ++a) {
+    st.s[a] = g.layout.stride(a);
+    st.n[a] = g.layout.n[a];
+  }
+  st.rx2 = R(1 / (g.h[0] * g.h[0]));
+  st.ry2 = R(1 / (g.h[1] * g.h[1]));
+  st.z = g.z_view<R>(backend);
+  return st;
+}
 
 // The options a case's "pressure" section asks for.
 LineMultigridOptions line_multigrid_options(const PressureParams& p);
@@ -53,18 +69,15 @@ class LineMultigrid final : public PressureSolver<R> {
   // Bytes one V-cycle moves (each array counted once per pass that reads or writes it), with
   // the convergence check after it.
   double bytes_per_cycle() const;
-  int levels() const { return int(levels_.size()); }
-  const Grid& level_grid(int l) const;
-  const LineMultigridOptions& options() const { return opt_; }
   // Bytes it allocates on the backend for a grid laid out as `fine`.
   static double estimate_memory(const Grid& fine, std::size_t value_bytes);
 
-  // The pieces of a cycle, public for the benchmarks and tests: `sweeps` zebra sweeps on
-  // level l (x's ghosts filled on return), and one V-cycle from level l down.
+ private:
+  // `sweeps` zebra sweeps on level l (x's ghosts filled on return), and one V-cycle from
+  // level l down.
   void smooth(int l, int sweeps);
   void vcycle(int l = 0);
-
- private:
+  int levels() const { return int(levels_.size()); }
   struct Level;
   Backend backend_;
   Grid grid_;

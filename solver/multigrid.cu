@@ -521,9 +521,8 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   }
   SolveMonitor monitor(stats, bnorm, tolerance);
   fill_ghosts(x, bc_, grid_);
-  auto record = [&](double r) { return monitor.record(r); };
   if (direct_) {
-    record(residual_norm(x, b));
+    monitor.record(residual_norm(x, b));
     if (opt_.fmg && monitor.above_target()) {  // FMG on the defect: x += FMG(lap e = b - lap x)
       if (!defect_.allocated()) {
         defect_ = Field<R>(backend_, grid_.layout, Stagger::centre, "mg defect");
@@ -538,18 +537,18 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       fill_ghosts(x, bc_, grid_);
       stats.fmg = true;
       ++stats.cycles;
-      record(residual_norm(x, b));
+      monitor.record(residual_norm(x, b));
     }
     direct_->attach(x, b, false);
     while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
       direct_->vcycle();
       ++stats.cycles;
-      if (!record(residual_norm(x, b))) break;
+      if (!monitor.record(residual_norm(x, b))) break;
     }
   } else {  // fp32 cycles on the defect, defect and correction in R
     MultigridHierarchy<float>& H = *cheap_;
     defect_into(grid_, x, b, H.b0());
-    record(max_abs(H.b0(), interior));
+    monitor.record(max_abs(H.b0(), interior));
     while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
       if (opt_.fmg && stats.cycles == 0) {
         H.fmg();
@@ -562,7 +561,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       add_correction(grid_, x, H.x0());
       fill_ghosts(x, bc_, grid_);
       defect_into(grid_, x, b, H.b0());
-      if (!record(max_abs(H.b0(), interior))) break;
+      if (!monitor.record(max_abs(H.b0(), interior))) break;
     }
   }
   if (singular) {

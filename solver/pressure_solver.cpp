@@ -9,6 +9,7 @@
 #include "grid/coarsening.hpp"
 #include "solver/line_multigrid.hpp"
 #include "solver/multigrid.hpp"
+#include "solver/simulation.hpp"
 
 namespace bouss {
 namespace {
@@ -55,9 +56,7 @@ std::optional<std::string> multigrid_refuses(const std::array<int, 3>& n) {
 PressureGrid PressureGrid::of(const Case& c) {
   PressureGrid g;
   g.n = c.n;
-  g.h = {c.spacing(0), c.spacing(1), c.spacing(2)};
-  if (c.stretched())
-    for (std::size_t k = 0; k + 1 < c.z_faces.size(); ++k) g.h[2] = std::min(g.h[2], c.z_faces[k + 1] - c.z_faces[k]);
+  g.h = make_grid(c, sizeof(double)).smallest_spacings();  // no allocation: the geometry alone
   g.stretched = c.stretched();
   g.periodic_z = c.periodic(2);
   return g;

@@ -181,7 +181,10 @@ void BatchedTridiagonal<R>::solve(const Field<R>& r, Field<R>& x, TridiagonalMet
     const std::size_t shared = (6 + 2 * std::size_t(group)) * std::size_t(nz) * sizeof(R);
     static bool opted_in = false;  // per instantiation
     if (!opted_in) {
-      cudaFuncSetAttribute(pcr_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pcr_shared_limit));
+      const cudaError_t e =
+          cudaFuncSetAttribute(pcr_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(pcr_shared_limit));
+      if (e != cudaSuccess)
+        throw std::runtime_error(std::string("pcr: cannot raise the shared memory limit: ") + cudaGetErrorString(e));
       opted_in = true;
     }
     const dim3 grid((nx + group - 1) / group, ny, 1);

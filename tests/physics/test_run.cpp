@@ -23,6 +23,17 @@ TEST(Restart, ALockExchangesEnergyBudgetContinuesBitForBit) {
   check_restart_equivalence(Backend::cpu(), lock_restart_case_json());
 }
 
+// A stretched z (the line multigrid that auto picks): the case's faces come back from the
+// checkpoint's case, and the run continues bit for bit.
+TEST(Restart, AStretchedGridContinuesBitForBit) {
+  std::string json = restart_case_json();
+  const std::string grid = R"("grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]]})";
+  ASSERT_NE(json.find(grid), std::string::npos);
+  json.replace(json.find(grid), grid.size(),
+               R"("grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]], "z": {"stretching": "tanh", "parameter": 1}})");
+  check_restart_equivalence(Backend::cpu(), json);
+}
+
 TEST(AsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) { check_async_snapshots_hold_their_step(Backend::cpu()); }
 
 TEST(OutputStreams, PlanesProfilesAndCellMeansHoldTheirStep) { check_streams_hold_their_step(Backend::cpu()); }
