@@ -70,6 +70,38 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
   }, "line multigrid zebra sweep");
 }
 
+// The residual of the fine level restricted to the coarse level's b, horizontally.
+template <class R>
+void restrict_line_residual_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[2],
+                               const Field<R>& x, const Field<R>& b, Field<R>& out) {
+  const LineStencil<R> st = make_line_stencil<R>(fine, be);
+  const View<const R> xv = x.cview(), bv = b.cview();
+  const View<R> ov = out.view();
+  const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
+  const int c0 = halved[0], c1 = halved[1];
+  for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const int c[2] = {c0, c1};
+    const std::ptrdiff_t first = (i << c0) + (j << c1) * st.s[1] + k * st.s[2];
+    ov[i + j * sy + k * sz] = restrict_line_residual(xv, bv, first, k, st, c);
+  }, "line multigrid restrict residual");
+}
+
+// x += the coarse correction e, interpolated bilinearly in x and y.
+template <class R>
+void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[2], const Field<R>& e,
+                       Field<R>& x) {
+  const View<const R> ev = e.cview();
+  const View<R> xv = x.view();
+  const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
+  const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
+  const int c0 = halved[0], c1 = halved[1];
+  for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const int c[3] = {c0, c1, 0};
+    const std::ptrdiff_t sc[3] = {1, sc1, sc2};
+    xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
+  }, "line multigrid prolong");
+}
+
 // The volume mean of f (weights: the cells' thicknesses), subtracted from it.
 template <class R>
 void remove_volume_mean(const Grid& g, Field<R>& f) {
@@ -160,32 +192,10 @@ void LineMultigrid<R>::vcycle(int l) {
   }
   Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
   smooth(l, opt_.pre_sweeps);
-  {  // the residual restricted to the coarse level's b, horizontally
-    const LineStencil<R> st = make_line_stencil<R>(F.grid, backend_);
-    const View<const R> xv = F.x->cview(), bv = F.b->cview();
-    const View<R> ov = C.b->view();
-    const std::ptrdiff_t sy = C.grid.layout.sy, sz = C.grid.layout.sz;
-    const int c0 = C.halved[0], c1 = C.halved[1];
-    for_each(backend_, C.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-      const int c[2] = {c0, c1};
-      const std::ptrdiff_t first = (i << c0) + (j << c1) * st.s[1] + k * st.s[2];
-      ov[i + j * sy + k * sz] = restrict_line_residual(xv, bv, first, k, st, c);
-    }, "line multigrid restrict residual");
-  }
+  restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b);
   fill(*C.x, 0);
   vcycle(l + 1);
-  {  // the coarse correction interpolated bilinearly in x and y
-    const View<const R> ev = C.x->cview();
-    const View<R> xv = F.x->view();
-    const std::ptrdiff_t sc1 = C.grid.layout.sy, sc2 = C.grid.layout.sz;
-    const std::ptrdiff_t sy = F.grid.layout.sy, sz = F.grid.layout.sz;
-    const int c0 = C.halved[0], c1 = C.halved[1];
-    for_each(backend_, F.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-      const int c[3] = {c0, c1, 0};
-      const std::ptrdiff_t sc[3] = {1, sc1, sc2};
-      xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
-    }, "line multigrid prolong");
-  }
+  prolong_lines_add(F.grid, C.grid, backend_, C.halved, *C.x, *F.x);
   fill_ghosts(*F.x, F.bc, F.grid);
   smooth(l, opt_.post_sweeps);
 }
