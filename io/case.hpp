@@ -76,7 +76,7 @@ struct TimeParams {
 };
 
 struct PressureParams {
-  std::string solver = "auto";  // multigrid | line_multigrid | auto (solver/pressure_solver.hpp)
+  std::string solver = "auto";  // multigrid | line_multigrid | line_pcg | auto (solver/pressure_solver.hpp)
   double tolerance = 1e-8;  // relative: max|residual| <= tolerance * max|rhs|
   int max_cycles = 50;
   int pre_sweeps = 2;

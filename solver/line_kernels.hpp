@@ -6,9 +6,12 @@
 //
 // The operator, on a level with horizontal spacings hx, hy (coarsened) and the fine grid's z:
 //   (L x)_k = (x_{i+1} - 2 x + x_{i-1}) / hx^2 + (same in y)
-//           + [ (x_{k+1} - x_k) / dzc_{k+1} - (x_k - x_{k-1}) / dzc_k ] / dz_k
+//           + [ (x_{k+1} - x_k) / dzc_{k+1} - (x_k - x_{k-1}) / dzc_k ] / dz_k  - shift x
 // with dz_k the cell's thickness and dzc_k the distance between the centres across face k:
-// the divergence of the projection's gradient (physics/operators_kernels.hpp) exactly.
+// the divergence of the projection's gradient (physics/operators_kernels.hpp) exactly, for
+// shift = 0 (the pressure equation). A shift > 0 is the model problem of papers 000/001,
+// -omega^2 (lap_h u + lambda^2 u_zz) + u = f divided by -omega^2 (shift = 1/omega^2, z
+// scaled by 1/lambda; tools/elliptic_bench.cpp).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,7 @@ template <class S>
 struct LineStencil {
   std::ptrdiff_t s[3];
   S rx2, ry2;  // 1/hx^2, 1/hy^2
+  S shift;     // subtracted times x (0 for the pressure equation)
   int n[3];
   ZView<S> z;
 };
@@ -34,7 +38,7 @@ BOUSS_HD inline S line_laplacian(std::ptrdiff_t idx, int k, VX x, const LineSten
   const S c = x[idx];
   const std::ptrdiff_t sz = st.s[2];
   return (x[idx + st.s[0]] - 2 * c + x[idx - st.s[0]]) * st.rx2 + (x[idx + st.s[1]] - 2 * c + x[idx - st.s[1]]) * st.ry2 +
-         ((x[idx + sz] - c) * st.z.rdzc[k + 1] - (c - x[idx - sz]) * st.z.rdzc[k]) * st.z.rdz[k];
+         ((x[idx + sz] - c) * st.z.rdzc[k + 1] - (c - x[idx - sz]) * st.z.rdzc[k]) * st.z.rdz[k] - st.shift * c;
 }
 
 // Average of the residuals b - L x of the children of one coarse cell, along the halved
@@ -61,13 +65,13 @@ struct LineSystem {
   LineStencil<S> st;
   GhostSelf<S> g;
   int i, j;
-  S horizontal_diag;  // 2/hx^2 + 2/hy^2 less what the walls at this column fold away
+  S horizontal_diag;  // 2/hx^2 + 2/hy^2 + shift less what the walls at this column fold away
 
   BOUSS_HD LineSystem(VX x_, VB b_, const LineStencil<S>& st_, const GhostSelf<S>& g_, int i_, int j_)
       : x(x_), b(b_), st(st_), g(g_), i(i_), j(j_) {
     const int p[2] = {i, j};
     const S r2[2] = {st.rx2, st.ry2};
-    horizontal_diag = 0;
+    horizontal_diag = st.shift;
     BOUSS_UNROLL
     for (int a = 0; a < 2; ++a) {
       horizontal_diag += 2 * r2[a];
@@ -105,6 +109,16 @@ struct LineSystem {
       upper = 0;
     }
     return {lower, diag, upper};
+  }
+  // -(L x)_k at idx from the line's values below, at and above row k (those outside the line
+  // are ignored) and x's horizontal neighbours, the walls folded in; with the GhostSelf of
+  // the homogeneous problem (data 0) it is the operator the line-preconditioned CG iterates on.
+  BOUSS_HD S apply(int k, std::ptrdiff_t idx, S below, S centre, S above) const {
+    const TriRow<S> row = (*this)(k);
+    S v = row.diag * centre - neighbours(idx);
+    if (k > 0) v += row.lower * below;
+    if (k < st.n[2] - 1) v += row.upper * above;
+    return v;
   }
   // The right-hand side of the row at idx, with the z walls' data where it is the first row
   // (first) or the last (last; a one-row line is both).

@@ -9,6 +9,7 @@
 #include "grid/reduce.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_kernels.hpp"
+#include "solver/volume_mean.hpp"
 
 namespace bouss {
 
@@ -49,8 +50,8 @@ bool zebra_reads_ghosts(const GhostSelf<R>& g) {
 // One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour.
 template <class R>
 void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& b, Field<R>& c, Field<R>& d,
-                 const GhostSelf<R>& self, int colour, R omega) {
-  const LineStencil<R> st = make_line_stencil<R>(g, be);
+                 const GhostSelf<R>& self, int colour, R omega, double shift) {
+  const LineStencil<R> st = make_line_stencil<R>(g, be, shift);
   const View<R> xv = x.view(), cv = c.view(), dv = d.view();
   // The neighbours (the other colour) read through the read-only cache: the compiler may
   // then issue the loads of the next rows before this row's stores.
@@ -73,8 +74,8 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
 // The residual of the fine level restricted to the coarse level's b, horizontally.
 template <class R>
 void restrict_line_residual_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[2],
-                               const Field<R>& x, const Field<R>& b, Field<R>& out) {
-  const LineStencil<R> st = make_line_stencil<R>(fine, be);
+                               const Field<R>& x, const Field<R>& b, Field<R>& out, double shift) {
+  const LineStencil<R> st = make_line_stencil<R>(fine, be, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const View<R> ov = out.view();
   const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
@@ -100,22 +101,6 @@ void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, 
     const std::ptrdiff_t sc[3] = {1, sc1, sc2};
     xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
   }, "line multigrid prolong");
-}
-
-// The volume mean of f (weights: the cells' thicknesses), subtracted from it.
-template <class R>
-void remove_volume_mean(const Grid& g, Field<R>& f) {
-  const ZView<double> z = g.z_view<double>(f.backend());
-  const View<R> v = f.view();
-  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
-  const double sum = reduce(f.backend(), g.layout.interior(Stagger::centre), 0.0, SumOp{},
-                            [=] BOUSS_HD(int i, int j, int k) {
-                              return double(v[i + j * sy + k * sz]) * (z.zf[k + 1] - z.zf[k]);
-                            }, "line multigrid volume mean");
-  const R mean = R(sum / (double(g.layout.n[0]) * g.layout.n[1] * g.length(2)));
-  for_each(f.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    v[i + j * sy + k * sz] -= mean;
-  }, "line multigrid remove mean");
 }
 
 }  // namespace
@@ -179,7 +164,7 @@ void LineMultigrid<R>::smooth(int l, int sweeps) {
   for (int s = 0; s < sweeps; ++s)
     for (int colour = 0; colour < 2; ++colour) {
       if (L.fills) fill_ghosts(*L.x, L.bc, L.grid);
-      relax_lines(L.grid, backend_, *L.x, *L.b, L.c, L.d, L.self, colour, R(opt_.omega));
+      relax_lines(L.grid, backend_, *L.x, *L.b, L.c, L.d, L.self, colour, R(opt_.omega), opt_.shift);
     }
   fill_ghosts(*L.x, L.bc, L.grid);
 }
@@ -192,7 +177,7 @@ void LineMultigrid<R>::vcycle(int l) {
   }
   Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
   smooth(l, opt_.pre_sweeps);
-  restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b);
+  restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b, opt_.shift);
   fill(*C.x, 0);
   vcycle(l + 1);
   prolong_lines_add(F.grid, C.grid, backend_, C.halved, *C.x, *F.x);
@@ -201,20 +186,29 @@ void LineMultigrid<R>::vcycle(int l) {
 }
 
 template <class R>
-double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
-  const LineStencil<R> st = make_line_stencil<R>(grid_, backend_);
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b) {
+  const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(backend_, grid_.layout.interior(Stagger::centre), 0.0, MaxOp{},
+  return reduce(backend, g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
                   return double(std::fabs(bv[idx] - line_laplacian(idx, k, xv, st)));
-                }, "line multigrid residual norm");
+                }, "line residual norm");
+}
+template double line_residual_norm<double>(const Grid&, const Backend&, double, const Field<double>&,
+                                           const Field<double>&);
+template double line_residual_norm<float>(const Grid&, const Backend&, double, const Field<float>&,
+                                          const Field<float>&);
+
+template <class R>
+double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
+  return line_residual_norm(grid_, backend_, opt_.shift, x, b);
 }
 
 template <class R>
 SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
-  const bool singular = bc_.singular();
+  const bool singular = bc_.singular() && opt_.shift == 0;
   SolveStats stats;
   if (singular) remove_volume_mean(grid_, b);
   const double bnorm = max_abs(b, grid_.layout.interior(Stagger::centre));

@@ -31,12 +31,15 @@ struct LineMultigridOptions {
   int max_cycles = 50;
   double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
   int coarsest_sweeps = 8;
+  // Solves lap x - shift x = b (the model problem of tools/elliptic_bench.cpp; nonsingular for
+  // shift > 0, so no mean is removed); 0 for the pressure equation.
+  double shift = 0;
 };
 
 // The stencil of the line operator on `grid` (solver/line_kernels.hpp), its z tables on
-// `backend`.
+// `backend`, with the model problem's shift (0: the pressure equation).
 template <class R>
-LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend) {
+LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend, double shift = 0) {
   LineStencil<R> st{};
   for (int a = 0; a < 3; ++a) {
     st.s[a] = g.layout.stride(a);
@@ -44,12 +47,18 @@ LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend) {
   }
   st.rx2 = R(1 / (g.h[0] * g.h[0]));
   st.ry2 = R(1 / (g.h[1] * g.h[1]));
+  st.shift = R(shift);
   st.z = g.z_view<R>(backend);
   return st;
 }
 
 // The options a case's "pressure" section asks for.
 LineMultigridOptions line_multigrid_options(const PressureParams& p);
+
+// max |b - L x| over the interior for the line operator with `shift` (x's ghosts filled): the
+// convergence measure of the line solvers.
+template <class R>
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b);
 
 // The horizontal shapes of the levels, finest first (z as given).
 std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);

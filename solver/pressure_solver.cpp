@@ -8,6 +8,7 @@
 
 #include "grid/coarsening.hpp"
 #include "solver/line_multigrid.hpp"
+#include "solver/line_pcg.hpp"
 #include "solver/multigrid.hpp"
 #include "solver/simulation.hpp"
 
@@ -101,7 +102,7 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
     if (auto problem = multigrid_refuses(g.n)) return SolverRefusal{*problem, false};
     return std::nullopt;
   }
-  // line_multigrid: z is never coarsened, the lines need walls.
+  // line_multigrid, line_pcg: z is never coarsened, the lines need walls.
   if (g.periodic_z && g.n[2] > 1)
     return SolverRefusal{fmt::format("expected walls at z_lo and z_hi for \"{}\" (its vertical lines are solved as "
                                      "tridiagonal systems between walls), got a periodic z",
@@ -115,6 +116,7 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
                                                         const FieldBC& bc) {
   const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
   if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
+  if (choice.name == "line_pcg") return std::make_unique<LinePcg<R>>(backend, grid, bc, line_pcg_options(p));
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
 }
 
@@ -133,6 +135,10 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
       text += fmt::format("{}{}x{}x{}", l ? ", " : "", levels[l][0], levels[l][1], levels[l][2]);
     return text + why;
   }
+  if (choice.name == "line_pcg")
+    return fmt::format("line-preconditioned CG (vertical lines solved exactly) to {:g}{}, at most {} iterations{}",
+                       c.pressure.tolerance, single ? " (fp32)" : " (fp64)", line_pcg_options(c.pressure).max_iterations,
+                       why);
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   const auto levels = Multigrid<double>::plan(backend, c.n, opt);
   const char* precision = single ? " (fp32 fields and cycles)"
@@ -150,6 +156,7 @@ std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& b
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
+  if (choice.name == "line_pcg") return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   return single ? Multigrid<float>::estimate_memory(backend, grid, opt)
                 : Multigrid<double>::estimate_memory(backend, grid, opt);

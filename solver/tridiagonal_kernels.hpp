@@ -35,13 +35,16 @@ struct TriRow {
 // sweep hands each solution value to out(idx, value), k from n-1 down to 0, so a caller can
 // store it, or relax towards it from the old value still in place (d and c are separate
 // arrays). Bytes moved per row: r read, c and d written, then c and d read, and out's.
-template <class S, class Rows, class VR, class VD, class VC, class Out>
-BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC c, std::ptrdiff_t base,
-                                 std::ptrdiff_t stride, const Out& out) {
+// thomas_sweeps takes the right-hand side as a functor rhs(k, idx), called once per row in
+// order k = 0 .. n-1 (a caller may compute it there, and update what it reads); thomas_line
+// reads it from an array.
+template <class S, class Rows, class Rhs, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d, VC c, std::ptrdiff_t base,
+                                   std::ptrdiff_t stride, const Out& out) {
   TriRow<S> row = rows(0);
   S inv = S(1) / row.diag;
   S cp = row.upper * inv;
-  S dp = S(r[base]) * inv;
+  S dp = S(rhs(0, base)) * inv;
   c[base] = cp;
   d[base] = dp;
   BOUSS_UNROLL_8
@@ -50,7 +53,7 @@ BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC 
     row = rows(k);
     inv = S(1) / (row.diag - row.lower * cp);
     cp = row.upper * inv;
-    dp = (S(r[idx]) - row.lower * dp) * inv;
+    dp = (S(rhs(k, idx)) - row.lower * dp) * inv;
     c[idx] = cp;
     d[idx] = dp;
   }
@@ -62,6 +65,19 @@ BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC 
     next = S(d[idx]) - S(c[idx]) * next;
     out(idx, next);
   }
+}
+
+// The right-hand side read from an array at the row's offset.
+template <class VR>
+struct RhsArray {
+  const VR& r;
+  BOUSS_HD auto operator()(int, std::ptrdiff_t idx) const { return r[idx]; }
+};
+
+template <class S, class Rows, class VR, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_line(int n, const Rows& rows, const VR& r, VD d, VC c, std::ptrdiff_t base,
+                                 std::ptrdiff_t stride, const Out& out) {
+  thomas_sweeps<S>(n, rows, RhsArray<VR>{r}, d, c, base, stride, out);
 }
 
 // The same with the solution written over d (x may alias r): the plain batched solve.

@@ -4,13 +4,19 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
+#include <string>
 
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
 #include "solver/line_multigrid.hpp"
+#include "solver/line_pcg.hpp"
+#include "solver/model_problem.hpp"
 #include "solver/multigrid.hpp"
+#include "solver/volume_mean.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {
@@ -55,6 +61,36 @@ SolveStats solve_random(PressureSolver<R>& solver, const Grid& g, const Backend&
   const SolveStats s = solver.solve(x, b, tolerance);
   if (out) out->copy_from(x);
   return s;
+}
+
+// The model problem's line solvers (shift 1/omega^2, its conditions).
+template <class R>
+std::unique_ptr<PressureSolver<R>> model_solver(const std::string& name, const ModelProblem& mp, const Grid& g,
+                                                const Backend& be) {
+  if (name == "line_pcg") {
+    LinePcgOptions o;
+    o.shift = mp.shift();
+    return std::make_unique<LinePcg<R>>(be, g, mp.conditions(), o);
+  }
+  LineMultigridOptions o;
+  o.shift = mp.shift();
+  return std::make_unique<LineMultigrid<R>>(be, g, mp.conditions(), o);
+}
+
+// max |a - b| / max |b| over the interior.
+template <class R>
+double relative_difference(const Field<R>& a, const Field<R>& b, const Grid& g) {
+  const std::vector<R> ha = a.to_host(), hb = b.to_host();
+  double size = 0, worst = 0;
+  const auto& n = g.layout.n;
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        const auto idx = g.layout.origin + g.layout.index(i, j, k);
+        size = std::max(size, std::fabs(double(hb[idx])));
+        worst = std::max(worst, std::fabs(double(ha[idx]) - double(hb[idx])));
+      }
+  return worst / size;
 }
 
 }  // namespace bouss::test

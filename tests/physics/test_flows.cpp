@@ -73,6 +73,9 @@ TEST(Physics, FlatConvectionIsTheSameWithEveryPressureSolver) {
   const std::vector<double> s_line = flat_convection("line_multigrid", true), s_auto = flat_convection("auto", true);
   EXPECT_EQ(max_difference(s_line, s_auto), 0.0);
   EXPECT_GT(max_difference(s_line, line), 1e-6);
+  // Line-preconditioned CG, on both grids.
+  EXPECT_LT(max_difference(flat_convection("line_pcg", false), line), 1e-8);
+  EXPECT_LT(max_difference(flat_convection("line_pcg", true), s_line), 1e-8);
 }
 
 namespace {
