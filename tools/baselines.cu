@@ -99,23 +99,28 @@ BaselineRun fft_poisson(const Grid& g, const Field<double>& b, Field<double>& x,
   return run;
 }
 
-BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>& b, Field<double>& x, double tolerance,
-                           int max_iterations, int repeats) {
+BaselineRun csr_cg(const Grid& g, const FieldBC& bc, const CsrCgOptions& o, const Field<double>& b, Field<double>& x) {
   const Backend& be = b.backend();
   const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2];
   for (int a = 0; a < 3; ++a)
     if (g.layout.n[a] < 3) throw std::runtime_error("csr_cg baseline: every axis needs at least 3 cells");
-  const std::size_t N = std::size_t(nx) * ny * nz;
-  // A = -lap on the compact cells, 7 entries a row, boundary conditions folded in.
+  if (g.stretched()) throw std::runtime_error("csr_cg baseline: a uniform z only");
+  const std::size_t N = std::size_t(nx) * ny * nz, columns = std::size_t(nx) * ny;
+  const bool lines = o.line_preconditioner;
+  // A = -(lap - shift) on the compact cells, 7 entries a row, boundary conditions folded in;
+  // with lines, its vertical part (each column's tridiagonal system, the horizontal couplings
+  // left on the diagonal) in gtsvInterleavedBatch's order (row k of column s at k columns + s).
   DeviceArray<int> rowptr(N + 1), cols(7 * N);
-  DeviceArray<double> vals(7 * N);
+  DeviceArray<double> vals(7 * N), tl(lines ? N : 0), td(lines ? N : 0), tu(lines ? N : 0);
   int* rp = rowptr.p;
   int* cp = cols.p;
   double* vp = vals.p;
+  double *lo_p = tl.p, *di_p = td.p, *up_p = tu.p;
   int kind[6];
   for (int f = 0; f < 6; ++f) kind[f] = int(bc.face[f].kind);
   const int k0 = kind[0], k1 = kind[1], k2 = kind[2], k3 = kind[3], k4 = kind[4], k5 = kind[5];
   const double r2x = 1 / (g.h[0] * g.h[0]), r2y = 1 / (g.h[1] * g.h[1]), r2z = 1 / (g.h[2] * g.h[2]);
+  const double shift = o.shift;
   for_each(be, Box{{0, 0, 0}, {nx, ny, nz}}, [=] __host__ __device__(int i, int j, int k) {
     const int n[3] = {nx, ny, nz}, p[3] = {i, j, k}, kinds[6] = {k0, k1, k2, k3, k4, k5};
     const double r2[3] = {r2x, r2y, r2z};
@@ -123,7 +128,7 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
     std::size_t e = 7 * row;
     rp[row] = int(e);
     if (row == 0) rp[std::size_t(nx) * ny * nz] = int(7 * std::size_t(nx) * ny * nz);
-    double diag = 0;
+    double diag = shift;
     int order[7];
     double value[7];
     int m = 0;
@@ -148,6 +153,12 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
     }
     order[m] = int(row);
     value[m++] = diag;
+    if (lo_p) {  // the line's row: z neighbours inside the column (a periodic z's wrap left out)
+      const std::size_t at = std::size_t(k) * (std::size_t(nx) * ny) + i + std::size_t(nx) * j;
+      lo_p[at] = k > 0 ? -r2z : 0.0;
+      di_p[at] = diag;
+      up_p[at] = k + 1 < nz ? -r2z : 0.0;
+    }
     // Sort by column (insertion sort of 7), placeholders take unused columns' zero.
     for (int s = 0; s < 7; ++s) if (order[s] < 0) order[s] = int(row);  // merged into the diagonal column
     for (int s = 1; s < 7; ++s)
@@ -175,15 +186,31 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
   cusparseSpMatDescr_t A;
   check(cusparseCreateCsr(&A, N, N, 7 * N, rowptr.p, cols.p, vals.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                           CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F), "cusparseCreateCsr");
-  DeviceArray<double> xs(N), r(N), p(N), Ap(N), rhs(N);
+  DeviceArray<double> xs(N), r(N), p(N), Ap(N), rhs(N), z(lines ? N : 0);
+  DeviceArray<double> wl(lines ? N : 0), wd(lines ? N : 0), wu(lines ? N : 0);
   cusparseDnVecDescr_t vp_desc, vap_desc;
   check(cusparseCreateDnVec(&vp_desc, N, p.p, CUDA_R_64F), "cusparseCreateDnVec");
   check(cusparseCreateDnVec(&vap_desc, N, Ap.p, CUDA_R_64F), "cusparseCreateDnVec");
   const double one = 1, zero = 0;
-  std::size_t buffer_bytes = 0;
+  std::size_t buffer_bytes = 0, tri_bytes = 0;
   check(cusparseSpMV_bufferSize(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp_desc, &zero, vap_desc, CUDA_R_64F,
                                 CUSPARSE_SPMV_ALG_DEFAULT, &buffer_bytes), "cusparseSpMV_bufferSize");
+  if (lines)
+    check(cusparseDgtsvInterleavedBatch_bufferSizeExt(sp, 0, nz, wl.p, wd.p, wu.p, z.p, int(columns), &tri_bytes),
+          "gtsvInterleavedBatch_bufferSizeExt");
   DeviceArray<char> buffer(buffer_bytes);
+  DeviceArray<unsigned char> tri_buffer(tri_bytes);
+  // z = M^-1 r: gtsvInterleavedBatch factors in place, so it starts from copies each time.
+  const std::size_t bytes = N * sizeof(double);
+  auto precondition = [&] {
+    check(cudaMemcpyAsync(z.p, r.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    check(cudaMemcpyAsync(wl.p, tl.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    check(cudaMemcpyAsync(wd.p, td.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    check(cudaMemcpyAsync(wu.p, tu.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    check(cusparseDgtsvInterleavedBatch(sp, 0, nz, wl.p, wd.p, wu.p, z.p, int(columns), tri_buffer.p),
+          "gtsvInterleavedBatch");
+  };
+  double* zp = lines ? z.p : r.p;  // unpreconditioned: z is r
   gather(g, b, rhs.p);
   const double minus_one = -1;
   check(cublasDscal(bl, int(N), &minus_one, rhs.p, 1), "cublasDscal");  // A x = -b
@@ -192,36 +219,44 @@ BaselineRun csr_cg_poisson(const Grid& g, const FieldBC& bc, const Field<double>
   BaselineRun run;
   auto solve = [&] {
     run.residual_history.assign(1, 1.0);
-    check(cudaMemsetAsync(xs.p, 0, N * sizeof(double), stream), "cudaMemset");
-    check(cudaMemcpyAsync(r.p, rhs.p, N * sizeof(double), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
-    check(cudaMemcpyAsync(p.p, rhs.p, N * sizeof(double), cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
-    double rr = 0;
-    check(cublasDdot(bl, int(N), r.p, 1, r.p, 1, &rr), "cublasDdot");
+    check(cudaMemsetAsync(xs.p, 0, bytes, stream), "cudaMemset");
+    check(cudaMemcpyAsync(r.p, rhs.p, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    if (lines) precondition();
+    check(cudaMemcpyAsync(p.p, zp, bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpy");
+    double rz = 0, rr = bnorm * bnorm;
+    check(cublasDdot(bl, int(N), r.p, 1, zp, 1, &rz), "cublasDdot");
     int it = 0;
-    while (it < max_iterations && std::sqrt(rr) > tolerance * bnorm) {
+    while (it < o.max_iterations && std::sqrt(rr) > o.tolerance * bnorm) {
       check(cusparseSpMV(sp, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, A, vp_desc, &zero, vap_desc, CUDA_R_64F,
                          CUSPARSE_SPMV_ALG_DEFAULT, buffer.p), "cusparseSpMV");
       double pap = 0;
       check(cublasDdot(bl, int(N), p.p, 1, Ap.p, 1, &pap), "cublasDdot");
-      const double alpha = rr / pap, neg_alpha = -alpha;
+      const double alpha = rz / pap, neg_alpha = -alpha;
       check(cublasDaxpy(bl, int(N), &alpha, p.p, 1, xs.p, 1), "cublasDaxpy");
       check(cublasDaxpy(bl, int(N), &neg_alpha, Ap.p, 1, r.p, 1), "cublasDaxpy");
-      double rr_new = 0;
-      check(cublasDdot(bl, int(N), r.p, 1, r.p, 1, &rr_new), "cublasDdot");
-      const double beta = rr_new / rr;
-      rr = rr_new;
+      if (lines) {
+        check(cublasDdot(bl, int(N), r.p, 1, r.p, 1, &rr), "cublasDdot");
+        precondition();
+      }
+      double rz_new = 0;
+      check(cublasDdot(bl, int(N), r.p, 1, zp, 1, &rz_new), "cublasDdot");
+      if (!lines) rr = rz_new;
+      const double beta = rz_new / rz;
+      rz = rz_new;
       check(cublasDscal(bl, int(N), &beta, p.p, 1), "cublasDscal");
-      check(cublasDaxpy(bl, int(N), &one, r.p, 1, p.p, 1), "cublasDaxpy");
+      check(cublasDaxpy(bl, int(N), &one, zp, 1, p.p, 1), "cublasDaxpy");
       ++it;
       run.residual_history.push_back(std::sqrt(rr) / bnorm);
     }
     run.iterations = it;
   };
-  run.ms = median_ms(be, repeats, solve);
+  run.ms = median_ms(be, o.repeats, solve);
   scatter(g, xs.p, 1, x);
   // Per iteration and cell: SpMV 7 values (8) + 7 columns (4) + row pointer (4) + 7 reads of p
-  // through cache (8) + write Ap (8); two dots (16 + 16); x, r axpy (24 + 24); p scale and add (16 + 24).
-  run.bytes = double(N) * run.iterations * (7 * 12 + 4 + 8 + 8 + 32 + 48 + 40);
+  // through cache (8) + write Ap (8); two dots (16 + 16); x, r axpy (24 + 24); p scale and add
+  // (16 + 24). The line preconditioner adds the copies of r and the three coefficient arrays
+  // (4 x 16), the solve (reads dl, d, du, z, writes d, du, z: 7 x 8) and the dot (r, r) (16).
+  run.bytes = double(N) * run.iterations * (7 * 12 + 4 + 8 + 8 + 32 + 48 + 40 + (lines ? 64 + 56 + 16 : 0));
   cusparseDestroyDnVec(vp_desc);
   cusparseDestroyDnVec(vap_desc);
   cusparseDestroySpMat(A);

@@ -9,7 +9,7 @@ bool baselines_available() { return false; }
 BaselineRun fft_poisson(const Grid&, const Field<double>&, Field<double>&, int) {
   throw std::runtime_error("the fft baseline needs a CUDA build");
 }
-BaselineRun csr_cg_poisson(const Grid&, const FieldBC&, const Field<double>&, Field<double>&, double, int, int) {
+BaselineRun csr_cg(const Grid&, const FieldBC&, const CsrCgOptions&, const Field<double>&, Field<double>&) {
   throw std::runtime_error("the csr_cg baseline needs a CUDA build");
 }
 

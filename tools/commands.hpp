@@ -44,9 +44,12 @@ struct BenchOptions {
   std::vector<std::string> streams;  // --stream: output streams as JSON objects, as a case file's "output" entries
   std::string output_dir;                                    // "" = the case's output folder
   // bench elliptic
-  std::vector<std::string> elliptic_solvers{"thomas", "pcr", "line_multigrid"};
-  double aspect = 1;      // dx / dz
+  std::vector<std::string> elliptic_solvers{"thomas", "pcr", "line_pcg", "line_multigrid"};
+  std::optional<double> aspect;  // dx / dz (the pressure box; default 1)
   double stretching = 0;  // tanh parameter (both walls); 0: uniform z
+  std::optional<double> cfl;     // nu_CFL: the model problem of papers 000/001 instead of the pressure box
+  double depth = 0.01;           // the model problem's H
+  bool periodic = false;         // the model problem's sides periodic instead of Dirichlet
   std::string precision = "double";
   // bench relax
   std::vector<int> sizes{4, 8, 12, 16, 24, 32, 48, 64, 96, 128};

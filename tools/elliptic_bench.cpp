@@ -1,16 +1,22 @@
 // bouss bench elliptic: the vertical-line components on their own (solver/tridiagonal.hpp,
-// solver/line_multigrid.hpp) against the point multigrid and cuSPARSE's batched tridiagonal
-// solvers, on one flat box: n cells with dz = 1/nz and dx = dy = aspect * dz, walls at z and
-// in x, periodic in y; z optionally tanh-stretched towards both walls.
+// solver/line_pcg.hpp, solver/line_multigrid.hpp) against the point multigrid and cuSPARSE's
+// batched tridiagonal solvers and CSR CG, on one of two problems in a flat box:
+//   the pressure box (default): lap x = b on n cells with dz = 1/nz and dx = dy = aspect * dz,
+//     walls at z and in x, periodic in y;
+//   the model problem of papers 000/001 (--cfl NU; solver/model_problem.hpp).
+// z optionally tanh-stretched towards both ends.
 //   thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved: the box's vertical lines of
-//     the pressure operator with its horizontal part on the diagonal (the line smoother's
-//     systems), a random right-hand side; one direct solve, its residual checked.
-//   line_multigrid, multigrid: the pressure equation lap x = b for a random b to --tolerance.
+//     the operator with its horizontal part on the diagonal (the line smoother's and the
+//     preconditioner's systems), a random right-hand side; one direct solve, its residual checked.
+//   line_pcg, line_multigrid, multigrid (the pressure box only), csr_cg (cuSPARSE CSR CG
+//     preconditioned by the lines, uniform z): the equation for a random b to --tolerance.
 // Each prints solver, n, iterations, residual_history, ms (median of --repeats after a warm-up,
 // CUDA events on the GPU), ms_per_iteration, bytes (the traffic the variant moves by its
 // model), useful_GBps (the bytes a solve must move at the least, over the time: r read and x
-// written for a tridiagonal solve; the multigrids' own model) and copy_GBps (a 1 GiB device
-// copy, or the working set's on the CPU, measured in the same run).
+// written for a tridiagonal solve; paper 001 Table 1's optimal-caching count for line_pcg;
+// the others' own model) and copy_GBps (a 1 GiB device copy, or the working set's on the CPU,
+// measured in the same run).
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -24,8 +30,11 @@
 #include "grid/stretching.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_multigrid.hpp"
+#include "solver/line_pcg.hpp"
+#include "solver/model_problem.hpp"
 #include "solver/multigrid.hpp"
 #include "solver/tridiagonal.hpp"
+#include "solver/volume_mean.hpp"
 #include "tools/baselines.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
@@ -45,6 +54,41 @@ FieldBC box_conditions() {
   for (int f = 0; f < 6; ++f) bc.face[f] = FaceBC{BoundaryKind::gradient, 0, 0};
   bc.face[2] = bc.face[3] = FaceBC{};  // periodic y
   return bc;
+}
+
+// What is solved: the grid, its conditions and the line operator's shift.
+struct EllipticProblem {
+  Grid grid;
+  FieldBC bc;
+  double shift = 0;  // > 0: the model problem
+  std::string name;
+};
+
+EllipticProblem make_problem(const BenchOptions& o, std::size_t elem) {
+  EllipticProblem p;
+  if (o.cfl) {
+    ModelProblem mp;
+    mp.n = o.n;
+    mp.cfl = *o.cfl;
+    mp.depth = o.depth;
+    mp.periodic = o.periodic;
+    mp.stretching = o.stretching;
+    p.grid = mp.grid(elem);
+    p.bc = mp.conditions();
+    p.shift = mp.shift();
+    p.name = fmt::format("model problem nu_CFL {:g} (omega {:.4g}, lambda 1, H {:g}, {} sides)", mp.cfl, mp.omega(),
+                         mp.depth, mp.periodic ? "periodic" : "Dirichlet");
+    return p;
+  }
+  const std::array<int, 3>& n = o.n;
+  const double dz = 1.0 / n[2], dx = o.aspect.value_or(1.0) * dz;
+  const std::array<double, 3> length{n[0] * dx, n[1] * dx, 1.0};
+  p.grid = o.stretching > 0 ? Grid::make_stretched(n, {0, 0, 0}, length,
+                                                   tanh_faces(n[2], 0.0, 1.0, o.stretching, Cluster::both), 1, elem)
+                            : Grid::make(n, {0, 0, 0}, length, 1, elem);
+  p.bc = box_conditions();
+  p.name = fmt::format("pressure box dx/dz {:g}", o.aspect.value_or(1.0));
+  return p;
 }
 
 // Interior values of a field as a host array of doubles (x fastest).
@@ -74,12 +118,13 @@ void set_random(Field<R>& f, unsigned seed) {
 
 // The rows of the box's vertical lines: those the line smoother solves (LineSystem,
 // solver/line_kernels.hpp) in a column away from the walls.
-void line_rows(const Grid& g, std::vector<double>& a, std::vector<double>& b, std::vector<double>& c) {
+void line_rows(const EllipticProblem& p, std::vector<double>& a, std::vector<double>& b, std::vector<double>& c) {
+  const Grid& g = p.grid;
   const int nz = g.layout.n[2];
-  const LineStencil<double> st = make_line_stencil<double>(g, Backend::cpu());
+  const LineStencil<double> st = make_line_stencil<double>(g, Backend::cpu(), p.shift);
   const View<const double> unread{};  // the rows read neither x nor b
   const LineSystem<double, View<const double>, View<const double>> line(unread, unread, st,
-                                                                          ghost_self<double>(box_conditions(), g),
+                                                                          ghost_self<double>(p.bc, g),
                                                                           g.layout.n[0] / 2, g.layout.n[1] / 2);
   a.resize(nz);
   b.resize(nz);
@@ -111,8 +156,9 @@ double line_residual(const Layout& L, const std::vector<double>& a, const std::v
 }
 
 template <class R>
-EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const Backend& backend, const Grid& g) {
-  const FieldBC bc = box_conditions();
+EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const Backend& backend, const EllipticProblem& problem) {
+  const Grid& g = problem.grid;
+  const FieldBC& bc = problem.bc;
   Field<R> r(backend, g.layout, Stagger::centre, "r"), x(backend, g.layout, Stagger::centre, "x");
   fill(r, 0);
   fill(x, 0);
@@ -122,7 +168,7 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
   const bool tridiagonal = solver == "thomas" || solver == "pcr" || solver == "auto" || solver.rfind("cusparse_gtsv", 0) == 0;
   if (tridiagonal) {
     std::vector<double> a, b, c;
-    line_rows(g, a, b, c);
+    line_rows(problem, a, b, c);
     if (solver.rfind("cusparse_gtsv", 0) == 0) {
       if constexpr (sizeof(R) == sizeof(double)) {
         if (!backend.is_cuda() || !baselines_available()) throw std::runtime_error(solver + " needs the CUDA backend");
@@ -144,13 +190,45 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
     run.residual_history = {1.0, line_residual(g.layout, a, b, c, interior(x), interior(r))};
     return run;
   }
+  if (solver == "csr_cg") {
+    if constexpr (sizeof(R) == sizeof(double)) {
+      if (!backend.is_cuda() || !baselines_available()) throw std::runtime_error(solver + " needs the CUDA backend");
+      CsrCgOptions co;
+      co.shift = problem.shift;
+      co.line_preconditioner = true;
+      co.tolerance = o.tolerance;
+      co.repeats = o.repeats;
+      Field<R> b(backend, g.layout, Stagger::centre, "b");
+      b.copy_from(r);
+      if (problem.shift == 0) remove_volume_mean(g, b);
+      const BaselineRun base = csr_cg(g, bc, co, b, x);
+      run.ms = base.ms;
+      run.bytes = base.bytes;
+      run.useful_bytes = base.bytes;
+      run.iterations = base.iterations;
+      run.residual_history = base.residual_history;
+      return run;
+    } else {
+      throw std::runtime_error(solver + ": cuSPARSE's baselines run in double");
+    }
+  }
   std::unique_ptr<PressureSolver<R>> ps;
+  const LinePcg<R>* pcg = nullptr;
   if (solver == "line_multigrid") {
     LineMultigridOptions opt;
     opt.pre_sweeps = o.pre_sweeps;
     opt.post_sweeps = o.post_sweeps;
+    opt.shift = problem.shift;
     ps = std::make_unique<LineMultigrid<R>>(backend, g, bc, opt);
+  } else if (solver == "line_pcg") {
+    LinePcgOptions opt;
+    opt.shift = problem.shift;
+    opt.max_iterations = 20000;
+    auto p = std::make_unique<LinePcg<R>>(backend, g, bc, opt);
+    pcg = p.get();
+    ps = std::move(p);
   } else if (solver == "multigrid") {
+    if (problem.shift != 0) throw std::runtime_error("multigrid solves the pressure box only (no --cfl)");
     if (g.stretched()) throw std::runtime_error("multigrid takes a uniform z only");
     MultigridOptions opt;
     opt.pre_sweeps = o.pre_sweeps;
@@ -161,8 +239,8 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
     ps = std::make_unique<Multigrid<R>>(backend, g, bc, opt);
   } else {
     throw std::runtime_error("unknown solver \"" + solver +
-                             "\": expected thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, line_multigrid "
-                             "or multigrid");
+                             "\": expected thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, line_pcg, "
+                             "line_multigrid, multigrid or csr_cg");
   }
   Field<R> b(backend, g.layout, Stagger::centre, "b");
   SolveStats stats;
@@ -174,7 +252,7 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
   run.iterations = stats.cycles;
   run.residual_history = stats.residual_history;
   run.bytes = ps->bytes_per_solve(stats);
-  run.useful_bytes = run.bytes;
+  run.useful_bytes = pcg ? stats.cycles * pcg->useful_bytes_per_iteration() : run.bytes;
   return run;
 }
 
@@ -186,7 +264,7 @@ int elliptic_bench(const BenchOptions& o) {
     backend = Backend::from_name(o.backend.empty() ? "auto" : o.backend);
     for (int a = 0; a < 3; ++a)
       if (o.n[a] < 1) throw std::invalid_argument("--n: expected 3 positive integers");
-    if (!(o.aspect > 0)) throw std::invalid_argument("--aspect: expected a positive number");
+    if (o.aspect && !(*o.aspect > 0)) throw std::invalid_argument("--aspect: expected a positive number");
     if (o.precision != "double" && o.precision != "single")
       throw std::invalid_argument("--precision: expected double or single, got " + o.precision);
   } catch (const std::exception& e) {
@@ -195,24 +273,31 @@ int elliptic_bench(const BenchOptions& o) {
   }
   configure_logging(o.json);
   const std::array<int, 3>& n = o.n;
-  const double dz = 1.0 / n[2], dx = o.aspect * dz;
-  const std::array<double, 3> length{n[0] * dx, n[1] * dx, 1.0};
   const std::size_t elem = o.precision == "single" ? 4 : 8;
-  const Grid g = o.stretching > 0
-                     ? Grid::make_stretched(n, {0, 0, 0}, length, tanh_faces(n[2], 0.0, 1.0, o.stretching, Cluster::both),
-                                            1, elem)
-                     : Grid::make(n, {0, 0, 0}, length, 1, elem);
+  EllipticProblem problem;
+  try {
+    if (o.cfl && o.aspect) throw std::invalid_argument("--aspect: the model problem (--cfl) takes --depth instead");
+    problem = make_problem(o, elem);
+  } catch (const std::exception& e) {
+    print_error(std::string("bench elliptic: ") + e.what());
+    return 2;
+  }
+  const Grid& g = problem.grid;
+  if (!o.json) spdlog::info("bench elliptic: {}", problem.name);
   const double copy_bw = measure_copy_bandwidth(
       backend, backend.is_cuda() ? std::size_t(1) << 30 : std::size_t(g.layout.size) * elem * 4);
   nlohmann::json results = nlohmann::json::array();
   int status = 0;
   for (const std::string& solver : o.elliptic_solvers) {
     try {
-      const EllipticRun run = elem == 4 ? run_solver<float>(solver, o, backend, g) : run_solver<double>(solver, o, backend, g);
+      const EllipticRun run = elem == 4 ? run_solver<float>(solver, o, backend, problem)
+                                        : run_solver<double>(solver, o, backend, problem);
       const double useful = run.useful_bytes / (run.ms * 1e-3);
       nlohmann::json j = {{"solver", solver},
                           {"n", n},
-                          {"aspect", o.aspect},
+                          {"problem", problem.name},
+                          {"aspect", g.h[0] / g.min_dz()},
+                          {"cfl", o.cfl ? nlohmann::json(*o.cfl) : nlohmann::json(nullptr)},
                           {"stretching", o.stretching},
                           {"precision", o.precision},
                           {"backend", backend.name()},

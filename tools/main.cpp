@@ -96,18 +96,27 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--tolerance", bench.tolerance, "poisson, elliptic: relative residual tolerance")->check(positive);
   auto* solver_opt = bench_cmd->add_option("--solver", bench.solvers,
                                            "poisson: mg, mg_mixed, fft, csr_cg (default all); elliptic: thomas, pcr, auto, "
-                                           "cusparse_gtsv, cusparse_gtsv_interleaved, line_multigrid, multigrid "
-                                           "(default thomas, pcr, line_multigrid)")
+                                           "cusparse_gtsv, cusparse_gtsv_interleaved, line_pcg, line_multigrid, "
+                                           "multigrid, csr_cg (default thomas, pcr, line_pcg, line_multigrid)")
                           ->delimiter(',')
                           ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
-                                                 "cusparse_gtsv_interleaved", "line_multigrid", "multigrid"}));
+                                                 "cusparse_gtsv_interleaved", "line_pcg", "line_multigrid", "multigrid"}));
   bench_cmd->add_option("--repeats", bench.repeats, "poisson, elliptic: timed solves (median)")->check(positive);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
   bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson: smoothing sweeps before restriction");
   bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson: smoothing sweeps after prolongation");
   bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
   bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
-  bench_cmd->add_option("--aspect", bench.aspect, "elliptic: horizontal over vertical spacing, dx/dz (dz = 1/nz)");
+  bench_cmd->add_option("--aspect", bench.aspect, "elliptic (pressure box): horizontal over vertical spacing, dx/dz (dz = 1/nz; default 1)");
+  bench_cmd->add_option("--cfl", bench.cfl,
+                        "elliptic: the model problem of papers 000/001 instead of the pressure box: "
+                        "-omega^2 (lap_h u + lambda^2 u_zz) + u = f on [0,1]^2 x [0,H], cell-centred finite volumes, "
+                        "homogeneous Dirichlet sides (--periodic: periodic), Neumann top and bottom, "
+                        "omega = NU h / 2 (h = 1/min(nx, ny), the horizontal CFL number NU = 2 omega / h, paper 001 "
+                        "eq. 5), lambda = 1")
+      ->check(positive);
+  bench_cmd->add_option("--depth", bench.depth, "elliptic with --cfl: H, the box's height (default 0.01)")->check(positive);
+  bench_cmd->add_flag("--periodic", bench.periodic, "elliptic with --cfl: periodic sides instead of Dirichlet ones");
   bench_cmd->add_option("--stretching", bench.stretching, "elliptic: tanh stretching of z towards both walls (0: uniform)");
   bench_cmd->add_option("--precision", bench.precision, "elliptic: double or single");
   bench_cmd->add_option("--sizes", bench.sizes, "relax: grid sizes n (n^3 cells)")->delimiter(',');

@@ -219,7 +219,10 @@ int poisson_bench(const BenchOptions& o) {
           }
           run = fft_poisson(g, b0, x, o.repeats);
         } else {
-          run = csr_cg_poisson(g, bc, b0, x, o.tolerance, 20000, o.repeats);
+          CsrCgOptions co;
+          co.tolerance = o.tolerance;
+          co.repeats = o.repeats;
+          run = csr_cg(g, bc, co, b0, x);
         }
         MultigridOptions check_opt;
         check_opt.cpu_coarse_cells = 0;
