@@ -11,7 +11,8 @@
 # tridiag (batched tridiagonal solves against cuSPARSE at 512x512x128 and 64x64x1024),
 # lines (the line multigrid against the point multigrid: 256x256x128 and 512x512x128 at
 # several aspect ratios), stretched (Ra = 1e7 on a tanh-stretched z with each solver against
-# the uniform grid's step).
+# the uniform grid's step), model (the model problem of papers 000/001 at nu_CFL = 8.4 with
+# line_pcg, line_multigrid and cuSPARSE's CSR PCG, then paper 001's Figure 2 sweep of nu_CFL).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -29,7 +30,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuTridiagonal*:GpuLineMultigrid*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
+    --gtest_filter='GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -183,7 +184,7 @@ if has lines; then
   for n in 256,256,128 512,512,128; do
     for aspect in 1 4 8.4 32; do
       $bin/bouss bench elliptic --backend cuda --n $n --aspect $aspect --repeats 3 --tolerance 1e-8 \
-        --solver line_multigrid,multigrid --json > "$out/lines_${n}_${aspect}.json" 2> "$out/lines_${n}_${aspect}.log" || echo "FAILED $n $aspect"
+        --solver line_multigrid,multigrid,line_pcg --json > "$out/lines_${n}_${aspect}.json" 2> "$out/lines_${n}_${aspect}.log" || echo "FAILED $n $aspect"
     done
   done
   python3 -c '
@@ -193,6 +194,31 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "lines_*.json"))):
         print("%-15s n=%-12s aspect %-5g %3d it  %8.3f ms  %7.3f ms/it  moved %5.0f GB/s (%.0f%% of copy)  final %.1e" % (
             r["solver"], "x".join(map(str, r["n"])), r["aspect"], r["iterations"], r["ms"], r["ms_per_iteration"],
             r["moved_GBps"], 100 * r["fraction_of_copy"], r["residual_history"][-1]))' "$out"
+fi
+if has model; then
+  step "model problem (papers 000/001): -omega^2 (lap_h u + u_zz) + u = f on [0,1]^2 x [0,0.01], residual reduced 1e-5"
+  model_table() {  # json files...
+    python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    for r in json.load(open(f)):
+        print("%-15s n=%-12s nu_CFL %-6g %5d it  %9.3f ms  %7.3f ms/it  useful %5.0f GB/s  moved %5.0f GB/s (%.0f%% of copy %.0f)  final %.1e" % (
+            r["solver"], "x".join(map(str, r["n"])), r["cfl"], r["iterations"], r["ms"], r["ms_per_iteration"],
+            r["useful_GBps"], r["moved_GBps"], 100 * r["fraction_of_copy"], r["copy_GBps"], r["residual_history"][-1]))' "$@"
+  }
+  for n in 256,256,128 512,512,128; do
+    $bin/bouss bench elliptic --backend cuda --n $n --cfl 8.4 --repeats 5 --tolerance 1e-5 \
+      --solver line_pcg,line_multigrid,csr_cg,thomas --json > "$out/model_$n.json" 2> "$out/model_$n.log" || echo "FAILED model $n"
+    $bin/bouss bench elliptic --backend cuda --n $n --cfl 8.4 --repeats 5 --tolerance 1e-5 --precision single \
+      --solver line_pcg,line_multigrid --json > "$out/model_${n}_single.json" 2> "$out/model_${n}_single.log" || echo "FAILED model $n single"
+  done
+  model_table "$out"/model_256,256,128.json "$out"/model_512,512,128.json "$out"/model_256,256,128_single.json "$out"/model_512,512,128_single.json
+  step "paper 001 Figure 2: iterations and time against nu_CFL at 512x512x128"
+  for nu in 0.84 2.1 4.2 8.4 16.8 42 84 840; do
+    $bin/bouss bench elliptic --backend cuda --n 512,512,128 --cfl $nu --repeats 2 --tolerance 1e-5 \
+      --solver line_pcg,line_multigrid --json > "$out/figure2_$nu.json" 2> "$out/figure2_$nu.log" || echo "FAILED nu $nu"
+    model_table "$out/figure2_$nu.json"
+  done
 fi
 if has stretched; then
   step "Ra = 1e7 (256x256x128): uniform z with each solver, then tanh-stretched z (parameter 1.5) with each that takes it"
@@ -206,6 +232,7 @@ if has stretched; then
   run_ra uniform_auto --set pressure.solver=\"auto\"
   z='grid.z={"stretching": "tanh", "parameter": 1.5}'
   run_ra stretched_line --set "$z" --set pressure.solver=\"line_multigrid\"
+  run_ra stretched_pcg --set "$z" --set pressure.solver=\"line_pcg\"
   run_ra stretched_auto --set "$z" --set pressure.solver=\"auto\"
   python3 -c '
 import glob, json, os, sys
