@@ -3,12 +3,14 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_kernels.hpp"
+#include "solver/tridiagonal.hpp"
 #include "solver/volume_mean.hpp"
 
 namespace bouss {
@@ -47,6 +49,66 @@ bool zebra_reads_ghosts(const GhostSelf<R>& g) {
   return false;
 }
 
+// x relaxed towards the line's exact solution v.
+template <class R>
+BOUSS_HD inline R relaxed(R old, R v, R omega) {
+  return omega == R(1) ? v : old + omega * (v - old);
+}
+
+#if defined(__CUDACC__)
+// One colour of a zebra sweep with each line solved by parallel cyclic reduction (paper 003;
+// solver/tridiagonal_kernels.hpp): one block per line, one thread per row, the rows and the
+// right-hand side those of the Thomas sweep (LineSystem), log2(nz) steps in shared memory.
+// For levels with few columns, where one thread per line leaves the GPU idle through a
+// chain of nz dependent rows.
+template <class R>
+__global__ void pcr_zebra_kernel(View<R> x, View<const R> xn, View<const R> b, LineStencil<R> st, GhostSelf<R> self,
+                                 int colour, R omega, int per_row) {
+  extern __shared__ unsigned char shared[];
+  const int nz = st.n[2];
+  R* A = reinterpret_cast<R*>(shared);
+  R *B = A + nz, *C = B + nz, *D = C + nz, *A2 = D + nz, *B2 = A2 + nz, *C2 = B2 + nz, *D2 = C2 + nz;
+  const int j = blockIdx.x / per_row, i = 2 * (blockIdx.x % per_row) + ((j + colour) & 1);
+  if (i >= st.n[0]) return;  // the whole block
+  const LineSystem<R, View<const R>, View<const R>> sys(xn, b, st, self, i, j);
+  const int k = threadIdx.x;
+  const std::ptrdiff_t idx = i + j * st.s[1] + k * st.s[2];
+  const TriRow<R> row = sys(k);
+  A[k] = row.lower;
+  B[k] = row.diag;
+  C[k] = row.upper;
+  D[k] = sys.rhs(idx, k == 0, k == nz - 1);
+  __syncthreads();
+  for (int s = 1; s < nz; s *= 2) {
+    R k1, k2;
+    const PcrRow<R> r = pcr_row(nz, k, s, A, B, C, k1, k2);
+    const R d = pcr_rhs(nz, k, s, D, k1, k2);
+    A2[k] = r.a;
+    B2[k] = r.b;
+    C2[k] = r.c;
+    D2[k] = d;
+    __syncthreads();
+    R* t;
+    t = A, A = A2, A2 = t;
+    t = B, B = B2, B2 = t;
+    t = C, C = C2, C2 = t;
+    t = D, D = D2, D2 = t;
+  }
+  x[idx] = relaxed(x[idx], D[k] / B[k], omega);
+}
+#endif
+
+// Whether a zebra colour's lines go to pcr_zebra_kernel: on CUDA, in double, lines of at most
+// 1024 rows (a block), fewer lines than the batched solver's pcr_column_limit
+// (solver/tridiagonal.hpp). Not in float: the pressure's lines are nearly singular (their
+// rows sum to the small horizontal part), and pcr's rounding there raised float's floor
+// above 1e-3 of max|b| (measured on the H200, 32x16x24 stretched), where Thomas reaches it.
+template <class R>
+bool zebra_by_pcr(const Backend& be, const Layout& L) {
+  const long lines = (long(L.n[0]) * L.n[1] + 1) / 2;
+  return be.is_cuda() && sizeof(R) == sizeof(double) && L.n[2] <= 1024 && lines < pcr_column_limit;
+}
+
 // One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour.
 template <class R>
 void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& b, Field<R>& c, Field<R>& d,
@@ -58,6 +120,20 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
   const View<const R> bv = b.cview(), xn = x.cview();
   const int nx = st.n[0], nz = st.n[2];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  if (zebra_by_pcr<R>(be, g.layout)) {
+#if defined(__CUDACC__)
+    const int per_row = (nx + 1) / 2;
+    const std::size_t shared = 8 * std::size_t(nz) * sizeof(R);
+    if (shared > 48 * 1024 &&
+        cudaFuncSetAttribute(pcr_zebra_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)) != cudaSuccess)
+      throw std::runtime_error("line multigrid: cannot raise the shared memory limit for lines of " +
+                               std::to_string(nz) + " rows");
+    pcr_zebra_kernel<R><<<per_row * st.n[1], nz, shared, static_cast<cudaStream_t>(be.stream())>>>(
+        xv, xn, bv, st, self, colour, omega, per_row);
+    check_launch("line multigrid zebra sweep (pcr)", be);
+    return;
+#endif
+  }
   for_each(be, Box{{0, 0, 0}, {(nx + 1) / 2, st.n[1], 1}}, [=] BOUSS_HD(int ih, int j, int) {
     const int i = 2 * ih + ((j + colour) & 1);
     if (i >= nx) return;
@@ -65,9 +141,7 @@ void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& 
     const System sys(xn, bv, st, self, i, j);
     const std::ptrdiff_t base = i + j * sy;
     const LineRhs<R, System> rhs{&sys, base, base + (nz - 1) * sz};
-    thomas_line<R>(nz, sys, rhs, dv, cv, base, sz, [&](std::ptrdiff_t idx, R v) {
-      xv[idx] = omega == R(1) ? v : xv[idx] + omega * (v - xv[idx]);
-    });
+    thomas_line<R>(nz, sys, rhs, dv, cv, base, sz, [&](std::ptrdiff_t idx, R v) { xv[idx] = relaxed(xv[idx], v, omega); });
   }, "line multigrid zebra sweep");
 }
 

@@ -27,11 +27,12 @@ struct SolveStats {
   int cycles = 0;     // iterations (V-cycles), plus one for the FMG start when it ran
   bool fmg = false;   // the solve started with FMG
   bool converged = false;
-  // The residual stopped falling before the tolerance: `stall_window` iterations in a row
-  // (SolveMonitor's; 2 for the multigrids) that each left more than stall_ratio of the
-  // smallest residual before them, the mark of the precision's round-off floor (a multigrid
-  // that converges gains a factor of 5-20 an iteration; CG's maximum residual may rise for a
-  // few iterations before it falls, so its window is longer). The solve ends there, unconverged.
+  // The residual stopped falling before the tolerance, the mark of the precision's round-off
+  // floor: for the multigrids two iterations in a row that each left more than stall_ratio of
+  // the residual before it (a multigrid that converges gains a factor of 5-20 an iteration);
+  // for CG, whose maximum residual rises and falls on its way down, `stall_window`
+  // iterations (SolveMonitor's) without one below stall_ratio of the smallest before them.
+  // The solve ends there, unconverged.
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
   std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each iteration
@@ -41,12 +42,14 @@ struct SolveStats {
 // (scale; 1 for b = 0), the tolerance's target, and the stall rule (SolveStats::stalled).
 class SolveMonitor {
  public:
+  // stall_window 2: the multigrids' rule; longer: CG's (SolveStats::stalled).
   SolveMonitor(SolveStats& stats, double bnorm, double tolerance, int stall_window = 2)
       : stats_(stats), scale_(bnorm > 0 ? bnorm : 1.0), target_(tolerance * scale_), window_(stall_window) {}
   // Records max|b - lap x| after an iteration (or the initial one); false when the solve
   // must stop short: a non-finite residual, or a stall.
   bool record(double r) {
-    if (!stats_.residual_history.empty()) slow_ = r > SolveStats::stall_ratio * best_ ? slow_ + 1 : 0;
+    const double reference = window_ > 2 ? best_ : rn_;  // see SolveStats::stalled
+    if (!stats_.residual_history.empty()) slow_ = r > SolveStats::stall_ratio * reference ? slow_ + 1 : 0;
     best_ = stats_.residual_history.empty() ? r : std::fmin(best_, r);
     rn_ = r;
     stats_.residual_history.push_back(r / scale_);
@@ -70,7 +73,7 @@ class SolveMonitor {
   double scale_, target_;
   int window_;
   double rn_ = 0, best_ = 0;
-  int slow_ = 0;  // iterations in a row that left more than stall_ratio of the smallest residual before them
+  int slow_ = 0;  // iterations in a row that count as slow
 };
 
 template <class R>

@@ -12,7 +12,9 @@
 # lines (the line multigrid against the point multigrid: 256x256x128 and 512x512x128 at
 # several aspect ratios), stretched (Ra = 1e7 on a tanh-stretched z with each solver against
 # the uniform grid's step), model (the model problem of papers 000/001 at nu_CFL = 8.4 with
-# line_pcg, line_multigrid and cuSPARSE's CSR PCG, then paper 001's Figure 2 sweep of nu_CFL).
+# line_pcg, line_multigrid and cuSPARSE's CSR PCG, then paper 001's Figure 2 sweep of nu_CFL),
+# linecompare (the line multigrid of this build against .devpack-old's: the pressure box,
+# the model problem and the stretched Ra = 1e7 step, alternating on one machine).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -233,6 +235,7 @@ if has stretched; then
   z='grid.z={"stretching": "tanh", "parameter": 1.5}'
   run_ra stretched_line --set "$z" --set pressure.solver=\"line_multigrid\"
   run_ra stretched_pcg --set "$z" --set pressure.solver=\"line_pcg\"
+  run_ra stretched_line_v11 --set "$z" --set pressure.solver=\"line_multigrid\" --set pressure.pre_sweeps=1 --set pressure.post_sweeps=1
   run_ra stretched_auto --set "$z" --set pressure.solver=\"auto\"
   python3 -c '
 import glob, json, os, sys
@@ -242,6 +245,22 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "stretched_*.json"))):
         os.path.basename(f)[10:-5], r["ms_per_step"], r["mg_cycles_per_step"], r["bandwidth_floor_ms"],
         100 * r["fraction_of_floor"], r["bytes_per_step"] * 1e-9, r["max_divergence"]))' "$out"
   grep -h "auto:" "$out"/stretched_*auto.log | head -2
+fi
+if has linecompare && [ -x .devpack-old/bin/bouss ]; then
+  step "line multigrid: this build against .devpack-old, alternating on one machine"
+  for round in 1 2; do
+    for b in .devpack-old .devpack; do
+      for args in "--n 256,256,128 --aspect 8.4 --tolerance 1e-8" "--n 512,512,128 --aspect 8.4 --tolerance 1e-8" \
+                  "--n 512,512,128 --cfl 8.4 --tolerance 1e-5" "--n 256,256,128 --aspect 8.4 --tolerance 1e-8 --pre-sweeps 1 --post-sweeps 1"; do
+        (. $b/env; $b/bin/bouss bench elliptic --backend cuda $args --repeats 3 --solver line_multigrid --json) | python3 -c '
+import json, sys; r = json.load(sys.stdin)[0]
+print("%-13s %-70s %3d it  %8.3f ms  %7.3f ms/it  final %.1e" % (sys.argv[1], sys.argv[2], r["iterations"], r["ms"], r["ms_per_iteration"], r["residual_history"][-1]))' $b "$args"
+      done
+      ms=$( (. $b/env; $b/bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 20 --warmup 10 --json \
+              --set 'grid.z={"stretching": "tanh", "parameter": 1.5}') | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["ms_per_step"], "ms/step, cycles", r["mg_cycles_per_step"])')
+      echo "stretched Ra1e7 auto $b round $round: $ms"
+    done
+  done
 fi
 if has compare && [ -x .devpack-old/bin/bouss ]; then
   step "this build against .devpack-old, alternating on one machine (median ms/step)"
