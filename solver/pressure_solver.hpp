@@ -31,7 +31,8 @@ struct SolveStats {
   // floor: for the multigrids two iterations in a row that each left more than stall_ratio of
   // the residual before it (a multigrid that converges gains a factor of 5-20 an iteration);
   // for CG, whose maximum residual rises and falls on its way down, `stall_window`
-  // iterations (SolveMonitor's) without one below stall_ratio of the smallest before them.
+  // iterations (SolveMonitor's; 0: no stall rule) without one below stall_ratio of the
+  // smallest before them.
   // The solve ends there, unconverged.
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
@@ -42,7 +43,7 @@ struct SolveStats {
 // (scale; 1 for b = 0), the tolerance's target, and the stall rule (SolveStats::stalled).
 class SolveMonitor {
  public:
-  // stall_window 2: the multigrids' rule; longer: CG's (SolveStats::stalled).
+  // stall_window 2: the multigrids' rule; longer: CG's; 0: none (SolveStats::stalled).
   SolveMonitor(SolveStats& stats, double bnorm, double tolerance, int stall_window = 2)
       : stats_(stats), scale_(bnorm > 0 ? bnorm : 1.0), target_(tolerance * scale_), window_(stall_window) {}
   // Records max|b - lap x| after an iteration (or the initial one); false when the solve
@@ -53,7 +54,7 @@ class SolveMonitor {
     best_ = stats_.residual_history.empty() ? r : std::fmin(best_, r);
     rn_ = r;
     stats_.residual_history.push_back(r / scale_);
-    stats_.stalled = slow_ >= window_ && r > target_;
+    stats_.stalled = window_ > 0 && slow_ >= window_ && r > target_;
     return std::isfinite(r) && !stats_.stalled;
   }
   bool above_target() const { return rn_ > target_; }

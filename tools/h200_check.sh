@@ -186,7 +186,7 @@ if has lines; then
   for n in 256,256,128 512,512,128; do
     for aspect in 1 4 8.4 32; do
       $bin/bouss bench elliptic --backend cuda --n $n --aspect $aspect --repeats 3 --tolerance 1e-8 \
-        --solver line_multigrid,multigrid,line_pcg --json > "$out/lines_${n}_${aspect}.json" 2> "$out/lines_${n}_${aspect}.log" || echo "FAILED $n $aspect"
+        --solver line_multigrid,multigrid,line_pcg --json > "$out/lines_${n//,/x}_${aspect}.json" 2> "$out/lines_${n//,/x}_${aspect}.log" || echo "FAILED $n $aspect"
     done
   done
   python3 -c '
@@ -209,12 +209,15 @@ for f in sys.argv[1:]:
             r["useful_GBps"], r["moved_GBps"], 100 * r["fraction_of_copy"], r["copy_GBps"], r["residual_history"][-1]))' "$@"
   }
   for n in 256,256,128 512,512,128; do
+    tag=${n//,/x}
     $bin/bouss bench elliptic --backend cuda --n $n --cfl 8.4 --repeats 5 --tolerance 1e-5 \
-      --solver line_pcg,line_multigrid,csr_cg,thomas --json > "$out/model_$n.json" 2> "$out/model_$n.log" || echo "FAILED model $n"
+      --solver line_pcg,line_multigrid,csr_cg,thomas --json > "$out/model_$tag.json" 2> "$out/model_$tag.log" || echo "FAILED model $n"
     $bin/bouss bench elliptic --backend cuda --n $n --cfl 8.4 --repeats 5 --tolerance 1e-5 --precision single \
-      --solver line_pcg,line_multigrid --json > "$out/model_${n}_single.json" 2> "$out/model_${n}_single.log" || echo "FAILED model $n single"
+      --solver line_pcg,line_multigrid --json > "$out/model_${tag}_single.json" 2> "$out/model_${tag}_single.log" || echo "FAILED model $n single"
+    model_table "$out/model_$tag.json"
+    echo "(single precision:)"
+    model_table "$out/model_${tag}_single.json"
   done
-  model_table "$out"/model_256,256,128.json "$out"/model_512,512,128.json "$out"/model_256,256,128_single.json "$out"/model_512,512,128_single.json
   step "paper 001 Figure 2: iterations and time against nu_CFL at 512x512x128"
   for nu in 0.84 2.1 4.2 8.4 16.8 42 84 840; do
     $bin/bouss bench elliptic --backend cuda --n 512,512,128 --cfl $nu --repeats 2 --tolerance 1e-5 \
