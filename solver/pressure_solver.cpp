@@ -86,7 +86,7 @@ SolverChoice choose_pressure_solver(const PressureParams& p, const PressureGrid&
   const double aspect = g.aspect();
   if (aspect >= line_solver_aspect)
     return {"line_multigrid", fmt::format("cells {:.3g} times wider than tall (from {:g}, point smoothing slows "
-                                          "down: README, \"Pressure solvers\")", aspect, line_solver_aspect)};
+                                          "down: README, \"Performance\")", aspect, line_solver_aspect)};
   return {"multigrid", fmt::format("cells {:.3g} times wider than tall (below {:g}, point smoothing is the faster)",
                                    aspect, line_solver_aspect)};
 }
