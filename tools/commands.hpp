@@ -31,7 +31,7 @@ struct BenchOptions {
   std::array<int, 3> n{128, 128, 128};
   std::string bc = "mixed";
   double tolerance = 1e-8;
-  std::vector<std::string> solvers{"mg", "mg_mixed", "fft", "csr_cg"};
+  std::vector<std::string> solvers;  // --solver as given
   int repeats = 5;
   bool fmg = false;
   int pre_sweeps = 2, post_sweeps = 2;
@@ -43,7 +43,8 @@ struct BenchOptions {
   std::vector<std::string> output_precision{"double", "float"};
   std::vector<std::string> streams;  // --stream: output streams as JSON objects, as a case file's "output" entries
   std::string output_dir;                                    // "" = the case's output folder
-  // bench elliptic
+  // bench elliptic (bench poisson: its Poisson case)
+  bool poisson = false;  // the Poisson case (bench poisson, or --bc given)
   std::vector<std::string> elliptic_solvers{"thomas", "pcr", "line_pcg", "line_multigrid"};
   std::optional<double> aspect;  // dx / dz (the pressure box; default 1)
   double stretching = 0;  // tanh parameter (both walls); 0: uniform z
@@ -75,7 +76,6 @@ int check_command(const RunOptions& o);
 int xdmf_command(const std::string& netcdf_path);
 int bench_command(const BenchOptions& o);
 int output_bench(const BenchOptions& o);
-int poisson_bench(const BenchOptions& o);
 int elliptic_bench(const BenchOptions& o);
 int relax_bench(const BenchOptions& o);
 int onset_command(const ValidationOptions& o);

@@ -91,22 +91,23 @@ int main(int argc, char** argv) {
                         "(repeatable; with the compressor's rate when it compresses)");
   bench_cmd->add_option("--output-dir", bench.output_dir, "with --output-every or --stream: where the files go (default: the case's output folder)");
   bench_cmd->add_option("--n", bench.n, "poisson, elliptic: grid NX,NY,NZ")->delimiter(',');
-  bench_cmd->add_option("--bc", bench.bc, "poisson: periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)")
+  auto* bc_opt = bench_cmd->add_option("--bc", bench.bc, "poisson (bench elliptic's Poisson case: lap x = b, spacing 1/max(n)): periodic (everywhere), neumann "
+                                       "(everywhere) or mixed (periodic x, y; Neumann z; the default)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
   bench_cmd->add_option("--tolerance", bench.tolerance, "poisson, elliptic: relative residual tolerance")->check(positive);
   auto* solver_opt = bench_cmd->add_option("--solver", bench.solvers,
-                                           "poisson: mg, mg_mixed, fft, csr_cg (default all); elliptic: thomas, pcr, auto, "
-                                           "cusparse_gtsv, cusparse_gtsv_interleaved, line_pcg, line_multigrid, "
-                                           "multigrid, csr_cg (default thomas, pcr, line_pcg, line_multigrid)")
+                                           "poisson, elliptic: thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, "
+                                           "line_pcg, line_multigrid, multigrid (mg), mg_mixed, fft, csr_cg (default: "
+                                           "poisson mg, mg_mixed, fft, csr_cg; elliptic thomas, pcr, line_pcg, line_multigrid)")
                           ->delimiter(',')
                           ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
                                                  "cusparse_gtsv_interleaved", "line_pcg", "line_multigrid", "multigrid"}));
   bench_cmd->add_option("--repeats", bench.repeats, "poisson, elliptic: timed solves (median)")->check(positive);
-  bench_cmd->add_option("--fmg", bench.fmg, "poisson: FMG start (true/false)");
-  bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson: smoothing sweeps before restriction");
-  bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson: smoothing sweeps after prolongation");
-  bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson: replay V-cycles as CUDA graphs (true/false)");
-  bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson: host levels up to this many cells");
+  bench_cmd->add_option("--fmg", bench.fmg, "poisson, elliptic (multigrids): FMG start (true/false)");
+  bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson, elliptic (multigrids): smoothing sweeps before restriction");
+  bench_cmd->add_option("--post-sweeps", bench.post_sweeps, "poisson, elliptic (multigrids): smoothing sweeps after prolongation");
+  bench_cmd->add_option("--cuda-graphs", bench.cuda_graphs, "poisson, elliptic (multigrids): replay V-cycles as CUDA graphs (true/false)");
+  bench_cmd->add_option("--cpu-coarse-cells", bench.cpu_coarse_cells, "poisson, elliptic (multigrids): host levels up to this many cells");
   bench_cmd->add_option("--aspect", bench.aspect, "elliptic (pressure box): horizontal over vertical spacing, dx/dz (dz = 1/nz; default 1)");
   bench_cmd->add_option("--cfl", bench.cfl,
                         "elliptic: the model problem of papers 000/001 instead of the pressure box: "
@@ -202,9 +203,10 @@ int main(int argc, char** argv) {
   if (converge_cmd->parsed()) return bouss::converge_command(converge);
   if (front_cmd->parsed()) return bouss::front_command(front);
   if (bench_cmd->parsed()) {
-    if (bench.case_file == "poisson") return bouss::poisson_bench(bench);
-    if (bench.case_file == "elliptic") {
+    if (bench.case_file == "poisson" || bench.case_file == "elliptic") {
+      bench.poisson = bench.case_file == "poisson" || bc_opt->count() > 0;
       if (solver_opt->count()) bench.elliptic_solvers = bench.solvers;
+      else if (bench.poisson) bench.elliptic_solvers = {"mg", "mg_mixed", "fft", "csr_cg"};
       return bouss::elliptic_bench(bench);
     }
     if (bench.case_file == "relax") return bouss::relax_bench(bench);
