@@ -224,6 +224,35 @@ TEST(CommandLine, BenchOptionsGoThroughTheCaseRules) {
   EXPECT_NE(sizes.err.find("--sizes 0"), std::string::npos) << sizes.err;
 }
 
+// bench elliptic on the CPU: the model problem's line solvers converge and report the same
+// residual measure; the Poisson case (bench poisson) is the same program; contradictory
+// options are one-line errors.
+TEST(CommandLine, BenchElliptic) {
+  const Result model = run_bouss("bench elliptic --backend cpu --n 16,16,8 --cfl 8.4 --tolerance 1e-6 --repeats 1 "
+                                 "--solver line_pcg,line_multigrid,thomas --json");
+  ASSERT_EQ(model.code, 0) << model.err;
+  const nlohmann::json rows = nlohmann::json::parse(model.out);
+  ASSERT_EQ(rows.size(), 3u);
+  for (const auto& r : rows) {
+    EXPECT_EQ(r["cfl"].get<double>(), 8.4);
+    EXPECT_LE(r["final_max_residual"].get<double>(), 1e-6) << r["solver"];
+    EXPECT_GT(r["ms"].get<double>(), 0) << r["solver"];
+  }
+  EXPECT_GT(rows[0]["iterations"].get<int>(), rows[1]["iterations"].get<int>()) << "CG takes more iterations than multigrid";
+  const Result poisson = run_bouss("bench elliptic --backend cpu --n 16,16,16 --bc neumann --repeats 1 --json");
+  ASSERT_EQ(poisson.code, 0) << poisson.err;
+  const nlohmann::json p = nlohmann::json::parse(poisson.out);
+  ASSERT_EQ(p.size(), 2u) << "mg and mg_mixed; the CUDA baselines skipped on the CPU";
+  EXPECT_EQ(p[0]["solver"], "mg");
+  EXPECT_LE(p[0]["final_max_residual"].get<double>(), 1e-8);
+  const Result both = run_bouss("bench elliptic --backend cpu --n 16,16,8 --cfl 8.4 --aspect 4");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.err.find("--aspect: the model problem (--cfl) takes --depth instead"), std::string::npos) << both.err;
+  const Result stretched_poisson = run_bouss("bench poisson --backend cpu --n 16,16,16 --stretching 1");
+  EXPECT_EQ(stretched_poisson.code, 2);
+  EXPECT_NE(stretched_poisson.err.find("takes a uniform grid"), std::string::npos) << stretched_poisson.err;
+}
+
 // A run that cannot fit is refused before anything is allocated, naming what it needs.
 TEST(CommandLine, ARunThatDoesNotFitIsRefusedUpFront) {
   const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "huge.nc";
