@@ -10,7 +10,6 @@
 #include "grid/reduce.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_kernels.hpp"
-#include "solver/tridiagonal.hpp"
 #include "solver/volume_mean.hpp"
 
 namespace bouss {
@@ -99,14 +98,19 @@ __global__ void pcr_zebra_kernel(View<R> x, View<const R> xn, View<const R> b, L
 #endif
 
 // Whether a zebra colour's lines go to pcr_zebra_kernel: on CUDA, in double, lines of at most
-// 1024 rows (a block), fewer lines than the batched solver's pcr_column_limit
-// (solver/tridiagonal.hpp). Not in float: the pressure's lines are nearly singular (their
-// rows sum to the small horizontal part), and pcr's rounding there raised float's floor
-// above 1e-3 of max|b| (measured on the H200, 32x16x24 stretched), where Thomas reaches it.
+// 1024 rows (a block), fewer than zebra_pcr_line_limit of them. Measured on the H200 (bench
+// elliptic, 128 rows): pcr for every colour under 16384 lines (the levels up to 128x128
+// columns) took the V-cycle from 5.08 to 3.60 ms at 256x256x128 and from 11.8 to 10.4 at
+// 512x512x128 against pcr under 2048 lines; pcr for all levels was slower (3.98 and 14.9:
+// with 32768 lines and more, Thomas's one thread a line fills the GPU and moves fewer bytes,
+// pcr's one block a line reads its rows uncoalesced). Not in float: the pressure's lines are
+// nearly singular (their rows sum to the small horizontal part), and pcr's rounding there
+// raised float's floor above 1e-3 of max|b| (32x16x24 stretched), where Thomas reaches it.
+constexpr long zebra_pcr_line_limit = 16384;
 template <class R>
 bool zebra_by_pcr(const Backend& be, const Layout& L) {
   const long lines = (long(L.n[0]) * L.n[1] + 1) / 2;
-  return be.is_cuda() && sizeof(R) == sizeof(double) && L.n[2] <= 1024 && lines < pcr_column_limit;
+  return be.is_cuda() && sizeof(R) == sizeof(double) && L.n[2] <= 1024 && lines < zebra_pcr_line_limit;
 }
 
 // One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour.
