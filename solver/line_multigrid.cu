@@ -87,11 +87,7 @@ __global__ void pcr_zebra_kernel(View<R> x, View<const R> xn, View<const R> b, L
     C2[k] = r.c;
     D2[k] = d;
     __syncthreads();
-    R* t;
-    t = A, A = A2, A2 = t;
-    t = B, B = B2, B2 = t;
-    t = C, C = C2, C2 = t;
-    t = D, D = D2, D2 = t;
+    pcr_swap(A, A2, B, B2, C, C2, D, D2);
   }
   x[idx] = relaxed(x[idx], D[k] / B[k], omega);
 }
@@ -280,21 +276,30 @@ template double line_residual_norm<float>(const Grid&, const Backend&, double, c
                                           const Field<float>&);
 
 template <class R>
+LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b) {
+  LineSolveStart s;
+  s.singular = bc.singular() && shift == 0;
+  if (s.singular) remove_volume_mean(g, b);
+  s.bnorm = max_abs(b, g.layout.interior(Stagger::centre));
+  s.constant = s.bnorm == 0 && s.singular;
+  if (s.constant) fill(x, 0);
+  return s;
+}
+template LineSolveStart start_line_solve<double>(const Grid&, const FieldBC&, double, Field<double>&, Field<double>&);
+template LineSolveStart start_line_solve<float>(const Grid&, const FieldBC&, double, Field<float>&, Field<float>&);
+
+template <class R>
 double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
   return line_residual_norm(grid_, backend_, opt_.shift, x, b);
 }
 
 template <class R>
 SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
-  const bool singular = bc_.singular() && opt_.shift == 0;
+  const LineSolveStart start = start_line_solve(grid_, bc_, opt_.shift, x, b);
+  if (start.constant) return SolveMonitor::constant_solution();
+  const bool singular = start.singular;
   SolveStats stats;
-  if (singular) remove_volume_mean(grid_, b);
-  const double bnorm = max_abs(b, grid_.layout.interior(Stagger::centre));
-  if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
-    fill(x, 0);
-    return SolveMonitor::constant_solution();
-  }
-  SolveMonitor monitor(stats, bnorm, tolerance);
+  SolveMonitor monitor(stats, start.bnorm, tolerance);
   fill_ghosts(x, bc_, grid_);
   attach(x, b);
   monitor.record(residual_norm(x, b));

@@ -55,6 +55,16 @@ LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend, double s
 // The options a case's "pressure" section asks for.
 LineMultigridOptions line_multigrid_options(const PressureParams& p);
 
+// The start of a line solve: for a singular problem (no value condition, no shift) b's
+// volume mean removed (b is changed), then max|b|; `constant` when that is 0 for a singular
+// problem, whose solution is then the constant 0 (x is set to it).
+struct LineSolveStart {
+  double bnorm = 0;
+  bool singular = false, constant = false;
+};
+template <class R>
+LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b);
+
 // max |b - L x| over the interior for the line operator with `shift` (x's ghosts filled): the
 // convergence measure of the line solvers.
 template <class R>

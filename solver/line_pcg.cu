@@ -223,14 +223,11 @@ double LinePcg<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
 
 template <class R>
 SolveStats LinePcg<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
-  const bool singular = bc_.singular() && opt_.shift == 0;
+  const LineSolveStart start_state = start_line_solve(grid_, bc_, opt_.shift, x, b);
+  if (start_state.constant) return SolveMonitor::constant_solution();
+  const bool singular = start_state.singular;
+  const double bnorm = start_state.bnorm;
   SolveStats stats;
-  if (singular) remove_volume_mean(grid_, b);
-  const double bnorm = max_abs(b, grid_.layout.interior(Stagger::centre));
-  if (bnorm == 0 && singular) {  // the solution is a constant: zero mean
-    fill(x, 0);
-    return SolveMonitor::constant_solution();
-  }
   const double target = tolerance * (bnorm > 0 ? bnorm : 1.0);
   SolveMonitor monitor(stats, bnorm, tolerance, opt_.stall_window);
   fill_ghosts(x, bc_, grid_);

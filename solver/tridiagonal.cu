@@ -69,11 +69,7 @@ __global__ void pcr_kernel(int nx, int nz, int group, R* x, const R* r, std::ptr
       C2[k] = row.c;
     }
     __syncthreads();
-    R* t;
-    t = A, A = A2, A2 = t;
-    t = B, B = B2, B2 = t;
-    t = C, C = C2, C2 = t;
-    t = D, D = D2, D2 = t;
+    pcr_swap(A, A2, B, B2, C, C2, D, D2);
   }
   for (int t = threadIdx.x; t < items; t += blockDim.x) {
     const int g = t % group, k = t / group, i = i0 + g;

@@ -135,6 +135,16 @@ BOUSS_HD inline PcrRow<S> pcr_row(int n, int k, int s, const S* a, const S* b, c
   return {lo ? -a[k - s] * k1 : S(0), b[k] - (lo ? c[k - s] * k1 : S(0)) - (hi ? a[k + s] * k2 : S(0)),
           hi ? -c[k + s] * k2 : S(0)};
 }
+// After a step: the new rows (A2, B2, C2, D2) become the current ones, the old ones the
+// space for the next step's.
+template <class S>
+BOUSS_HD inline void pcr_swap(S*& a, S*& a2, S*& b, S*& b2, S*& c, S*& c2, S*& d, S*& d2) {
+  S* t;
+  t = a, a = a2, a2 = t;
+  t = b, b = b2, b2 = t;
+  t = c, c = c2, c2 = t;
+  t = d, d = d2, d2 = t;
+}
 template <class S>
 BOUSS_HD inline S pcr_rhs(int n, int k, int s, const S* d, S k1, S k2) {
   return d[k] - (k - s >= 0 ? d[k - s] * k1 : S(0)) - (k + s < n ? d[k + s] * k2 : S(0));
