@@ -903,7 +903,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
                                       "fmg", "mixed_precision", "cuda_graphs", "cpu_coarse_cells",
                                       "max_failures"});
-  p.solver = v.optional_string_in(*pressure, "solver", {"multigrid", "line_multigrid", "line_pcg", "auto"}).value_or(p.solver);
+  p.solver = v.optional_string_in(*pressure, "solver", {"multigrid", "line_multigrid", "line_pcg", "fft", "auto"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
   p.max_cycles = static_cast<int>(

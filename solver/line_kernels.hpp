@@ -55,6 +55,25 @@ BOUSS_HD inline S restrict_line_residual(VX x, VB b, std::ptrdiff_t first, int k
   return sum / S((1 + c[0]) * (1 + c[1]));
 }
 
+// Row k of a vertical line of nz cells: -d2/dz2 (the divergence of the gradient across the z
+// faces, over the cell's thickness) plus `horizontal_diag` on the diagonal, the walls folded
+// by their GhostSelf factors lo and hi (solver/ghost_self.hpp). The line solvers' rows, and
+// with a horizontal Fourier mode's eigenvalue on the diagonal the Fourier solver's.
+template <class S, class Z>
+BOUSS_HD inline TriRow<S> line_row(const Z& z, int k, int nz, S horizontal_diag, signed char lo, signed char hi) {
+  const S down = z.rdzc[k] * z.rdz[k], up = z.rdzc[k + 1] * z.rdz[k];
+  S diag = horizontal_diag + down + up, lower = -down, upper = -up;
+  if (k == 0) {
+    diag -= lo * down;
+    lower = 0;
+  }
+  if (k == nz - 1) {
+    diag -= hi * up;
+    upper = 0;
+  }
+  return {lower, diag, upper};
+}
+
 // The vertical line through column (i, j) as a tridiagonal system in x_k, neighbours in x and
 // y fixed: rows(k) are L's coefficients (negated, so the diagonal is positive), rhs[idx] is
 // -(b - the fixed neighbours' part), both with the walls folded in.
@@ -96,20 +115,7 @@ struct LineSystem {
     return sum;
   }
   // Row k: lower x_{k-1} + diag x_k + upper x_{k+1}, with the z walls folded.
-  BOUSS_HD TriRow<S> operator()(int k) const {
-    const int last = st.n[2] - 1;
-    const S down = st.z.rdzc[k] * st.z.rdz[k], up = st.z.rdzc[k + 1] * st.z.rdz[k];
-    S diag = horizontal_diag + down + up, lower = -down, upper = -up;
-    if (k == 0) {
-      diag -= g.lo[2] * down;
-      lower = 0;
-    }
-    if (k == last) {
-      diag -= g.hi[2] * up;
-      upper = 0;
-    }
-    return {lower, diag, upper};
-  }
+  BOUSS_HD TriRow<S> operator()(int k) const { return line_row(st.z, k, st.n[2], horizontal_diag, g.lo[2], g.hi[2]); }
   // -(L x)_k at idx from the line's values below, at and above row k (those outside the line
   // are ignored) and x's horizontal neighbours, the walls folded in; with the GhostSelf of
   // the homogeneous problem (data 0) it is the operator the line-preconditioned CG iterates on.

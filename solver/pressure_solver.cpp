@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "grid/coarsening.hpp"
+#include "solver/fourier_solver.hpp"
 #include "solver/line_multigrid.hpp"
 #include "solver/line_pcg.hpp"
 #include "solver/multigrid.hpp"
@@ -59,6 +60,8 @@ PressureGrid PressureGrid::of(const Case& c) {
   g.n = c.n;
   g.h = make_grid(c, sizeof(double)).smallest_spacings();  // no allocation: the geometry alone
   g.stretched = c.stretched();
+  g.periodic_x = c.periodic(0);
+  g.periodic_y = c.periodic(1);
   g.periodic_z = c.periodic(2);
   return g;
 }
@@ -68,6 +71,8 @@ PressureGrid PressureGrid::of(const Grid& grid, const FieldBC& bc) {
   g.n = grid.layout.n;
   g.h = grid.smallest_spacings();
   g.stretched = grid.stretched();
+  g.periodic_x = bc.periodic(0);
+  g.periodic_y = bc.periodic(1);
   g.periodic_z = bc.periodic(2);
   return g;
 }
@@ -82,6 +87,8 @@ double PressureGrid::aspect() const {
 SolverChoice choose_pressure_solver(const PressureParams& p, const PressureGrid& g) {
   if (p.solver != "auto") return {p.solver, "named by the case"};
   if (g.periodic_z) return {"multigrid", "z is periodic (the line solvers need walls at the ends of their lines)"};
+  if (g.periodic_x && g.periodic_y)
+    return {"fft", "x and y periodic, walls in z: one direct Fourier-tridiagonal solve"};
   if (g.stretched) return {"line_multigrid", "z is stretched (the point multigrid takes a uniform z)"};
   const double aspect = g.aspect();
   if (aspect >= line_solver_aspect)
@@ -102,7 +109,12 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
     if (auto problem = multigrid_refuses(g.n)) return SolverRefusal{*problem, false};
     return std::nullopt;
   }
-  // line_multigrid, line_pcg: z is never coarsened, the lines need walls.
+  if (choice.name == "fft" && !(g.periodic_x && g.periodic_y))
+    return SolverRefusal{fmt::format("expected x and y periodic for \"fft\" (it transforms the horizontal planes), "
+                                     "got walls in {}",
+                                     g.periodic_x ? "y" : "x"),
+                         true};
+  // line_multigrid, line_pcg, fft: z is never coarsened or transformed, the lines need walls.
   if (g.periodic_z && g.n[2] > 1)
     return SolverRefusal{fmt::format("expected walls at z_lo and z_hi for \"{}\" (its vertical lines are solved as "
                                      "tridiagonal systems between walls), got a periodic z",
@@ -117,6 +129,7 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
   const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
   if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
   if (choice.name == "line_pcg") return std::make_unique<LinePcg<R>>(backend, grid, bc, line_pcg_options(p));
+  if (choice.name == "fft") return std::make_unique<FourierSolver<R>>(backend, grid, bc);
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
 }
 
@@ -135,6 +148,10 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
       text += fmt::format("{}{}x{}x{}", l ? ", " : "", levels[l][0], levels[l][1], levels[l][2]);
     return text + why;
   }
+  if (choice.name == "fft")
+    return fmt::format("Fourier-tridiagonal direct solve ({} plane transforms, a tridiagonal solve per horizontal "
+                       "mode){}{}",
+                       backend.is_cuda() ? "cuFFT" : "FFTW", single ? " (fp32)" : " (fp64)", why);
   if (choice.name == "line_pcg")
     return fmt::format("line-preconditioned CG (vertical lines solved exactly) to {:g}{}, at most {} iterations{}",
                        c.pressure.tolerance, single ? " (fp32)" : " (fp64)", line_pcg_options(c.pressure).max_iterations,
@@ -157,6 +174,7 @@ std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& b
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   if (choice.name == "line_pcg") return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
+  if (choice.name == "fft") return {FourierSolver<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   return single ? Multigrid<float>::estimate_memory(backend, grid, opt)
                 : Multigrid<double>::estimate_memory(backend, grid, opt);

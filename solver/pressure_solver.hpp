@@ -5,7 +5,9 @@
 // removes the mean of b first (b is changed) and of x afterwards for a singular problem (no
 // value condition; volume means on a stretched grid), and leaves x's ghosts filled. The
 // solvers: the geometric multigrid with point smoothing (solver/multigrid.hpp) and the
-// tensor-product multigrid with vertical line smoothing (solver/line_multigrid.hpp).
+// tensor-product multigrid with vertical line smoothing (solver/line_multigrid.hpp), CG
+// preconditioned by the vertical lines (solver/line_pcg.hpp), and the direct
+// Fourier-tridiagonal solve (solver/fourier_solver.hpp).
 #pragma once
 
 #include <array>
@@ -96,7 +98,7 @@ struct PressureGrid {
   std::array<int, 3> n{};
   std::array<double, 3> h{1, 1, 1};
   bool stretched = false;
-  bool periodic_z = false;
+  bool periodic_x = false, periodic_y = false, periodic_z = false;
   static PressureGrid of(const Case& c);
   static PressureGrid of(const Grid& g, const FieldBC& bc);
   // The largest ratio of a horizontal spacing to the thinnest vertical one (axes of one cell
@@ -104,9 +106,10 @@ struct PressureGrid {
   double aspect() const;
 };
 
-// The solver `p` names, with "auto" resolved: line_multigrid on a stretched z or where cells
-// are at least line_solver_aspect times wider than tall, the point multigrid otherwise; the
-// reason in words for the log.
+// The solver `p` names, with "auto" resolved: fft (the direct Fourier-tridiagonal solve)
+// where x and y are periodic and z has walls; else line_multigrid on a stretched z or where
+// cells are at least line_solver_aspect times wider than tall, the point multigrid otherwise;
+// the reason in words for the log.
 struct SolverChoice {
   std::string name;
   std::string reason;

@@ -36,15 +36,16 @@ struct TriRow {
 // store it, or relax towards it from the old value still in place (d and c are separate
 // arrays). Bytes moved per row: r read, c and d written, then c and d read, and out's.
 // thomas_sweeps takes the right-hand side as a functor rhs(k, idx), called once per row in
-// order k = 0 .. n-1 (a caller may compute it there, and update what it reads); thomas_line
-// reads it from an array.
-template <class S, class Rows, class Rhs, class VD, class VC, class Out>
+// order k = 0 .. n-1 (a caller may compute it there, and update what it reads), its values
+// of type V (S, or a complex type for a complex right-hand side with real rows: V * S,
+// S * V and V - V); thomas_line reads it from an array.
+template <class S, class V = S, class Rows, class Rhs, class VD, class VC, class Out>
 BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d, VC c, std::ptrdiff_t base,
                                    std::ptrdiff_t stride, const Out& out) {
   TriRow<S> row = rows(0);
   S inv = S(1) / row.diag;
   S cp = row.upper * inv;
-  S dp = S(rhs(0, base)) * inv;
+  V dp = V(rhs(0, base)) * inv;
   c[base] = cp;
   d[base] = dp;
   BOUSS_UNROLL_8
@@ -53,16 +54,16 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     row = rows(k);
     inv = S(1) / (row.diag - row.lower * cp);
     cp = row.upper * inv;
-    dp = (S(rhs(k, idx)) - row.lower * dp) * inv;
+    dp = (V(rhs(k, idx)) - row.lower * dp) * inv;
     c[idx] = cp;
     d[idx] = dp;
   }
-  S next = dp;
+  V next = dp;
   out(base + (n - 1) * stride, next);
   BOUSS_UNROLL_8
   for (int k = n - 2; k >= 0; --k) {
     const std::ptrdiff_t idx = base + k * stride;
-    next = S(d[idx]) - S(c[idx]) * next;
+    next = V(d[idx]) - S(c[idx]) * next;
     out(idx, next);
   }
 }

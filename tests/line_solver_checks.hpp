@@ -12,6 +12,7 @@
 
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
+#include "solver/fourier_solver.hpp"
 #include "solver/line_multigrid.hpp"
 #include "solver/line_pcg.hpp"
 #include "solver/model_problem.hpp"
@@ -91,6 +92,13 @@ double relative_difference(const Field<R>& a, const Field<R>& b, const Grid& g) 
         worst = std::max(worst, std::fabs(double(ha[idx]) - double(hb[idx])));
       }
   return worst / size;
+}
+
+// A box periodic in x and y with walls in z (the Fourier solver's), uniform or tanh-stretched.
+inline Grid fourier_grid(bool stretched, const std::array<int, 3>& n, std::size_t elem) {
+  const std::array<double, 3> length{3.0, 2.0, 1.0};
+  return stretched ? Grid::make_stretched(n, {0, 0, 0}, length, tanh_faces(n[2], 0.0, 1.0, 2.0, Cluster::both), 1, elem)
+                   : Grid::make(n, {0, 0, 0}, length, 1, elem);
 }
 
 }  // namespace bouss::test

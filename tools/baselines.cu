@@ -9,6 +9,7 @@
 #include <string>
 
 #include "grid/for_each.hpp"
+#include "solver/fourier_kernels.hpp"
 #include "tools/baselines.hpp"
 
 namespace bouss {
@@ -79,8 +80,8 @@ BaselineRun fft_poisson(const Grid& g, const Field<double>& b, Field<double>& x,
     check(cufftExecD2Z(forward, real.p, spec.p), "cufftExecD2Z");
     // Divide by the 7-point operator's eigenvalue; the mean mode is set to zero.
     for_each(be, Box{{0, 0, 0}, {mx, ny, nz}}, [=] __host__ __device__(int i, int j, int k) {
-      const double lambda = (2 * cos(2 * M_PI * i / nx) - 2) * rx + (2 * cos(2 * M_PI * j / ny) - 2) * ry +
-                          (2 * cos(2 * M_PI * k / nz) - 2) * rz;
+      const double lambda = periodic_laplacian_eigenvalue(i, nx, rx) + periodic_laplacian_eigenvalue(j, ny, ry) +
+                            periodic_laplacian_eigenvalue(k, nz, rz);
       const std::ptrdiff_t idx = i + std::ptrdiff_t(mx) * (j + std::ptrdiff_t(ny) * k);
       const double f = (i == 0 && j == 0 && k == 0) ? 0 : 1 / lambda;
       s[idx].x *= f;

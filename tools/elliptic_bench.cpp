@@ -11,7 +11,9 @@
 //     the operator with its horizontal part on the diagonal (the line smoother's and the
 //     preconditioner's systems), a random right-hand side; one direct solve, its residual checked.
 //   line_pcg, line_multigrid; multigrid (mg) and mg_mixed (fp32 cycles in fp64 defect
-//     correction) where there is no shift and z is uniform; fft (cuFFT, all periodic);
+//     correction) where there is no shift and z is uniform; fft (the Fourier-tridiagonal
+//     pressure solver: x and y periodic, walls in z); cufft3d (cuFFT's direct solve of the
+//     fully periodic box, the baseline);
 //     csr_cg (cuSPARSE CSR CG, uniform z, preconditioned by the lines except in the Poisson
 //     case): the equation for a random b to --tolerance, cold start.
 // Each prints solver, n, iterations, residual_history, ms (median of --repeats after a warm-up,
@@ -35,6 +37,7 @@
 #include "grid/boundary.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
+#include "solver/fourier_solver.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_multigrid.hpp"
 #include "solver/line_pcg.hpp"
@@ -95,6 +98,8 @@ void validate_poisson_options(const BenchOptions& o) {
                         {"cuda_graphs", o.cuda_graphs}}},
                       {"output", {{"file", ""}}}};
   if (o.cpu_coarse_cells) c["pressure"]["cpu_coarse_cells"] = *o.cpu_coarse_cells;
+  for (const std::string& s : o.elliptic_solvers)  // the multigrid's rules (its coarsening) when it runs
+    if (s == "mg" || s == "mg_mixed" || s == "multigrid") c["pressure"]["solver"] = "multigrid";
   const nlohmann::json wall = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
   const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   for (int f = 0; f < 6; ++f) {
@@ -138,7 +143,8 @@ double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const 
     opt.cpu_coarse_cells = s == "mg" || s == "mg_mixed" ? o.cpu_coarse_cells.value_or(default_cpu_coarse_cells) : 0;
     double bytes = Multigrid<double>::estimate_memory(backend, g, opt).first;
     if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
-    if (s == "fft") bytes += 2 * cells * 16;
+    if (s == "cufft3d") bytes += 2 * cells * 16;
+    if (s == "fft") bytes += FourierSolver<double>::estimate_memory(g, sizeof(double)) * 5 / 3;  // + the work area
     solver = std::max(solver, bytes);
   }
   (void)bc;
@@ -257,12 +263,16 @@ double line_residual(const Layout& L, const std::vector<double>& a, const std::v
 // Why a solver does not run here, or nothing: the CUDA libraries' baselines need the CUDA
 // backend, and cuFFT's solve a periodic box.
 std::optional<std::string> skipped(const std::string& solver, const Backend& backend, const EllipticProblem& p) {
-  const bool baseline = solver == "fft" || solver == "csr_cg" || solver.rfind("cusparse_gtsv", 0) == 0;
+  const bool baseline = solver == "cufft3d" || solver == "csr_cg" || solver.rfind("cusparse_gtsv", 0) == 0;
   if (baseline && (!backend.is_cuda() || !baselines_available()))
     return std::string("a CUDA-library baseline, runs on the cuda backend");
-  if (solver == "fft")
+  if (solver == "cufft3d")
     for (const auto& f : p.bc.face)
-      if (f.kind != BoundaryKind::periodic) return std::string("the FFT solve needs --bc periodic");
+      if (f.kind != BoundaryKind::periodic) return std::string("the 3D FFT solve needs --bc periodic");
+  if (solver == "fft") {
+    if (p.shift != 0) return std::string("the Fourier solver solves lap x = b (no --cfl)");
+    if (const auto why = FourierSolver<double>::refuses(p.bc)) return *why;
+  }
   return std::nullopt;
 }
 
@@ -332,11 +342,9 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
       throw std::runtime_error(solver + ": cuSPARSE's baselines run in double");
     }
   }
-  if (solver == "fft") {
+  if (solver == "cufft3d") {
     if constexpr (sizeof(R) == sizeof(double)) {
       if (!backend.is_cuda() || !baselines_available()) throw std::runtime_error(solver + " needs the CUDA backend");
-      for (const auto& f : bc.face)
-        if (f.kind != BoundaryKind::periodic) throw std::runtime_error("fft: the FFT solve needs --bc periodic");
       Field<R> b(backend, g.layout, Stagger::centre, "b");
       b.copy_from(r);
       remove_volume_mean(g, b);
@@ -367,6 +375,8 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
     auto p = std::make_unique<LinePcg<R>>(backend, g, bc, opt);
     pcg = p.get();
     ps = std::move(p);
+  } else if (solver == "fft") {
+    ps = std::make_unique<FourierSolver<R>>(backend, g, bc);
   } else if (solver == "multigrid" || solver == "mg" || solver == "mg_mixed") {
     if (problem.shift != 0) throw std::runtime_error(solver + " solves lap x = b only (no --cfl)");
     if (g.stretched()) throw std::runtime_error(solver + " takes a uniform z only");
@@ -384,7 +394,7 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
   } else {
     throw std::runtime_error("unknown solver \"" + solver +
                              "\": expected thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, line_pcg, "
-                             "line_multigrid, multigrid (mg), mg_mixed, fft or csr_cg");
+                             "line_multigrid, multigrid (mg), mg_mixed, fft, cufft3d or csr_cg");
   }
   Field<R> b(backend, g.layout, Stagger::centre, "b");
   SolveStats stats;

@@ -14,7 +14,8 @@
 # the uniform grid's step), model (the model problem of papers 000/001 at nu_CFL = 8.4 with
 # line_pcg, line_multigrid and cuSPARSE's CSR PCG, then paper 001's Figure 2 sweep of nu_CFL),
 # linecompare (the line multigrid of this build against .devpack-old's: the pressure box,
-# the model problem and the stretched Ra = 1e7 step, alternating on one machine).
+# the model problem and the stretched Ra = 1e7 step, alternating on one machine), fourier
+# (the Fourier-tridiagonal pressure solve against cuFFT's fully periodic 3D solve).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -32,7 +33,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
+    --gtest_filter='GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuFourierSolver*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -106,7 +107,7 @@ for f in sys.argv[1:]:
   for n in 128,128,128 256,256,128 384,384,192; do
     step "bench poisson $n to 1e-8 (cold start)"
     $bin/bouss bench poisson --n $n --bc mixed --solver mg,mg_mixed,csr_cg --repeats 3 --json > "$out/poisson_mixed_${n//,/x}.json"
-    $bin/bouss bench poisson --n $n --bc periodic --solver mg,mg_mixed,fft --repeats 3 --json > "$out/poisson_periodic_${n//,/x}.json"
+    $bin/bouss bench poisson --n $n --bc periodic --solver mg,mg_mixed,cufft3d --repeats 3 --json > "$out/poisson_periodic_${n//,/x}.json"
     summary "$out/poisson_mixed_${n//,/x}.json" "$out/poisson_periodic_${n//,/x}.json"
   done
   step "multigrid options at 256x256x128 (mixed bc, cold start to 1e-8)"
@@ -225,6 +226,14 @@ for f in sys.argv[1:]:
     model_table "$out/figure2_$nu.json"
   done
 fi
+if has fourier; then
+  step "the Fourier-tridiagonal solve against cuFFT's fully periodic 3D solve (bench poisson, 256x256x128 and 512x512x128)"
+  for n in 256,256,128 512,512,128; do
+    $bin/bouss bench poisson --backend cuda --n $n --bc mixed --solver fft,mg_mixed --repeats 10 2>&1 | grep -E "fft|mg_mixed"
+    $bin/bouss bench poisson --backend cuda --n $n --bc mixed --solver fft --precision single --tolerance 1e-5 --repeats 10 2>&1 | grep -E "fft"
+    $bin/bouss bench poisson --backend cuda --n $n --bc periodic --solver cufft3d --repeats 10 2>&1 | grep -E "cufft3d"
+  done
+fi
 if has stretched; then
   step "Ra = 1e7 (256x256x128): uniform z with each solver, then tanh-stretched z (parameter 1.5) with each that takes it"
   run_ra() {  # tag sets...
@@ -238,6 +247,9 @@ if has stretched; then
   z='grid.z={"stretching": "tanh", "parameter": 1.5}'
   run_ra stretched_line --set "$z" --set pressure.solver=\"line_multigrid\"
   run_ra stretched_pcg --set "$z" --set pressure.solver=\"line_pcg\"
+  run_ra stretched_fft --set "$z" --set pressure.solver=\"fft\"
+  run_ra uniform_fft --set pressure.solver=\"fft\"
+  run_ra uniform_fft_single --set pressure.solver=\"fft\" --set precision=\"single\" --set pressure.tolerance=1e-5
   run_ra stretched_line_v11 --set "$z" --set pressure.solver=\"line_multigrid\" --set pressure.pre_sweeps=1 --set pressure.post_sweeps=1
   run_ra stretched_auto --set "$z" --set pressure.solver=\"auto\"
   python3 -c '

@@ -97,10 +97,11 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--tolerance", bench.tolerance, "poisson, elliptic: relative residual tolerance")->check(positive);
   auto* solver_opt = bench_cmd->add_option("--solver", bench.solvers,
                                            "poisson, elliptic: thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, "
-                                           "line_pcg, line_multigrid, multigrid (mg), mg_mixed, fft, csr_cg (default: "
-                                           "poisson mg, mg_mixed, fft, csr_cg; elliptic thomas, pcr, line_pcg, line_multigrid)")
+                                           "line_pcg, line_multigrid, multigrid (mg), mg_mixed, fft (Fourier-tridiagonal), cufft3d "
+                                           "(cuFFT, fully periodic), csr_cg (default: poisson mg, mg_mixed, fft, cufft3d, "
+                                           "csr_cg; elliptic thomas, pcr, line_pcg, line_multigrid)")
                           ->delimiter(',')
-                          ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
+                          ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "cufft3d", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
                                                  "cusparse_gtsv_interleaved", "line_pcg", "line_multigrid", "multigrid"}));
   bench_cmd->add_option("--repeats", bench.repeats, "poisson, elliptic: timed solves (median)")->check(positive);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson, elliptic (multigrids): FMG start (true/false)");
@@ -206,7 +207,7 @@ int main(int argc, char** argv) {
     if (bench.case_file == "poisson" || bench.case_file == "elliptic") {
       bench.poisson = bench.case_file == "poisson" || bc_opt->count() > 0;
       if (solver_opt->count()) bench.elliptic_solvers = bench.solvers;
-      else if (bench.poisson) bench.elliptic_solvers = {"mg", "mg_mixed", "fft", "csr_cg"};
+      else if (bench.poisson) bench.elliptic_solvers = {"mg", "mg_mixed", "fft", "cufft3d", "csr_cg"};
       return bouss::elliptic_bench(bench);
     }
     if (bench.case_file == "relax") return bouss::relax_bench(bench);

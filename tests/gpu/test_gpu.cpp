@@ -278,6 +278,30 @@ TYPED_TEST(GpuLinePcg, MatchesTheCpuBackend) {
   }
 }
 
+// The Fourier-tridiagonal solver on CUDA (cuFFT) solves as on the CPU (FFTW): uniform and
+// stretched z, even and odd horizontal sizes, both precisions.
+template <class R>
+class GpuFourierSolver : public ::testing::Test {};
+TYPED_TEST_SUITE(GpuFourierSolver, Precisions);
+
+TYPED_TEST(GpuFourierSolver, MatchesTheCpuBackend) {
+  BOUSS_GPU_OR_SKIP();
+  using R = TypeParam;
+  for (const bool stretched : {false, true})
+    for (const std::array<int, 3> n : {std::array<int, 3>{64, 32, 24}, std::array<int, 3>{15, 9, 7}}) {
+      const Grid g = fourier_grid(stretched, n, sizeof(R));
+      const FieldBC bc = pressure_walls(true, true);
+      FourierSolver<R> on_cpu(Backend::cpu(), g, bc), on_gpu(gpu, g, bc);
+      Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
+      const double tolerance = sizeof(R) == 4 ? 1e-5 : 1e-12;
+      EXPECT_TRUE(solve_random(on_cpu, g, Backend::cpu(), tolerance, 4, &a).converged);
+      const SolveStats sg = solve_random(on_gpu, g, gpu, tolerance, 4, &b);
+      EXPECT_TRUE(sg.converged) << stretched << " " << n[0] << ": " << sg.residual_history.back();
+      Field<R> bh(Backend::cpu(), g.layout, Stagger::centre, "b on the host");
+      bh.from_host(b.to_host());
+      EXPECT_LT(relative_difference(bh, a, g), sizeof(R) == 4 ? 1e-4 : 1e-11) << stretched << " " << n[0];
+    }
+}
 
 template <class R>
 class GpuProjection : public ::testing::Test {};

@@ -104,7 +104,8 @@ class LogCapture {
 TEST(RunDriver, APressureSolveCappedAtMaxCyclesWarnsAndTheRunFailsAfterMaxFailuresInARow) {
   ScratchDir dir("max_cycles");
   // One V-cycle cannot reach 1e-13: every solve stops at max_cycles with a finite residual.
-  const std::vector<std::string> capped = {"pressure.max_cycles=1", "pressure.tolerance=1e-13", "time.steps=6"};
+  const std::vector<std::string> capped = {"pressure.solver=\"multigrid\"", "pressure.max_cycles=1",
+                                           "pressure.tolerance=1e-13", "time.steps=6"};
   {
     LogCapture log;
     Case c = restart_case(dir.file("warns.nc"), capped);
@@ -185,9 +186,10 @@ TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
 }
 
 TEST(MemoryEstimate, IsWhatTheRunAllocates) {
-  for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true"}) {
+  for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true", ""}) {
     SCOPED_TRACE(variant);
-    const Case c = restart_case("", {variant});
+    // The multigrid's variants, then auto's pick here (fft: x and y periodic).
+    const Case c = *variant ? restart_case("", {"pressure.solver=\"multigrid\"", variant}) : restart_case("", {});
     const MemoryEstimate m = estimate_memory(c, Backend::cpu());
     const std::size_t before = allocated_bytes(BackendKind::cpu);
     FlowSimulation<double> sim(c, Backend::cpu());

@@ -288,9 +288,13 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   const fs::path p = write_case("check.json", small_case("out.nc"));
   const Result r = run_bouss("check " + p.string() + " --backend cpu --set time.steps=7");
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* what : {"\"steps\": 7", "\"max_failures\": 3", "memory:", "first dt:", "pressure: multigrid V(2,2)",
-                           "levels: 8x8x4", "runs: 7 steps"})
+  for (const char* what : {"\"steps\": 7", "\"max_failures\": 3", "memory:", "first dt:",
+                           "pressure: Fourier-tridiagonal direct solve", "[auto: x and y periodic", "runs: 7 steps"})
     EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  const Result mg = run_bouss("check " + p.string() + " --backend cpu --set pressure.solver=multigrid");
+  EXPECT_EQ(mg.code, 0) << mg.err;
+  for (const char* what : {"pressure: multigrid V(2,2)", "levels: 8x8x4"})
+    EXPECT_NE(mg.out.find(what), std::string::npos) << what << " in " << mg.out;
   // --json prints the case alone, with every default, and it reads back as the same case.
   const Result j = run_bouss("check " + p.string() + " --backend cpu --json");
   EXPECT_EQ(j.code, 0) << j.err;

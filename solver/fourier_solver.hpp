@@ -1,0 +1,58 @@
+// The Fourier-tridiagonal direct pressure solver, for grids periodic in x and y (uniform
+// there, as every bouss grid is) with walls in z (any z spacing): the 2D real-to-complex
+// FFT of every z plane of b (solver/plane_fft.hpp: cuFFT or FFTW), one tridiagonal solve
+// per horizontal wavenumber along z (the modified wavenumbers of the second-order Laplacian
+// on the diagonal, the walls folded as every line solver folds them; the (0, 0) mode pinned
+// where the problem is singular), and the inverse transforms into x. It solves the same
+// discrete equations as the multigrids (the cell-centred 7-point Laplacian, the stretched z's
+// finite volumes) exactly, to round-off, in one pass: its one "iteration".
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "grid/boundary.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/ghost_self.hpp"
+#include "solver/plane_fft.hpp"
+#include "solver/pressure_solver.hpp"
+
+namespace bouss {
+
+template <class R>
+class FourierSolver final : public PressureSolver<R> {
+ public:
+  FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc);
+  ~FourierSolver() override;
+  FourierSolver(const FourierSolver&) = delete;
+  FourierSolver& operator=(const FourierSolver&) = delete;
+
+  // solver/pressure_solver.hpp's contract; the warm start is not used (the solve is direct),
+  // the residual recorded is b's (x = 0) and the solution's.
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  // b's mean removed (read twice, written), the forward transforms (b read, the spectrum
+  // written), the mode solves (the spectrum read, c' and d' written and read, the spectrum
+  // written), the inverse transforms (spectrum read, x written), x's mean removed, the
+  // residual check (x and b read); a spectrum value counted as two.
+  double bytes_per_solve(const SolveStats& s) const override;
+  // Bytes it allocates on the backend: the spectrum and c' (the transforms' work areas are
+  // cuFFT's and FFTW's own, about one more spectrum on the GPU, not counted).
+  static double estimate_memory(const Grid& grid, std::size_t value_bytes);
+  // Why it cannot solve with these conditions (x and y periodic, walls without data in z),
+  // as "expected ..., got ...", or nothing.
+  static std::optional<std::string> refuses(const FieldBC& bc);
+
+ private:
+  Backend backend_;
+  Grid grid_;
+  FieldBC bc_;
+  GhostSelf<R> self_;
+  std::unique_ptr<PlaneFft<R>> fft_;
+  Complex<R>* spectrum_ = nullptr;
+  R* c_ = nullptr;  // the Thomas sweeps' c'
+};
+
+}  // namespace bouss

@@ -1,0 +1,77 @@
+// cuFFT's batched plane transforms for the CUDA backend (solver/plane_fft.hpp); in a build
+// without CUDA, make_cufft_plane_fft says so.
+#include "solver/plane_fft.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#if defined(BOUSS_HAVE_CUDA)
+#include <cufft.h>
+#endif
+
+namespace bouss {
+
+#if defined(BOUSS_HAVE_CUDA)
+namespace {
+
+void check(cufftResult e, const char* what) {
+  if (e != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + ": error " + std::to_string(int(e)));
+}
+
+template <class R>
+class Cufft final : public PlaneFft<R> {
+  static constexpr bool dbl = sizeof(R) == sizeof(double);
+
+ public:
+  Cufft(const Backend& backend, const Layout& L) {
+    int n[2] = {L.n[1], L.n[0]};
+    int real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0] / 2 + 1};
+    const int real_dist = int(L.sz), spec_dist = L.n[1] * (L.n[0] / 2 + 1);
+    check(cufftPlanMany(&fwd_, 2, n, real_embed, 1, real_dist, spec_embed, 1, spec_dist, dbl ? CUFFT_D2Z : CUFFT_R2C,
+                        L.n[2]),
+          "plan forward");
+    check(cufftPlanMany(&inv_, 2, n, spec_embed, 1, spec_dist, real_embed, 1, real_dist, dbl ? CUFFT_Z2D : CUFFT_C2R,
+                        L.n[2]),
+          "plan inverse");
+    const auto stream = static_cast<cudaStream_t>(backend.stream());
+    check(cufftSetStream(fwd_, stream), "set stream");
+    check(cufftSetStream(inv_, stream), "set stream");
+  }
+  ~Cufft() override {
+    cufftDestroy(fwd_);
+    cufftDestroy(inv_);
+  }
+  void forward(const R* in, Complex<R>* out) override {
+    if constexpr (dbl)
+      check(cufftExecD2Z(fwd_, const_cast<double*>(in), reinterpret_cast<cufftDoubleComplex*>(out)), "forward");
+    else
+      check(cufftExecR2C(fwd_, const_cast<float*>(in), reinterpret_cast<cufftComplex*>(out)), "forward");
+  }
+  void inverse(Complex<R>* in, R* out) override {
+    if constexpr (dbl)
+      check(cufftExecZ2D(inv_, reinterpret_cast<cufftDoubleComplex*>(in), out), "inverse");
+    else
+      check(cufftExecC2R(inv_, reinterpret_cast<cufftComplex*>(in), out), "inverse");
+  }
+
+ private:
+  cufftHandle fwd_ = 0, inv_ = 0;
+};
+
+}  // namespace
+
+template <class R>
+std::unique_ptr<PlaneFft<R>> make_cufft_plane_fft(const Backend& backend, const Layout& layout) {
+  return std::make_unique<Cufft<R>>(backend, layout);
+}
+#else
+template <class R>
+std::unique_ptr<PlaneFft<R>> make_cufft_plane_fft(const Backend&, const Layout&) {
+  throw std::logic_error("cuFFT plane transforms: this build has no CUDA");
+}
+#endif
+
+template std::unique_ptr<PlaneFft<double>> make_cufft_plane_fft<double>(const Backend&, const Layout&);
+template std::unique_ptr<PlaneFft<float>> make_cufft_plane_fft<float>(const Backend&, const Layout&);
+
+}  // namespace bouss

@@ -1,0 +1,58 @@
+// The Fourier-tridiagonal pressure solver (solver/fourier_solver.hpp) on the CPU (FFTW): the
+// same discrete equations as the line multigrid, solved to round-off in one pass, on uniform
+// and stretched z, even and odd horizontal sizes, both precisions; `auto` picks it where it
+// applies and the rules refuse it elsewhere.
+#include "line_solver_checks.hpp"
+
+using namespace bouss;
+using namespace bouss::test;
+
+template <class R>
+class FourierSolverTest : public ::testing::Test {};
+TYPED_TEST_SUITE(FourierSolverTest, Precisions);
+
+TYPED_TEST(FourierSolverTest, SolvesTheLineMultigridsEquationsInOnePass) {
+  using R = TypeParam;
+  const bool dbl = sizeof(R) == sizeof(double);
+  for (const bool stretched : {false, true})
+    for (const std::array<int, 3> n : {std::array<int, 3>{24, 16, 12}, std::array<int, 3>{15, 9, 7}}) {
+      const Grid g = fourier_grid(stretched, n, sizeof(R));
+      const FieldBC bc = pressure_walls(true, true);
+      FourierSolver<R> fourier(Backend::cpu(), g, bc);
+      Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a");
+      const SolveStats s = solve_random(fourier, g, Backend::cpu(), dbl ? 1e-12 : 1e-5, 8, &a);
+      EXPECT_TRUE(s.converged) << stretched << " " << n[0] << ": " << s.residual_history.back();
+      EXPECT_EQ(s.cycles, 1);
+      // The reference: the line multigrid in double, to 1e-12.
+      const Grid gd = fourier_grid(stretched, n, sizeof(double));
+      LineMultigrid<double> line(Backend::cpu(), gd, bc);
+      Field<double> ref(Backend::cpu(), gd.layout, Stagger::centre, "reference");
+      ASSERT_TRUE(solve_random(line, gd, Backend::cpu(), 1e-12, 8, &ref).converged);
+      Field<double> ad(Backend::cpu(), gd.layout, Stagger::centre, "a in double");
+      const std::vector<R> ha = a.to_host();
+      std::vector<double> hd(std::size_t(gd.layout.size), 0.0);  // the float field in the double layout
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i)
+            hd[gd.layout.origin + gd.layout.index(i, j, k)] = ha[g.layout.origin + g.layout.index(i, j, k)];
+      ad.from_host(hd);
+      EXPECT_LT(relative_difference(ad, ref, gd), dbl ? 1e-9 : 1e-4) << stretched << " " << n[0];
+    }
+}
+
+TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
+  PressureParams p;
+  const Grid g = fourier_grid(true, {16, 16, 8}, 8);
+  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(g, pressure_walls(true, true))).name, "fft");
+  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(g, pressure_walls(false, true))).name, "line_multigrid");
+  FieldBC all_periodic;  // periodic everywhere
+  const Grid u = fourier_grid(false, {16, 16, 8}, 8);
+  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(u, all_periodic)).name, "multigrid");
+  p.solver = "fft";
+  const auto walls_in_x = pressure_solver_refuses(p, PressureGrid::of(g, pressure_walls(false, true)));
+  ASSERT_TRUE(walls_in_x.has_value());
+  EXPECT_NE(walls_in_x->message.find("expected x and y periodic for \"fft\""), std::string::npos) << walls_in_x->message;
+  EXPECT_TRUE(walls_in_x->solver_at_fault);
+  EXPECT_TRUE(pressure_solver_refuses(p, PressureGrid::of(u, all_periodic)).has_value());
+  EXPECT_THROW(FourierSolver<double>(Backend::cpu(), g, pressure_walls(false, true)), std::invalid_argument);
+}
