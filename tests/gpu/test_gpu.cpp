@@ -293,7 +293,8 @@ TYPED_TEST(GpuFourierSolver, MatchesTheCpuBackend) {
       const FieldBC bc = pressure_walls(true, true);
       FourierSolver<R> on_cpu(Backend::cpu(), g, bc), on_gpu(gpu, g, bc);
       Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
-      const double tolerance = sizeof(R) == 4 ? 1e-5 : 1e-12;
+      // Float's residual floor on the stretched 64x32x24 grid: 1.4e-5 of max|b| on both backends.
+      const double tolerance = sizeof(R) == 4 ? 1e-4 : 1e-12;
       EXPECT_TRUE(solve_random(on_cpu, g, Backend::cpu(), tolerance, 4, &a).converged);
       const SolveStats sg = solve_random(on_gpu, g, gpu, tolerance, 4, &b);
       EXPECT_TRUE(sg.converged) << stretched << " " << n[0] << ": " << sg.residual_history.back();
