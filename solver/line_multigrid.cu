@@ -260,20 +260,22 @@ void LineMultigrid<R>::vcycle(int l) {
 }
 
 template <class R>
-double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b) {
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                          const double* b_offset) {
   const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(backend, g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  return double(std::fabs(bv[idx] - line_laplacian(idx, k, xv, st)));
+                  const R offset = b_offset ? R(*b_offset) : R(0);
+                  return double(std::fabs(bv[idx] - offset - line_laplacian(idx, k, xv, st)));
                 }, "line residual norm");
 }
 template double line_residual_norm<double>(const Grid&, const Backend&, double, const Field<double>&,
-                                           const Field<double>&);
+                                           const Field<double>&, const double*);
 template double line_residual_norm<float>(const Grid&, const Backend&, double, const Field<float>&,
-                                          const Field<float>&);
+                                          const Field<float>&, const double*);
 
 template <class R>
 LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b) {

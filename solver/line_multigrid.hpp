@@ -65,10 +65,12 @@ struct LineSolveStart {
 template <class R>
 LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b);
 
-// max |b - L x| over the interior for the line operator with `shift` (x's ghosts filled): the
-// convergence measure of the line solvers.
+// max |b - b_offset - L x| over the interior for the line operator with `shift` (x's ghosts
+// filled): the convergence measure of the line solvers. b_offset: a value in the backend's
+// memory subtracted from b (a mean the solver took out without writing b), or null.
 template <class R>
-double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b);
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                          const double* b_offset = nullptr);
 
 // The horizontal shapes of the levels, finest first (z as given).
 std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);
