@@ -40,80 +40,70 @@ struct PlanningArrays {
   }
 };
 
-class FftwDouble final : public PlaneFft<double> {
+// FFTW's double and float APIs, one name each.
+template <class R>
+struct Fftw;
+template <>
+struct Fftw<double> {
+  using Plan = fftw_plan;
+  using Cx = fftw_complex;
+  static constexpr auto plan_r2c = fftw_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftw_plan_many_dft_c2r;
+  static constexpr auto exec_r2c = fftw_execute_dft_r2c;
+  static constexpr auto exec_c2r = fftw_execute_dft_c2r;
+  static constexpr auto destroy = fftw_destroy_plan;
+};
+template <>
+struct Fftw<float> {
+  using Plan = fftwf_plan;
+  using Cx = fftwf_complex;
+  static constexpr auto plan_r2c = fftwf_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftwf_plan_many_dft_c2r;
+  static constexpr auto exec_r2c = fftwf_execute_dft_r2c;
+  static constexpr auto exec_c2r = fftwf_execute_dft_c2r;
+  static constexpr auto destroy = fftwf_destroy_plan;
+};
+
+template <class R>
+class FftwPlanes final : public PlaneFft<R> {
+  using F = Fftw<R>;
+
  public:
-  explicit FftwDouble(const Layout& L) {
-    const Geometry g(L);
+  explicit FftwPlanes(const Layout& L) {
+    Geometry g(L);
     std::lock_guard<std::mutex> lock(planner_mutex());
+    const PlanningArrays a;
+    R* real = static_cast<R*>(a.real);
+    auto* spec = static_cast<typename F::Cx*>(a.spec);
     // FFTW_ESTIMATE plans without touching arrays; FFTW_UNALIGNED lets the new-array execute
     // functions take any field.
     const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    const PlanningArrays a;
-    double* real = static_cast<double*>(a.real);
-    fftw_complex* spec = static_cast<fftw_complex*>(a.spec);
-    fwd_ = fftw_plan_many_dft_r2c(2, g.n, g.planes, real, g.real_embed, 1, g.real_dist, spec, g.spec_embed, 1,
-                                  g.spec_dist, flags);
-    inv_ = fftw_plan_many_dft_c2r(2, g.n, g.planes, spec, g.spec_embed, 1, g.spec_dist, real, g.real_embed, 1,
-                                  g.real_dist, flags);
+    fwd_ = F::plan_r2c(2, g.n, g.planes, real, g.real_embed, 1, g.real_dist, spec, g.spec_embed, 1, g.spec_dist, flags);
+    inv_ = F::plan_c2r(2, g.n, g.planes, spec, g.spec_embed, 1, g.spec_dist, real, g.real_embed, 1, g.real_dist, flags);
     if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane transforms");
   }
-  ~FftwDouble() override {
+  ~FftwPlanes() override {
     std::lock_guard<std::mutex> lock(planner_mutex());
-    fftw_destroy_plan(fwd_);
-    fftw_destroy_plan(inv_);
+    F::destroy(fwd_);
+    F::destroy(inv_);
   }
-  void forward(const double* in, Complex<double>* out) override {
-    fftw_execute_dft_r2c(fwd_, const_cast<double*>(in), reinterpret_cast<fftw_complex*>(out));
+  void forward(const R* in, Complex<R>* out) override {
+    F::exec_r2c(fwd_, const_cast<R*>(in), reinterpret_cast<typename F::Cx*>(out));
   }
-  void inverse(Complex<double>* in, double* out) override {
-    fftw_execute_dft_c2r(inv_, reinterpret_cast<fftw_complex*>(in), out);
-  }
+  void inverse(Complex<R>* in, R* out) override { F::exec_c2r(inv_, reinterpret_cast<typename F::Cx*>(in), out); }
 
  private:
-  fftw_plan fwd_ = nullptr, inv_ = nullptr;
-};
-
-class FftwFloat final : public PlaneFft<float> {
- public:
-  explicit FftwFloat(const Layout& L) {
-    const Geometry g(L);
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
-    const PlanningArrays a;
-    float* real = static_cast<float*>(a.real);
-    fftwf_complex* spec = static_cast<fftwf_complex*>(a.spec);
-    fwd_ = fftwf_plan_many_dft_r2c(2, g.n, g.planes, real, g.real_embed, 1, g.real_dist, spec, g.spec_embed, 1,
-                                   g.spec_dist, flags);
-    inv_ = fftwf_plan_many_dft_c2r(2, g.n, g.planes, spec, g.spec_embed, 1, g.spec_dist, real, g.real_embed, 1,
-                                   g.real_dist, flags);
-    if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane transforms");
-  }
-  ~FftwFloat() override {
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    fftwf_destroy_plan(fwd_);
-    fftwf_destroy_plan(inv_);
-  }
-  void forward(const float* in, Complex<float>* out) override {
-    fftwf_execute_dft_r2c(fwd_, const_cast<float*>(in), reinterpret_cast<fftwf_complex*>(out));
-  }
-  void inverse(Complex<float>* in, float* out) override {
-    fftwf_execute_dft_c2r(inv_, reinterpret_cast<fftwf_complex*>(in), out);
-  }
-
- private:
-  fftwf_plan fwd_ = nullptr, inv_ = nullptr;
+  typename F::Plan fwd_ = nullptr, inv_ = nullptr;
 };
 
 }  // namespace
 
-template <>
-std::unique_ptr<PlaneFft<double>> make_fftw_plane_fft<double>(const Layout& L) {
-  return std::make_unique<FftwDouble>(L);
+template <class R>
+std::unique_ptr<PlaneFft<R>> make_fftw_plane_fft(const Layout& L) {
+  return std::make_unique<FftwPlanes<R>>(L);
 }
-template <>
-std::unique_ptr<PlaneFft<float>> make_fftw_plane_fft<float>(const Layout& L) {
-  return std::make_unique<FftwFloat>(L);
-}
+template std::unique_ptr<PlaneFft<double>> make_fftw_plane_fft<double>(const Layout&);
+template std::unique_ptr<PlaneFft<float>> make_fftw_plane_fft<float>(const Layout&);
 
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout& layout) {
