@@ -31,7 +31,9 @@ class FourierSolver final : public PressureSolver<R> {
 
   // solver/pressure_solver.hpp's contract, except that b is left as given: its volume mean
   // is taken out in the spectrum and from the residual the solve measures. The warm start is
-  // not used (the solve is direct); the residuals recorded are b's (x = 0) and the solution's.
+  // not used (the solve is direct); the residuals recorded are b's (x = 0) and the solution's
+  // after each pass: the solve, then up to two passes of iterative refinement while the
+  // residual is above the tolerance (float's round-off; cycles counts the passes).
   SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
@@ -39,8 +41,9 @@ class FourierSolver final : public PressureSolver<R> {
   // (spectrum read, x written), max|b - mean| (b read) and the residual check (x and b read);
   // a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
-  // Bytes it allocates on the backend: the spectrum and c' (the transforms' work areas are
-  // cuFFT's and FFTW's own, about one more spectrum on the GPU, not counted).
+  // Bytes it allocates on the backend: the spectrum, c' and the refinement's field (the
+  // transforms' work areas are cuFFT's and FFTW's own, about one more spectrum on the GPU,
+  // not counted).
   static double estimate_memory(const Grid& grid, std::size_t value_bytes);
   // Why it cannot solve with these conditions (x and y periodic, walls without data in z),
   // as "expected ..., got ...", or nothing.
@@ -55,6 +58,11 @@ class FourierSolver final : public PressureSolver<R> {
   Complex<R>* spectrum_ = nullptr;
   R* c_ = nullptr;  // the Thomas sweeps' c'
   double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
+  double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
+  Field<R> work_;             // the refinement's residual, then its correction
+  static constexpr int max_passes = 3;  // the solve and at most two refinements
+  void residual_into(const Field<R>& x, const Field<R>& b, const double* mean);
+  void add_correction(Field<R>& x);
 };
 
 }  // namespace bouss
