@@ -61,6 +61,20 @@ void add_constant(Field<S>& f, const Box& box, double value_in) {
            "add_constant", f.name().c_str());
 }
 
+template <class R, class S>
+void add_field(Field<R>& x, const Field<S>& e, const Box& box) {
+  const View<R> xv = x.view();
+  const View<const S> ev = e.cview();
+  const std::ptrdiff_t sy = xv.sy, sz = xv.sz;
+  for_each(x.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
+    const std::ptrdiff_t idx = i + j * sy + k * sz;
+    xv[idx] += R(ev[idx]);
+  }, "add_field", x.name().c_str());
+}
+template void add_field<double, double>(Field<double>&, const Field<double>&, const Box&);
+template void add_field<double, float>(Field<double>&, const Field<float>&, const Box&);
+template void add_field<float, float>(Field<float>&, const Field<float>&, const Box&);
+
 template <class S>
 double remove_mean(Field<S>& f) {
   const Box box = f.layout().interior(Stagger::centre);

@@ -22,6 +22,8 @@ template <class S> void sum_into(const Field<S>& f, const Box& box, double* out)
 template <class S> void sum_levels_into(const Field<S>& f, const Box& box, double* out);
 // f += value on a box.
 template <class S> void add_constant(Field<S>& f, const Box& box, double value);
+// x += e on a box (e laid out as x; e may be in a cheaper precision: a multigrid correction).
+template <class R, class S> void add_field(Field<R>& x, const Field<S>& e, const Box& box);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
 template <class S> double remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one

@@ -38,16 +38,17 @@ class FourierSolver final : public PressureSolver<R> {
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
   // read, c' and d' written and read, the spectrum written), the inverse transforms
-  // (spectrum read, x written), max|b - mean| (b read) and the residual check (x and b read);
-  // a spectrum value counted as two.
+  // (spectrum read, x written) and the residual check with max|b - mean| (x and b read), and
+  // each refinement's passes; a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: the spectrum, c' and the refinement's field (the
   // transforms' work areas are cuFFT's and FFTW's own, about one more spectrum on the GPU,
   // not counted).
   static double estimate_memory(const Grid& grid, std::size_t value_bytes);
-  // Why it cannot solve with these conditions (x and y periodic, walls without data in z),
-  // as "expected ..., got ...", or nothing.
-  static std::optional<std::string> refuses(const FieldBC& bc);
+  // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
+  // "expected ..., got ...", or nothing: the case validator's rule (pressure_solver_refuses)
+  // and the constructor's, which also refuses walls with data.
+  static std::optional<std::string> refuses(const PressureGrid& g);
 
  private:
   Backend backend_;
@@ -61,8 +62,6 @@ class FourierSolver final : public PressureSolver<R> {
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
   Field<R> work_;             // the refinement's residual, then its correction
   static constexpr int max_passes = 3;  // the solve and at most two refinements
-  void residual_into(const Field<R>& x, const Field<R>& b, const double* mean);
-  void add_correction(Field<R>& x);
 };
 
 }  // namespace bouss

@@ -259,18 +259,37 @@ void LineMultigrid<R>::vcycle(int l) {
   smooth(l, opt_.post_sweeps);
 }
 
+namespace {
+// Both maxima at once, NaN propagating as MaxOp's.
+struct ResidualNormsOp {
+  BOUSS_HD ResidualNorms operator()(const ResidualNorms& a, const ResidualNorms& b) const {
+    return {MaxOp{}(a.residual, b.residual), MaxOp{}(a.rhs, b.rhs)};
+  }
+};
+}  // namespace
+
 template <class R>
-double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
-                          const double* b_offset) {
+ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
+                                  const Field<R>& b, const double* b_offset) {
   const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(backend, g.layout.interior(Stagger::centre), 0.0, MaxOp{},
+  return reduce(backend, g.layout.interior(Stagger::centre), ResidualNorms{}, ResidualNormsOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
                   const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  const R offset = b_offset ? R(*b_offset) : R(0);
-                  return double(std::fabs(bv[idx] - offset - line_laplacian(idx, k, xv, st)));
+                  const R rhs = bv[idx] - (b_offset ? R(*b_offset) : R(0));
+                  return ResidualNorms{double(std::fabs(rhs - line_laplacian(idx, k, xv, st))), double(std::fabs(rhs))};
                 }, "line residual norm");
+}
+template ResidualNorms line_residual_norms<double>(const Grid&, const Backend&, double, const Field<double>&,
+                                                   const Field<double>&, const double*);
+template ResidualNorms line_residual_norms<float>(const Grid&, const Backend&, double, const Field<float>&,
+                                                  const Field<float>&, const double*);
+
+template <class R>
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                          const double* b_offset) {
+  return line_residual_norms(g, backend, shift, x, b, b_offset).residual;
 }
 template double line_residual_norm<double>(const Grid&, const Backend&, double, const Field<double>&,
                                            const Field<double>&, const double*);

@@ -71,6 +71,13 @@ LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, 
 template <class R>
 double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
                           const double* b_offset = nullptr);
+// The same with max |b - b_offset| from the same pass (a solve's scale and its residual).
+struct ResidualNorms {
+  double residual = 0, rhs = 0;
+};
+template <class R>
+ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
+                                  const Field<R>& b, const double* b_offset = nullptr);
 
 // The horizontal shapes of the levels, finest first (z as given).
 std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);

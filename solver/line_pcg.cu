@@ -175,8 +175,9 @@ template <class R>
 LinePcg<R>::~LinePcg() = default;
 
 template <class R>
-double LinePcg<R>::estimate_memory(const Grid& grid, std::size_t value_bytes) {
-  return 6 * double(grid.layout.size) * value_bytes + 2 * double(grid.layout.n[0]) * grid.layout.n[1] * sizeof(double);
+double LinePcg<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, int max_iterations) {
+  return 6 * double(grid.layout.size) * value_bytes + 2 * double(grid.layout.n[0]) * grid.layout.n[1] * sizeof(double) +
+         3 * double(max_iterations + 1) * sizeof(double);
 }
 
 template <class R>
@@ -229,7 +230,7 @@ SolveStats LinePcg<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const double bnorm = start_state.bnorm;
   SolveStats stats;
   const double target = tolerance * (bnorm > 0 ? bnorm : 1.0);
-  SolveMonitor monitor(stats, bnorm, tolerance, opt_.stall_window);
+  SolveMonitor monitor(stats, bnorm, tolerance, false);
   fill_ghosts(x, bc_, grid_);
   // Slots: it is the next iteration's; read_from the first residual the host has not seen.
   int it = 0, restarts = 0, read_from = 0, iterations = 0;

@@ -19,6 +19,13 @@
 // the residuals every `check_every` iterations (one wait, not one per iteration), and the
 // kernels queued past the iteration that met the tolerance see it on the device and return.
 //
+// No stall rule (SolveStats::stalled): CG's maximum residual plateaus for hundreds to over a
+// thousand iterations on its way down where the problem is badly conditioned (windows of 50,
+// 250 and 1000 iterations without a 10% fall stopped healthy solves of the model problem at
+// nu_CFL >= 42 and of the 512x512x128 pressure box on the H200). A precision's floor shows
+// instead where the recursion's residual meets the tolerance and the true one does not, after
+// two restarts; else the solve runs to max_iterations.
+//
 // For the pressure equation (no shift) the condition number after line preconditioning
 // grows like (horizontal cells)^2, so the iterations grow with the horizontal grid; the
 // model problem's shift bounds it (paper 001 eq. 8). README, "Performance", has both.
@@ -38,13 +45,6 @@ namespace bouss {
 struct LinePcgOptions {
   int max_iterations = 1000;
   int check_every = 8;  // iterations between the host's reads of the residuals
-  // No stall rule by default (0; SolveStats::stalled): CG's maximum residual plateaus for
-  // hundreds to over a thousand iterations on its way down where the problem is badly
-  // conditioned (windows of 50, 250 and 1000 stopped healthy solves of the model problem at
-  // nu_CFL >= 42 and of the 512x512x128 pressure box on the H200). A precision's floor shows
-  // instead where the recursion's residual meets the tolerance and the true one does not, after
-  // two restarts; else the solve runs to max_iterations.
-  int stall_window = 0;
   double shift = 0;  // solves lap x - shift x = b (see LineMultigridOptions::shift)
 };
 
@@ -73,7 +73,8 @@ class LinePcg final : public PressureSolver<R> {
   double bytes_per_iteration() const;
   // The useful bytes of an iteration by paper 001's Table 1 (optimal caching): 15 values a cell.
   double useful_bytes_per_iteration() const;
-  static double estimate_memory(const Grid& grid, std::size_t value_bytes);
+  // Bytes it allocates on the backend: six fields, the column shares and the iteration slots.
+  static double estimate_memory(const Grid& grid, std::size_t value_bytes, int max_iterations);
 
  private:
   struct State;

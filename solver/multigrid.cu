@@ -154,18 +154,6 @@ void defect_into(const Grid& g, const Field<R>& x, const Field<R>& b, Field<S>& 
   }, "multigrid defect");
 }
 
-// x += e over the interior.
-template <class R, class S>
-void add_correction(const Grid& g, Field<R>& x, const Field<S>& e) {
-  const View<R> xv = x.view();
-  const View<const S> ev = e.cview();
-  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
-  for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    xv[idx] += R(ev[idx]);
-  }, "multigrid correction");
-}
-
 }  // namespace
 
 namespace {
@@ -533,7 +521,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
       defect_into(grid_, x, b, defect_);
       direct_->attach(correction_, defect_, true);
       direct_->fmg();
-      add_correction(grid_, x, correction_);
+      add_field(x, correction_, grid_.layout.interior(Stagger::centre));
       fill_ghosts(x, bc_, grid_);
       stats.fmg = true;
       ++stats.cycles;
@@ -558,7 +546,7 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
         H.vcycle();
       }
       ++stats.cycles;
-      add_correction(grid_, x, H.x0());
+      add_field(x, H.x0(), grid_.layout.interior(Stagger::centre));
       fill_ghosts(x, bc_, grid_);
       defect_into(grid_, x, b, H.b0());
       if (!monitor.record(max_abs(H.b0(), interior))) break;

@@ -109,11 +109,8 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
     if (auto problem = multigrid_refuses(g.n)) return SolverRefusal{*problem, false};
     return std::nullopt;
   }
-  if (choice.name == "fft" && !(g.periodic_x && g.periodic_y))
-    return SolverRefusal{fmt::format("expected x and y periodic for \"fft\" (it transforms the horizontal planes), "
-                                     "got walls in {}",
-                                     g.periodic_x ? "y" : "x"),
-                         true};
+  if (choice.name == "fft")
+    if (const auto why = FourierSolver<double>::refuses(g)) return SolverRefusal{*why, true};
   // line_multigrid, line_pcg, fft: z is never coarsened or transformed, the lines need walls.
   if (g.periodic_z && g.n[2] > 1)
     return SolverRefusal{fmt::format("expected walls at z_lo and z_hi for \"{}\" (its vertical lines are solved as "
@@ -173,7 +170,8 @@ std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& b
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
-  if (choice.name == "line_pcg") return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
+  if (choice.name == "line_pcg")
+    return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8, line_pcg_options(c.pressure).max_iterations), 0.0};
   if (choice.name == "fft") return {FourierSolver<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   return single ? Multigrid<float>::estimate_memory(backend, grid, opt)

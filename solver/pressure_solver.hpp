@@ -30,12 +30,11 @@ struct SolveStats {
   bool fmg = false;   // the solve started with FMG
   bool converged = false;
   // The residual stopped falling before the tolerance, the mark of the precision's round-off
-  // floor: for the multigrids two iterations in a row that each left more than stall_ratio of
-  // the residual before it (a multigrid that converges gains a factor of 5-20 an iteration);
-  // for CG, whose maximum residual rises and falls on its way down, `stall_window`
-  // iterations (SolveMonitor's; 0: no stall rule) without one below stall_ratio of the
-  // smallest before them.
-  // The solve ends there, unconverged.
+  // floor: two iterations in a row that each left more than stall_ratio of the residual
+  // before it (a multigrid that converges gains a factor of 5-20 an iteration). The solve
+  // ends there, unconverged. CG has no such rule (its maximum residual plateaus for
+  // hundreds of iterations on its way down: solver/line_pcg.hpp); the direct Fourier solve
+  // sets it when its refinements leave the residual above the tolerance.
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
   std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each iteration
@@ -45,18 +44,16 @@ struct SolveStats {
 // (scale; 1 for b = 0), the tolerance's target, and the stall rule (SolveStats::stalled).
 class SolveMonitor {
  public:
-  // stall_window 2: the multigrids' rule; longer: CG's; 0: none (SolveStats::stalled).
-  SolveMonitor(SolveStats& stats, double bnorm, double tolerance, int stall_window = 2)
-      : stats_(stats), scale_(bnorm > 0 ? bnorm : 1.0), target_(tolerance * scale_), window_(stall_window) {}
+  // stall_rule: whether SolveStats::stalled's rule stops the solve.
+  SolveMonitor(SolveStats& stats, double bnorm, double tolerance, bool stall_rule = true)
+      : stats_(stats), scale_(bnorm > 0 ? bnorm : 1.0), target_(tolerance * scale_), stall_rule_(stall_rule) {}
   // Records max|b - lap x| after an iteration (or the initial one); false when the solve
   // must stop short: a non-finite residual, or a stall.
   bool record(double r) {
-    const double reference = window_ > 2 ? best_ : rn_;  // see SolveStats::stalled
-    if (!stats_.residual_history.empty()) slow_ = r > SolveStats::stall_ratio * reference ? slow_ + 1 : 0;
-    best_ = stats_.residual_history.empty() ? r : std::fmin(best_, r);
+    if (!stats_.residual_history.empty()) slow_ = r > SolveStats::stall_ratio * rn_ ? slow_ + 1 : 0;
     rn_ = r;
     stats_.residual_history.push_back(r / scale_);
-    stats_.stalled = window_ > 0 && slow_ >= window_ && r > target_;
+    stats_.stalled = stall_rule_ && slow_ >= 2 && r > target_;
     return std::isfinite(r) && !stats_.stalled;
   }
   bool above_target() const { return rn_ > target_; }
@@ -74,9 +71,9 @@ class SolveMonitor {
  private:
   SolveStats& stats_;
   double scale_, target_;
-  int window_;
-  double rn_ = 0, best_ = 0;
-  int slow_ = 0;  // iterations in a row that count as slow
+  bool stall_rule_;
+  double rn_ = 0;
+  int slow_ = 0;  // iterations in a row that each left more than stall_ratio of the residual
 };
 
 template <class R>

@@ -271,7 +271,7 @@ std::optional<std::string> skipped(const std::string& solver, const Backend& bac
       if (f.kind != BoundaryKind::periodic) return std::string("the 3D FFT solve needs --bc periodic");
   if (solver == "fft") {
     if (p.shift != 0) return std::string("the Fourier solver solves lap x = b (no --cfl)");
-    if (const auto why = FourierSolver<double>::refuses(p.bc)) return *why;
+    if (const auto why = FourierSolver<double>::refuses(PressureGrid::of(p.grid, p.bc))) return *why;
   }
   return std::nullopt;
 }

@@ -186,10 +186,13 @@ TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
 }
 
 TEST(MemoryEstimate, IsWhatTheRunAllocates) {
-  for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true", ""}) {
+  for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true",
+                              "pressure.solver=\"line_multigrid\"", "pressure.solver=\"line_pcg\"", ""}) {
     SCOPED_TRACE(variant);
-    // The multigrid's variants, then auto's pick here (fft: x and y periodic).
-    const Case c = *variant ? restart_case("", {"pressure.solver=\"multigrid\"", variant}) : restart_case("", {});
+    // The multigrid's variants, the line solvers, then auto's pick here (fft: x and y periodic).
+    const bool multigrid = std::string(variant).rfind("pressure.fmg", 0) == 0 || std::string(variant).rfind("pressure.mixed", 0) == 0;
+    const Case c = multigrid ? restart_case("", {"pressure.solver=\"multigrid\"", variant})
+                             : *variant ? restart_case("", {variant}) : restart_case("", {});
     const MemoryEstimate m = estimate_memory(c, Backend::cpu());
     const std::size_t before = allocated_bytes(BackendKind::cpu);
     FlowSimulation<double> sim(c, Backend::cpu());

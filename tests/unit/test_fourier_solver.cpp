@@ -53,6 +53,22 @@ TEST(FourierSolver, RefinementTakesFloatBelowItsFirstPass) {
   EXPECT_GT(s.residual_history[1], 1e-5) << "the first pass alone";
 }
 
+// A horizontal plane (one cell in z, periodic everywhere): the lines are one row each, and
+// the solve is the point multigrid's.
+TEST(FourierSolver, OneCellInZ) {
+  const Grid g = Grid::make({16, 8, 1}, {0, 0, 0}, {2.0, 1.0, 0.1}, 1, sizeof(double));
+  const FieldBC periodic;
+  PressureParams p;
+  p.solver = "fft";
+  EXPECT_FALSE(pressure_solver_refuses(p, PressureGrid::of(g, periodic)).has_value());
+  FourierSolver<double> fourier(Backend::cpu(), g, periodic);
+  Multigrid<double> point(Backend::cpu(), g, periodic);
+  Field<double> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
+  EXPECT_TRUE(solve_random(fourier, g, Backend::cpu(), 1e-12, 5, &a).converged);
+  ASSERT_TRUE(solve_random(point, g, Backend::cpu(), 1e-12, 5, &b).converged);
+  EXPECT_LT(relative_difference(a, b, g), 1e-9);
+}
+
 TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
   PressureParams p;
   const Grid g = fourier_grid(true, {16, 16, 8}, 8);
