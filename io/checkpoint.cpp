@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <netcdf>
 #include <set>
@@ -414,6 +415,31 @@ bool valid_checkpoint_key(const std::string& key) { return name_chars(key); }
 
 std::string checkpoint_path(const std::string& stem, std::int64_t step) {
   return stem + ".checkpoint." + std::to_string(step) + ".nc";
+}
+
+std::string latest_checkpoint(const std::string& stem) {
+  namespace fs = std::filesystem;
+  const fs::path stem_path(stem);
+  const fs::path folder = stem_path.has_parent_path() ? stem_path.parent_path() : fs::path(".");
+  const std::string prefix = stem_path.filename().string() + ".checkpoint.", suffix = ".nc";
+  std::string best;
+  long long best_step = -1;
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      continue;
+    const long long step = std::stoll(digits);
+    if (step > best_step) {
+      best_step = step;
+      best = checkpoint_path(stem, step);
+    }
+  }
+  return best;
 }
 
 std::uintmax_t checkpoint_bytes(const Checkpoint& c) {

@@ -49,6 +49,10 @@ bool valid_checkpoint_key(const std::string& key);
 // STEM.checkpoint.<step>.nc, e.g. checkpoint_path("out/rb", 1200) == "out/rb.checkpoint.1200.nc".
 std::string checkpoint_path(const std::string& stem, std::int64_t step);
 
+// The checkpoint of `stem` with the highest step (STEM.checkpoint.<digits>.nc in STEM's
+// folder), or "" when there is none or the folder cannot be read.
+std::string latest_checkpoint(const std::string& stem);
+
 // An upper bound on the bytes the file will take: the arrays plus a margin for metadata
 // (attributes, strings, chunk index and checksums). The disk-room check uses it.
 std::uintmax_t checkpoint_bytes(const Checkpoint& c);

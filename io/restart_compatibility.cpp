@@ -85,8 +85,9 @@ std::string z_faces_signature(const Case& c) {
   return c.z_stretching + "; faces hash " + hex;
 }
 
-// Everything a restart must keep, in case-file order.
-Entries restart_state(const Case& c) {
+// Everything a restart must keep, in case-file order; the flow problem alone (grid,
+// physics, boundaries) for RestartScope::flow_state.
+Entries restart_state(const Case& c, RestartScope scope) {
   Entries e;
   e.emplace_back("/grid/n", "[" + std::to_string(c.n[0]) + "," + std::to_string(c.n[1]) + "," + std::to_string(c.n[2]) + "]");
   std::string extent = "[";
@@ -111,6 +112,7 @@ Entries restart_state(const Case& c) {
 
   const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   for (int f = 0; f < 6; ++f) e.emplace_back(std::string("/boundaries/") + faces[f], face(c.faces[f]));
+  if (scope == RestartScope::flow_state) return e;
 
   e.emplace_back("/precision", quoted(c.precision));
 
@@ -133,8 +135,8 @@ Entries restart_state(const Case& c) {
 
 }  // namespace
 
-std::vector<std::string> restart_differences(const Case& saved, const Case& now) {
-  const Entries before = restart_state(saved), after = restart_state(now);
+std::vector<std::string> restart_differences(const Case& saved, const Case& now, RestartScope scope) {
+  const Entries before = restart_state(saved, scope), after = restart_state(now, scope);
   std::vector<std::string> lines;
   for (std::size_t i = 0; i < before.size(); ++i) {
     if (before[i].second == after[i].second) continue;

@@ -76,12 +76,14 @@ std::vector<std::string> Run::output_partials() const {
   return out;
 }
 
-std::string Run::checkpoint_stem() const {
-  if (!case_.checkpoint.file.empty()) return case_.checkpoint.file;
-  const std::string out = output_file();
+std::string checkpoint_stem(const Case& c) {
+  if (!c.checkpoint.file.empty()) return c.checkpoint.file;
+  const std::string out = c.output.streams.empty() ? std::string() : c.output.streams.front().file;
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".nc") == 0) return out.substr(0, out.size() - 3);
   return out;
 }
+
+std::string Run::checkpoint_stem() const { return bouss::checkpoint_stem(case_); }
 
 void Run::start() {
   if (started_) throw std::logic_error("Run::start called twice");
@@ -149,10 +151,13 @@ void Run::start_from_checkpoint() {
     throw CaseError(e.what());
   }
   const Case saved = parse_case(ck.case_json, path + " (its case)");
-  const std::vector<std::string> differences = restart_differences(saved, case_);
+  const std::vector<std::string> differences = restart_differences(saved, case_, control_.restart_scope);
   if (!differences.empty()) {
     std::string more = differences.size() > 1 ? " (and " + std::to_string(differences.size() - 1) + " more)" : "";
-    throw CaseError(path + ": cannot continue " + case_.source + " from this checkpoint: " + differences.front() + more);
+    throw CaseError(path + (control_.restart_scope == RestartScope::continuation
+                                ? ": cannot continue " + case_.source + " from this checkpoint: "
+                                : ": holds another problem than " + case_.source + ": ") +
+                    differences.front() + more);
   }
   const bool past_steps = case_.time.steps && ck.step >= *case_.time.steps;
   const bool past_end = case_.time.end && ck.time >= *case_.time.end * (1 - 1e-14);

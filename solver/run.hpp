@@ -25,6 +25,7 @@
 
 #include "grid/backend.hpp"
 #include "io/case.hpp"
+#include "io/restart_compatibility.hpp"
 #include "solver/diagnostics_series.hpp"
 #include "solver/schedule.hpp"
 #include "solver/simulation.hpp"
@@ -43,7 +44,14 @@ struct RunControl {
   bool signals = false;                      // obey SIGINT, SIGTERM, SIGUSR1 (solver/stop_signals.hpp)
   bool series = true;                        // keep the diagnostics series (written when there is output)
   std::string restart_command;               // the command that continues this run, with "{}" for the checkpoint
+  // What `restart` must share with the case: everything (a continuation), or only the flow
+  // problem (bench --from: the checkpoint's flow timed under another solver or precision).
+  RestartScope restart_scope = RestartScope::continuation;
 };
+
+// The stem checkpoints of case c are named after (STEM.checkpoint.<step>.nc): checkpoint.file,
+// or the first output file without ".nc"; "" when the case names neither.
+std::string checkpoint_stem(const Case& c);
 
 enum class RunEnd { finished, signal, wall_limit, caller };
 

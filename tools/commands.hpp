@@ -27,6 +27,9 @@ struct BenchOptions {
   int steps = 20;
   int warmup = 5;
   bool json = false;
+  // bench CASE: where the timed steps start: a checkpoint's path, "latest" (the case's newest
+  // checkpoint, else rest) or "rest"
+  std::string from = "latest";
   // bench poisson
   std::array<int, 3> n{128, 128, 128};
   std::string bc = "mixed";

@@ -2,7 +2,7 @@
 //   bouss run CASE.json [--backend auto|cuda|cpu] [--set key.path=VALUE]... [--output FILE]
 //                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
 //   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--json]
-//   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--json] [--set ...]
+//   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--from CHECKPOINT|latest|rest] [--json] [--set ...]
 //   bouss onset | converge | front CASE.json [--resolutions 16,32,64] ... (tools/validation_commands.cpp)
 //   bouss plot FILE.nc [...]   (flags parsed by tools/bouss_plot.py: bouss plot --help)
 #include <CLI/CLI.hpp>
@@ -76,6 +76,9 @@ int main(int argc, char** argv) {
   add_case_options(bench_cmd, bench.case_file, bench.backend, bench.overrides, "Case file (JSON), or poisson, elliptic, or relax");
   bench_cmd->add_option("--steps", bench.steps, "Timed steps")->check(positive);
   bench_cmd->add_option("--warmup", bench.warmup, "Untimed steps first")->check(non_negative);
+  bench_cmd->add_option("--from", bench.from,
+                        "Where the timed steps start: a checkpoint (its flow, timed under this case's solver and "
+                        "precision), latest (the case's newest checkpoint if it has one, else rest; the default) or rest");
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
   bench_cmd->add_option("--output-every", bench.output_every,
                         "The cost of output: time the steps with no output and with snapshots every N steps "

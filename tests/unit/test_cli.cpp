@@ -161,6 +161,57 @@ TEST(CommandLine, BenchPrintsJsonWithTheFigures) {
     EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing from " << r.out;
 }
 
+// bench times a developed flow when the case has one: its newest checkpoint by default
+// (under this run's solver and precision), rest when asked or when it has none, and a
+// checkpoint of another problem is refused by name (or, when only found, passed over).
+TEST(CommandLine, BenchStartsFromTheCasesNewestCheckpoint) {
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test" / ("bench_from_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path p = write_case("bench_from_" + std::to_string(getpid()) + ".json", small_case((dir / "bf.nc").string()));
+  auto json_of = [](const Result& r) { return nlohmann::json::parse(r.out); };
+
+  const Result none = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --warmup 0 --json");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(json_of(none)["from"], "rest");
+  EXPECT_NE(none.err.find("timing from rest"), std::string::npos) << none.err;
+
+  ASSERT_EQ(run_bouss("run " + p.string() + " --backend cpu --set time.steps=30 --set checkpoint.interval_steps=10").code, 0);
+  const std::string newest = (dir / "bf.checkpoint.30.nc").string();
+  ASSERT_TRUE(fs::exists(newest));
+  const Result latest = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --warmup 1 --json");
+  ASSERT_EQ(latest.code, 0) << latest.err;
+  const nlohmann::json j = json_of(latest);
+  EXPECT_EQ(j["from"], newest);
+  EXPECT_EQ(j["start_step"], 30);
+  EXPECT_GT(j["start_time"].get<double>(), 0);
+  EXPECT_GT(j["timed_from_time"].get<double>(), j["start_time"].get<double>());  // after the warm-up step
+
+  // Another solver and precision time the same flow.
+  const Result other = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --warmup 0 --json --set precision=single "
+                                 "--set pressure.solver=multigrid --set pressure.tolerance=1e-4");
+  ASSERT_EQ(other.code, 0) << other.err;
+  EXPECT_EQ(json_of(other)["from"], newest);
+  EXPECT_GE(json_of(other)["cycles_min"].get<int>(), 1);
+
+  const Result rest = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --warmup 0 --json --from rest");
+  ASSERT_EQ(rest.code, 0) << rest.err;
+  EXPECT_EQ(json_of(rest)["start_step"], 0);
+
+  // Another grid: the found checkpoint is passed over with a line; a named one is refused.
+  const Result regrid = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --warmup 0 --json --set grid.n=[16,16,8]");
+  ASSERT_EQ(regrid.code, 0) << regrid.err;
+  EXPECT_EQ(json_of(regrid)["from"], "rest");
+  EXPECT_NE(regrid.err.find("/grid/n: the checkpoint has [8,8,4], the case [16,16,8]"), std::string::npos) << regrid.err;
+  const Result named = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --from " + newest + " --set grid.n=[16,16,8]");
+  EXPECT_EQ(named.code, 2);
+  EXPECT_NE(named.err.find("holds another problem"), std::string::npos) << named.err;
+  const Result missing = run_bouss("bench " + p.string() + " --backend cpu --steps 2 --from " + (dir / "none.nc").string());
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
+  fs::remove_all(dir);
+}
+
 TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
   // A coarse free-slip onset search: the tool runs, brackets, and reports the keys.
   const std::string onset_case = std::string(BOUSS_SOURCE_DIR) + "/cases/onset_free_slip.json";

@@ -187,5 +187,23 @@ TEST(RestartCompatibility, EveryDifferenceIsListed) {
   EXPECT_EQ(lines[2], "/pressure/tolerance: the checkpoint has 1e-08, the case 1e-06");
 }
 
+// bench --from: the checkpoint's flow under another precision and pressure solver, but the
+// same problem (grid, physics, boundaries).
+TEST(RestartCompatibility, AFlowStateMayStartAnotherSolverAndPrecision) {
+  Case now = saved_case();
+  now.precision = "float";
+  now.pressure.solver = "multigrid";
+  now.pressure.tolerance = 1e-4;
+  now.pressure.max_cycles = 3;
+  EXPECT_TRUE(restart_differences(saved_case(), now, RestartScope::flow_state).empty());
+  EXPECT_EQ(restart_differences(saved_case(), now).size(), 4u);  // a continuation refuses each
+  now.n = {64, 64, 32};
+  now.faces[5].temperature_value = 0.5;
+  const auto lines = restart_differences(saved_case(), now, RestartScope::flow_state);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "/grid/n: the checkpoint has [32,32,16], the case [64,64,32]");
+  EXPECT_EQ(lines[1], "/boundaries/z_hi: the checkpoint has no-slip, fixed T = 0; the case no-slip, fixed T = 0.5");
+}
+
 }  // namespace
 }  // namespace bouss
