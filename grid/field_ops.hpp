@@ -24,6 +24,10 @@ template <class S> void sum_levels_into(const Field<S>& f, const Box& box, doubl
 template <class S> void add_constant(Field<S>& f, const Box& box, double value);
 // x += e on a box (e laid out as x; e may be in a cheaper precision: a multigrid correction).
 template <class R, class S> void add_field(Field<R>& x, const Field<S>& e, const Box& box);
+// x <- x + ratio (x - previous) and previous <- x (the value before), over every value of
+// the padded array: a linear extrapolation in time that keeps the value it started from
+// (ratio 0: previous <- x alone).
+template <class S> void extrapolate_in_time(Field<S>& x, Field<S>& previous, double ratio);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
 template <class S> double remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one

@@ -84,7 +84,7 @@ ojson case_to_json(const Case& c) {
   const PressureParams& p = c.pressure;
   ojson pressure = {{"solver", p.solver},       {"tolerance", p.tolerance},     {"max_cycles", p.max_cycles},
                     {"pre_sweeps", p.pre_sweeps}, {"post_sweeps", p.post_sweeps}, {"omega", p.omega},
-                    {"fmg", p.fmg}};
+                    {"fmg", p.fmg},           {"first_guess", p.first_guess}};
   if (p.mixed_precision) pressure["mixed_precision"] = *p.mixed_precision;
   pressure["cuda_graphs"] = p.cuda_graphs;
   if (p.cpu_coarse_cells) pressure["cpu_coarse_cells"] = *p.cpu_coarse_cells;

@@ -62,6 +62,7 @@ constexpr ArrayDescription kDescriptions[] = {
     {"G_v", "tendency of y velocity at the previous step (Adams-Bashforth 2)"},
     {"G_w", "tendency of z velocity at the previous step (Adams-Bashforth 2)"},
     {"G_T", "tendency of theta at the previous step (Adams-Bashforth 2)"},
+    {"p_previous", "kinematic pressure a step before (the extrapolated first guess of the pressure solve)"},
 };
 
 std::string long_name_of(const std::string& name) {

@@ -125,6 +125,7 @@ Entries restart_state(const Case& c, RestartScope scope) {
   e.emplace_back("/pressure/post_sweeps", std::to_string(q.post_sweeps));
   e.emplace_back("/pressure/omega", number(q.omega));
   e.emplace_back("/pressure/fmg", boolean(q.fmg));
+  e.emplace_back("/pressure/first_guess", quoted(q.first_guess));
   e.emplace_back("/pressure/mixed_precision", optional_value(q.mixed_precision, boolean, "unset (the backend's default)"));
   e.emplace_back("/pressure/cuda_graphs", boolean(q.cuda_graphs));
   e.emplace_back("/pressure/cpu_coarse_cells",

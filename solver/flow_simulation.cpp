@@ -43,6 +43,10 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
   fill(phi_, 0);
   fill(rhs_, 0);
   pressure_solver_ = make_pressure_solver<R>(c.pressure, backend_, grid_, bc_.pressure);
+  if (extrapolates_pressure(c)) {
+    phi_previous_ = Field<R>(backend_, L, Stagger::centre, "p (previous step)");
+    fill(phi_previous_, 0);
+  }
   set_initial_condition();
 }
 
@@ -146,6 +150,11 @@ void FlowSimulation<R>::step() {
 template <class R>
 void FlowSimulation<R>::project_velocity(double dt) {
   divergence(grid_, now_, rhs_, 1 / dt);
+  if (phi_previous_.data()) {
+    // The pressures of the last two solves are dt_old apart; this one is dt later.
+    extrapolate_in_time(phi_, phi_previous_, previous_solve_dt_ > 0 ? dt / previous_solve_dt_ : 0.0);
+    previous_solve_dt_ = dt;
+  }
   solve_ = pressure_solver_->solve(phi_, rhs_, case_.pressure.tolerance);
   subtract_gradient(grid_, phi_, dt, now_, unknown_);
   fill_flow_ghosts(3);  // the velocity
@@ -178,10 +187,12 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
 //   before the cycles sum(b) + b -= mean + max|b| + x -= mean afterwards             6F
 //   subtract_gradient per component read phi + read/write u: 9F
 //   dt                advective rate reads u v w: 3F
+//   first guess       extrapolated: read/write p and its previous value: 4F
 template <class R>
 double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
   const double F = double(grid_.layout.cells()) * sizeof(R);
-  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3)) + pressure_solver_->bytes_per_solve(s);
+  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3) + (phi_previous_.data() ? 4 : 0)) +
+         pressure_solver_->bytes_per_solve(s);
 }
 
 template <class R>
@@ -191,6 +202,7 @@ const Field<R>& FlowSimulation<R>::field(const std::string& name) const {
   if (name == "v") return now_.v;
   if (name == "w") return now_.w;
   if (name == "p") return phi_;
+  if (name == "p_previous" && phi_previous_.data()) return phi_previous_;
   if (name == "G_u") return G_.u;
   if (name == "G_v") return G_.v;
   if (name == "G_w") return G_.w;
@@ -216,14 +228,21 @@ std::vector<double> FlowSimulation<R>::host_values(const std::string& name) cons
 template <class R>
 void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
                          double last_dt, long steps, int last_cycles) {
-  for (const std::string& name : state_names()) {
+  previous_solve_dt_ = 0;
+  for (const std::string& name : state_names(case_)) {
     auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
-    if (it == arrays.end()) throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
+    if (it == arrays.end()) {
+      // A checkpoint written without the extrapolation: the next solve starts from p alone.
+      if (name == "p_previous") continue;
+      throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
+    }
     set_interior_values(field(name), it->second);
+    if (name == "p_previous") previous_solve_dt_ = last_dt;  // the last step's solve came last_dt after it
   }
   // The ghosts as the step leaves them: the flow's from one fill of all four fields,
-  // the pressure's from the solver's own fill at the end of its solve.
+  // the pressure's (and the previous pressure's) from the solver's own fill at the end of its solve.
   fill_ghosts(phi_, bc_.pressure, grid_);
+  if (previous_solve_dt_ > 0) fill_ghosts(phi_previous_, bc_.pressure, grid_);
   time_ = time;
   dt_old_ = last_dt;
   step_ = steps;

@@ -56,6 +56,10 @@ class FlowSimulation final : public Simulation {
 
   FlowFields<R> now_, next_, G_;
   Field<R> phi_, rhs_;
+  // pressure.first_guess "extrapolated" with an iterative solver: the pressure before the
+  // latest solve, and the dt of that solve's step (0: none yet, no extrapolation)
+  Field<R> phi_previous_;
+  double previous_solve_dt_ = 0;
   std::unique_ptr<PressureSolver<R>> pressure_solver_;
   // The state check of the latest state: its value arrives on the host without a device
   // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read

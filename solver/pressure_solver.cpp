@@ -130,9 +130,14 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
 }
 
+bool extrapolates_pressure(const Case& c) {
+  return c.pressure.first_guess == "extrapolated" && choose_pressure_solver(c.pressure, PressureGrid::of(c)).name != "fft";
+}
+
 std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
-  const std::string why = c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "";
+  const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
+                          (c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "");
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") {
     const LineMultigridOptions opt = line_multigrid_options(c.pressure);

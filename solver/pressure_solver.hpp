@@ -128,6 +128,9 @@ struct SolverRefusal {
   bool solver_at_fault = false;  // another solver would take this grid
 };
 std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, const PressureGrid& g);
+// Whether the step extrapolates the pressure in time for the solve's start: pressure.first_guess
+// "extrapolated" with a solver that starts from a guess (every one but the direct fft).
+bool extrapolates_pressure(const Case& c);
 // What make_pressure_solver builds for the case, in one line (the log and `bouss check`).
 std::string describe_pressure_solver(const Case& c, const Backend& backend);
 // Bytes it allocates for the case's fields on `grid`: {on the backend, on the host}.

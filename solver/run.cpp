@@ -329,7 +329,7 @@ bool Run::step() {
 // checkpoint so far (or the estimate of one at 100 MB/s before any), and 5 s for closing.
 bool Run::wall_limit_near() const {
   if (!control_.wall_limit_seconds) return false;
-  const double estimate = double(Simulation::state_names().size() * sim_->grid().layout.cells()) * sizeof(double) / 100e6;
+  const double estimate = double(Simulation::state_names(case_).size() * sim_->grid().layout.cells()) * sizeof(double) / 100e6;
   const double slowest = slowest_checkpoint_.load(), checkpoint = slowest > 0 ? slowest : estimate;
   return elapsed_seconds() + 2 * slowest_step_ + checkpoint + 5 >= *control_.wall_limit_seconds;
 }
@@ -346,7 +346,7 @@ std::string Run::write_checkpoint() {
   ck.last_dt = sim_->last_dt();
   ck.step = sim_->steps_done();
   // The checkpoint's staggering: -1 for cell centres, else the axis of the faces.
-  for (const std::string& name : Simulation::state_names())
+  for (const std::string& name : Simulation::state_names(case_))
     ck.arrays.push_back({name, int(Simulation::stagger_of(name)) - 1, sim_->host_values(name)});
   ck.state = series_.state();
   if (budget_)

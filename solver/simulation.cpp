@@ -35,8 +35,9 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const Grid g = make_grid(c, elem);
   const double array = double(g.layout.size) * elem;
   MemoryEstimate m;
-  // now, next and tendencies (u, v, w, T each), phi and the divergence; the state check.
-  m.backend_bytes = 14 * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
+  // now, next and tendencies (u, v, w, T each), phi and the divergence (and phi a step
+  // before, where it is extrapolated); the state check.
+  m.backend_bytes = (14 + extrapolates_pressure(c)) * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
   m.backend_bytes += solver_backend;
   m.host_bytes = solver_host + sizeof(double);  // pinned coarse levels; the state check's host copy
@@ -45,7 +46,7 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const double interior = double(g.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
   const double snapshot = double(g.layout.size) * sizeof(double) + interior;
   const double checkpoint = c.checkpoint.enabled() ? double(g.layout.size) * sizeof(double) +
-                                                         double(Simulation::state_names().size()) * interior
+                                                         double(Simulation::state_names(c).size()) * interior
                                                    : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
   // Each stream's staging ring (solver/stream_output.hpp, io/staging_ring.hpp).
@@ -98,8 +99,9 @@ bool Simulation::has_plates() const {
          bottom.temperature_value != top.temperature_value && coeffs_.kappa > 0;
 }
 
-const std::vector<std::string>& Simulation::state_names() {
-  static const std::vector<std::string> names = {"u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T"};
+std::vector<std::string> Simulation::state_names(const Case& c) {
+  std::vector<std::string> names = {"u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T"};
+  if (extrapolates_pressure(c)) names.push_back("p_previous");
   return names;
 }
 
@@ -108,7 +110,7 @@ Stagger Simulation::stagger_of(const std::string& name) {
   if (base == "u") return Stagger::face_x;
   if (base == "v") return Stagger::face_y;
   if (base == "w") return Stagger::face_z;
-  if (base == "T" || base == "theta" || base == "p") return Stagger::centre;
+  if (base == "T" || base == "theta" || base == "p" || base == "p_previous") return Stagger::centre;
   throw std::invalid_argument("unknown field \"" + name + "\"");
 }
 

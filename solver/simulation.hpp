@@ -116,8 +116,9 @@ class Simulation {
   // "theta" = T - T_ref(z) (physics/flow.hpp; T is theta + T_ref(z) summed in double), and
   // the previous step's tendencies "G_u", "G_v", "G_w", "G_T" (G_T: theta's).
   virtual std::vector<double> host_values(const std::string& name) const = 0;
-  // Everything a step needs, by name: what a checkpoint stores (theta, not T: exact).
-  static const std::vector<std::string>& state_names();
+  // Everything a step of case c needs, by name: what a checkpoint stores (theta, not T:
+  // exact), with "p_previous" (the pressure a step before) where the step extrapolates it.
+  static std::vector<std::string> state_names(const Case& c);
   // Where a named array sits on the grid.
   static Stagger stagger_of(const std::string& name);
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the

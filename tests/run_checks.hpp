@@ -39,6 +39,16 @@ inline std::string restart_case_json(int steps = 24) {
 })";
 }
 
+// restart_case_json() with the point multigrid whose first guess is the pressure extrapolated
+// from the last two steps: the checkpoint carries the pressure a step before ("p_previous").
+inline std::string extrapolated_restart_case_json() {
+  std::string json = restart_case_json();
+  const std::string output = R"("output": )";
+  json.insert(json.find(output), R"("pressure": {"solver": "multigrid", "first_guess": "extrapolated"},
+  )");
+  return json;
+}
+
 // A lock exchange in a channel (the gravity currents of cases/lock_exchange_2d.json, small)
 // with the same schedule: its diagnostics series holds the fronts and the energy budget, whose
 // time integrals a checkpoint carries.

@@ -15,7 +15,9 @@
 # line_pcg, line_multigrid and cuSPARSE's CSR PCG, then paper 001's Figure 2 sweep of nu_CFL),
 # linecompare (the line multigrid of this build against .devpack-old's: the pressure box,
 # the model problem and the stretched Ra = 1e7 step, alternating on one machine), fourier
-# (the Fourier-tridiagonal pressure solve against cuFFT's fully periodic 3D solve).
+# (the Fourier-tridiagonal pressure solve against cuFFT's fully periodic 3D solve), devbench
+# (README's developed-flow checkpoint of Ra = 1e7, made when missing, then bench from it:
+# fft and multigrid, fp64 and fp32, the multigrid's first guess previous and extrapolated).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -171,6 +173,35 @@ if has developed; then
     echo "-- $b"
     (. $b/env; $b/bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --set time.end=${DEVELOPED_END:-40} \
        --set 'output=[]' --progress 2 2>&1) | grep -E "step |done" | sed -E 's/ETA [0-9:]+ //' | awk 'NR % 2 == 1 || /done/'
+  done
+fi
+if has devbench; then
+  ck=output/rayleigh_benard_ra1e7
+  step "developed Ra = 1e7: the README's checkpoint ($ck.checkpoint.*.nc), then bench --steps 50 --warmup 20 from it"
+  if ! ls $ck.checkpoint.*.nc > /dev/null 2>&1; then
+    /usr/bin/time -f "checkpoint run: %e s wall" $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda \
+      --set time.end=40 --set checkpoint.interval=40 --set 'output=[]' --set checkpoint.file=$ck --progress 0 2>&1 | tail -3
+  fi
+  ls -la $ck.checkpoint.*.nc
+  devbench() {  # tag, then --set arguments
+    local tag=$1; shift
+    $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps ${DEVBENCH_STEPS:-50} --warmup 20 --json "$@" \
+      > "$out/devbench_$tag.json" 2> "$out/devbench_$tag.log" || { echo "FAILED $tag"; tail -3 "$out/devbench_$tag.log"; return; }
+    python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+print("%-22s %7.3f ms/step  cycles %.2f (%d-%d)  floor %.3f ms (%.0f%%)  max|div u| %.1e  KE %.4g  t %.2f..%.2f from %s" % (
+    sys.argv[2], r["ms_per_step"], r["mg_cycles_per_step"], r["cycles_min"], r["cycles_max"], r["bandwidth_floor_ms"],
+    100 * r["fraction_of_floor"], r["max_divergence"], r["kinetic_energy"], r["timed_from_time"], r["time"], r["from"]))' "$out/devbench_$tag.json" $tag
+  }
+  for round in ${DEVBENCH_ROUNDS:-1}; do
+    devbench fft_fp64
+    devbench fft_fp32 --set precision=single --set pressure.tolerance=2e-5
+    devbench mg_fp64_previous --set pressure.solver=multigrid --set pressure.first_guess=previous
+    devbench mg_fp64_extrapolated --set pressure.solver=multigrid --set pressure.first_guess=extrapolated
+    devbench mg_fp64_extrap_5e-9 --set pressure.solver=multigrid --set pressure.first_guess=extrapolated --set pressure.tolerance=5e-9
+    devbench mg_fp64_extrap_fmg --set pressure.solver=multigrid --set pressure.first_guess=extrapolated --set pressure.fmg=true
+    devbench mg_fp32_previous --set precision=single --set pressure.tolerance=1e-4 --set pressure.solver=multigrid --set pressure.first_guess=previous
+    devbench mg_fp32_extrapolated --set precision=single --set pressure.tolerance=1e-4 --set pressure.solver=multigrid --set pressure.first_guess=extrapolated
   done
 fi
 if has tridiag; then

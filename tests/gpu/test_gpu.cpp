@@ -82,6 +82,11 @@ TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {
   check_restart_equivalence(gpu);
 }
 
+TEST(GpuRestart, AnExtrapolatedFirstGuessContinuesBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_restart_equivalence(gpu, extrapolated_restart_case_json());
+}
+
 // The user's story on the GPU with paper 004's case (256x256x128): killed with SIGKILL after
 // a checkpoint, restarted into the same file, the output equals an uninterrupted run's, bit
 // for bit. Prints what the checkpoints cost (the run's own log lines).

@@ -23,8 +23,16 @@ TEST(Restart, ALockExchangesEnergyBudgetContinuesBitForBit) {
   check_restart_equivalence(Backend::cpu(), lock_restart_case_json());
 }
 
-// A stretched z (the line multigrid that auto picks): the case's faces come back from the
-// checkpoint's case, and the run continues bit for bit.
+// The multigrid starting from the extrapolated pressure: the pressure a step before is part
+// of the checkpoint (without it the first step after the restart starts elsewhere and its
+// solve ends at other bits).
+TEST(Restart, AnExtrapolatedFirstGuessContinuesBitForBit) {
+  check_restart_equivalence(Backend::cpu(), extrapolated_restart_case_json());
+}
+
+// A stretched z (the Fourier solve that auto picks, with its tridiagonal lines on the
+// stretched spacing): the case's faces come back from the checkpoint's case, and the run
+// continues bit for bit.
 TEST(Restart, AStretchedGridContinuesBitForBit) {
   std::string json = restart_case_json();
   const std::string grid = R"("grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]]})";
@@ -187,10 +195,12 @@ TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
 
 TEST(MemoryEstimate, IsWhatTheRunAllocates) {
   for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true",
-                              "pressure.solver=\"line_multigrid\"", "pressure.solver=\"line_pcg\"", ""}) {
+                              "pressure.first_guess=\"extrapolated\"", "pressure.solver=\"line_multigrid\"",
+                              "pressure.solver=\"line_pcg\"", ""}) {
     SCOPED_TRACE(variant);
     // The multigrid's variants, the line solvers, then auto's pick here (fft: x and y periodic).
-    const bool multigrid = std::string(variant).rfind("pressure.fmg", 0) == 0 || std::string(variant).rfind("pressure.mixed", 0) == 0;
+    const bool multigrid = std::string(variant).rfind("pressure.fmg", 0) == 0 || std::string(variant).rfind("pressure.mixed", 0) == 0 ||
+                           std::string(variant).rfind("pressure.first", 0) == 0;
     const Case c = multigrid ? restart_case("", {"pressure.solver=\"multigrid\"", variant})
                              : *variant ? restart_case("", {variant}) : restart_case("", {});
     const MemoryEstimate m = estimate_memory(c, Backend::cpu());
