@@ -24,25 +24,43 @@ namespace bouss {
 // every region waits for the slowest thread's time slice.
 constexpr long cpu_parallel_min_points = 32768;
 
+// Threads in a block of a for_each launch.
+constexpr int for_each_block_threads = 256;
+
 #if defined(__CUDACC__)
 namespace detail {
 template <class F>
-__global__ void for_each_kernel(int i0, int j0, int k0, int ni, int nj, F f) {
+__device__ inline void for_each_point(int i0, int j0, int k0, int ni, int nj, const F& f) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   if (i < ni && j < nj) f(i0 + i, j0 + j, k0 + int(blockIdx.z));
+}
+
+template <class F>
+__global__ void for_each_kernel(int i0, int j0, int k0, int ni, int nj, F f) {
+  for_each_point(i0, j0, k0, ni, nj, f);
+}
+
+template <int MinBlocks, class F>
+__global__ void __launch_bounds__(for_each_block_threads, MinBlocks)
+    for_each_kernel_bounded(int i0, int j0, int k0, int ni, int nj, F f) {
+  for_each_point(i0, j0, k0, ni, nj, f);
 }
 
 // Threads along x first (coalesced rows), the rest of a 256-thread block along y.
 inline dim3 block_shape(int ni) {
   int bx = 1;
   while (bx < ni && bx < 128) bx *= 2;
-  return dim3(bx, 256 / bx, 1);
+  return dim3(bx, for_each_block_threads / bx, 1);
 }
 }  // namespace detail
 #endif
 
-template <class F>
+// MinBlocksPerSM > 0 asks the compiler to fit that many blocks on a multiprocessor at once
+// (__launch_bounds__: at most 65536 / (256 MinBlocksPerSM) registers a thread). A launch site
+// sets it where it measured the compiler's own register choice to run far from the memory
+// bandwidth (physics/flow.cu's step: 36 registers at 6x the time of 60).
+template <int MinBlocksPerSM = 0, class F>
 void for_each(const Backend& backend, const Box& box, F f, const char* what = "for_each", const char* field = nullptr) {
   if (box.empty()) return;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
@@ -51,7 +69,11 @@ void for_each(const Backend& backend, const Box& box, F f, const char* what = "f
 #if defined(__CUDACC__)
     const dim3 block = detail::block_shape(ni);
     const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
-    detail::for_each_kernel<<<grid, block, 0, static_cast<cudaStream_t>(backend.stream())>>>(i0, j0, k0, ni, nj, f);
+    const auto stream = static_cast<cudaStream_t>(backend.stream());
+    if constexpr (MinBlocksPerSM > 0)
+      detail::for_each_kernel_bounded<MinBlocksPerSM><<<grid, block, 0, stream>>>(i0, j0, k0, ni, nj, f);
+    else
+      detail::for_each_kernel<<<grid, block, 0, stream>>>(i0, j0, k0, ni, nj, f);
     check_launch(what, backend, field);
     return;
 #else

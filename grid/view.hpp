@@ -46,7 +46,11 @@ struct View<const T> {
 #ifndef NDEBUG
     assert(idx >= lo && idx < hi);
 #endif
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && defined(BOUSS_LOADS_PLAIN)
+    return origin[idx];
+#elif defined(__CUDA_ARCH__) && defined(BOUSS_LOADS_CG)
+    return __ldcg(origin + idx);
+#elif defined(__CUDA_ARCH__)
     return __ldg(origin + idx);
 #else
     return origin[idx];

@@ -181,17 +181,15 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
 // Traffic model, in units of one array F = cells * sizeof(R), each array counted once
 // per pass (an ideal cache for the stencil neighbours), plus the pressure solver's own model
 // (PressureSolver::bytes_per_solve):
-//   advance_ab2       u, v, w: read u v w + G, write G + next: 6F each; w also reads T: +1F;
-//                     T: read u v w T + G, write G + next: 7F                     -> 26F
+//   advance_ab2       one pass for all four: read u v w T and G, write G and next    16F
 //   divergence        read u v w, write rhs                                          4F
-//   before the cycles sum(b) + b -= mean + max|b| + x -= mean afterwards             6F
 //   subtract_gradient per component read phi + read/write u: 9F
-//   dt                advective rate reads u v w: 3F
+//   state check       the advective rate and the non-finite test read u v w T: 4F
 //   first guess       extrapolated: read/write p and its previous value: 4F
 template <class R>
 double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
   const double F = double(grid_.layout.cells()) * sizeof(R);
-  return F * (26 + 4 + 6 + 9 + (case_.time.dt ? 0 : 3) + (phi_previous_.data() ? 4 : 0)) +
+  return F * (16 + 4 + 9 + 4 + (phi_previous_.data() ? 4 : 0)) +
          pressure_solver_->bytes_per_solve(s);
 }
 

@@ -361,7 +361,8 @@ double LineMultigrid<R>::bytes_per_cycle() const {
 
 template <class R>
 double LineMultigrid<R>::bytes_per_solve(const SolveStats& s) const {
-  return s.cycles * bytes_per_cycle() + 2 * double(grid_.layout.cells()) * sizeof(R);  // + the first check
+  // + the first check and the means
+  return s.cycles * bytes_per_cycle() + (2 + mean_removal_arrays) * double(grid_.layout.cells()) * sizeof(R);
 }
 
 template class LineMultigrid<double>;

@@ -291,7 +291,7 @@ double LinePcg<R>::bytes_per_solve(const SolveStats& s) const {
   // The start: x and b read, r written, then kernel 2 without the update (r read, c' and
   // d' written and read, z written, r read again: 7); the final check reads x and b.
   const double cells = double(grid_.layout.cells());
-  return s.cycles * bytes_per_iteration() + (3 + 7 + 2) * cells * sizeof(R);
+  return s.cycles * bytes_per_iteration() + (3 + 7 + 2 + mean_removal_arrays) * cells * sizeof(R);
 }
 
 template class LinePcg<double>;

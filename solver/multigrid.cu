@@ -481,7 +481,8 @@ double Multigrid<R>::bytes_fmg() const {
 template <class R>
 double Multigrid<R>::bytes_per_solve(const SolveStats& s) const {
   const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
-  return (s.fmg ? bytes_fmg() : 0) + (v_cycles + (s.fmg ? 0 : 1)) * bytes_per_cycle();
+  return (s.fmg ? bytes_fmg() : 0) + (v_cycles + (s.fmg ? 0 : 1)) * bytes_per_cycle() +
+         mean_removal_arrays * double(grid_.layout.cells()) * sizeof(R);
 }
 
 // The residual in R at each cell, its max in double.

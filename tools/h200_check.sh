@@ -204,6 +204,34 @@ print("%-22s %7.3f ms/step  cycles %.2f (%d-%d)  floor %.3f ms (%.0f%%)  max|div
     devbench mg_fp32_extrapolated --set precision=single --set pressure.tolerance=1e-4 --set pressure.solver=multigrid --set pressure.first_guess=extrapolated
   done
 fi
+if has profile; then
+  # Each kernel of the developed Ra = 1e7 step (the devbench checkpoint when present): time
+  # and DRAM bytes from ncu (clocks left alone), so each kernel's bandwidth shows.
+  step "ncu: the kernels of ${PROFILE_SOLVER:-fft} steps at Ra = 1e7 (time, DRAM bytes, GB/s)"
+  command -v nsys && nsys --version
+  ncu --clock-control none --launch-skip ${PROFILE_SKIP:-600} --launch-count ${PROFILE_COUNT:-80} \
+    --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --page raw --print-units base \
+    $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 40 --warmup 10 \
+    --set pressure.solver=${PROFILE_SOLVER:-fft} ${PROFILE_SETS:-} > "$out/profile.csv" 2> "$out/profile.log"
+  python3 -c '
+import csv, sys, collections
+rows = list(csv.reader(open(sys.argv[1])))
+head = [i for i, r in enumerate(rows) if "Kernel Name" in r]
+if not head: print(open(sys.argv[1]).read()[-3000:]); sys.exit()
+h = rows[head[0]]; data = rows[head[0] + 2:]
+k = h.index("Kernel Name"); t = h.index("gpu__time_duration.sum"); r = h.index("dram__bytes_read.sum"); w = h.index("dram__bytes_write.sum")
+agg = collections.OrderedDict()
+def num(x): return float(x.replace(",", "")) if x else 0.0
+for d in data:
+    if len(d) <= max(k, t, r, w): continue
+    name = d[k][:90]; a = agg.setdefault(name, [0, 0.0, 0.0])
+    a[0] += 1; a[1] += num(d[t]); a[2] += num(d[r]) + num(d[w])
+total = sum(a[1] for a in agg.values())
+print("units: time %s, bytes %s" % (rows[head[0] + 1][t], rows[head[0] + 1][r]))
+for name, (n, ns, b) in sorted(agg.items(), key=lambda x: -x[1][1]):
+    print("%4d x %9.1f us  %6.1f%%  %8.1f MB  %7.1f GB/s  %s" % (n, ns / n / 1e3, 100 * ns / total, b / n / 1e6, b / ns, name))
+' "$out/profile.csv"
+fi
 if has tridiag; then
   step "batched tridiagonal solves along z against cuSPARSE (double; bytes: what each moves; useful: r read + x written)"
   for n in 512,512,128 64,64,1024 256,256,128 32,32,1024 16,16,1024; do
