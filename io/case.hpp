@@ -85,7 +85,7 @@ struct PressureParams {
   bool fmg = false;              // full-multigrid start on each solve's defect
   // An iterative solver's start: the previous step's pressure ("previous") or its linear
   // extrapolation in time from the last two steps' ("extrapolated").
-  std::string first_guess = "previous";
+  std::string first_guess = "extrapolated";
   std::optional<bool> mixed_precision;  // fp32 V-cycles in fp64 defect correction; default: on CUDA
   bool cuda_graphs = true;       // replay the V-cycle's device launches as CUDA graphs
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
