@@ -112,8 +112,7 @@ BatchedTridiagonal<R>::BatchedTridiagonal(const Backend& backend, const Layout& 
   // Thomas factors in double, rounded once.
   double ce = 0;
   for (int k = 0; k < nz; ++k) {
-    const double inv = 1 / (b[k] - (k ? a[k] * ce : 0.0));
-    ce = c[k] * inv;
+    const double inv = thomas_pivot(TriRow<double>{k ? a[k] : 0.0, b[k], c[k]}, ce);
     host[k] = R(a[k]);
     host[nz + k] = R(ce);
     host[2 * nz + k] = R(inv);

@@ -29,6 +29,15 @@ struct TriRow {
   S lower, diag, upper;
 };
 
+// One row of the Thomas elimination's factors: returns the reciprocal pivot
+// 1 / (b_k - a_k c'_{k-1}), with c'_{k-1} in cp on entry (0 before row 0) and c'_k on return.
+template <class S>
+BOUSS_HD inline S thomas_pivot(const TriRow<S>& row, S& cp) {
+  const S inv = S(1) / (row.diag - row.lower * cp);
+  cp = row.upper * inv;
+  return inv;
+}
+
 // The Thomas algorithm (Gaussian elimination without pivoting: the systems must be
 // diagonally dominant or symmetric positive definite). The forward sweep writes the
 // eliminated right-hand side into d and the eliminated upper diagonal into c; the backward
@@ -60,8 +69,8 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     ahead[thomas_ahead - 1] = next < n ? V(rhs(next, base + next * stride)) : V{};
   };
   TriRow<S> row = rows(0);
-  S inv = S(1) / row.diag;
-  S cp = row.upper * inv;
+  S cp = 0;
+  S inv = thomas_pivot(row, cp);
   V dp = ahead[0] * inv;
   shift_in(0);
   c[base] = cp;
@@ -70,8 +79,7 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
   for (int k = 1; k < n; ++k) {
     const std::ptrdiff_t idx = base + k * stride;
     row = rows(k);
-    inv = S(1) / (row.diag - row.lower * cp);
-    cp = row.upper * inv;
+    inv = thomas_pivot(row, cp);
     dp = (ahead[0] - row.lower * dp) * inv;
     shift_in(k);
     c[idx] = cp;
