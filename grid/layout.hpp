@@ -34,6 +34,13 @@ inline const char* stagger_name(Stagger s) {
 inline bool staggered_along(Stagger s, int axis) { return int(s) == axis + 1; }
 
 constexpr std::size_t row_alignment_bytes = 128;
+// A build with BOUSS_PADDED_ROWS=OFF (CMakeLists.txt) packs rows and planes without
+// alignment, for paper 004's Table I.
+#if defined(BOUSS_UNPADDED_ROWS)
+constexpr bool padded_rows = false;
+#else
+constexpr bool padded_rows = true;
+#endif
 
 struct Layout {
   std::array<int, 3> n{};  // cells per axis
@@ -48,7 +55,7 @@ struct Layout {
     L.n = n;
     L.ghost = ghost;
     L.elem_bytes = elem_bytes;
-    const std::ptrdiff_t align = std::ptrdiff_t(row_alignment_bytes / elem_bytes);
+    const std::ptrdiff_t align = padded_rows ? std::ptrdiff_t(row_alignment_bytes / elem_bytes) : 1;
     auto round_up = [](std::ptrdiff_t v, std::ptrdiff_t m) { return (v + m - 1) / m * m; };
     // Row: indices -ghost .. n+ghost; the leading ghosts live in the previous row's tail.
     L.sy = round_up(n[0] + 1 + 2 * ghost, align);

@@ -1,6 +1,8 @@
 // A trivially copyable window onto one padded array, captured by value in kernels
 // (AMReX's Array4 habit). View<const T> marks an input: on the GPU its loads go through
-// the read-only data cache (__ldg), today's form of paper 004's texture-cached stencils.
+// the read-only data cache (__ldg), today's form of paper 004's texture-cached stencils;
+// a build with BOUSS_GLOBAL_LOADS=plain or cg (CMakeLists.txt) loads them plainly or from
+// L2 alone, for paper 004's Table I.
 // Indices are relative to the interior origin (0,0,0); with congruent padding the
 // flat offset idx = i + j*sy + k*sz is the same for every field of a grid.
 #pragma once

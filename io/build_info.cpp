@@ -7,7 +7,7 @@ namespace bouss {
 const BuildInfo& build_info() {
   static const BuildInfo info{BOUSS_BUILD_VERSION,      BOUSS_BUILD_GIT_COMMIT,   BOUSS_BUILD_CUDA_ARCHITECTURES,
                               BOUSS_BUILD_CUDA_FMAD,    BOUSS_BUILD_CXX_COMPILER, BOUSS_BUILD_CUDA_COMPILER,
-                              BOUSS_BUILD_TYPE};
+                              BOUSS_BUILD_TYPE,         BOUSS_BUILD_MEMORY_VARIANT};
   return info;
 }
 
@@ -27,7 +27,7 @@ std::string build_provenance() {
     cuda = "CUDA " + archs + ", fmad " + (b.cuda_fmad ? "on" : "off") + ", nvcc " + b.cuda_compiler;
   }
   return "bouss " + b.version + " (git " + b.git_commit + "; " + cuda + "; " + b.cxx_compiler + "; " +
-         b.build_type + ")";
+         b.build_type + (b.memory_variant.empty() ? "" : "; " + b.memory_variant) + ")";
 }
 
 }  // namespace bouss

@@ -15,6 +15,7 @@ struct BuildInfo {
   std::string cxx_compiler;        // e.g. "GNU-12.2.0"
   std::string cuda_compiler;       // nvcc version; empty without CUDA
   std::string build_type;          // Release, Debug, ...
+  std::string memory_variant;      // "" (the defaults), or e.g. "plain loads, unpadded rows" (CMakeLists.txt, Table I)
 };
 
 const BuildInfo& build_info();
