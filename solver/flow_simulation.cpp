@@ -34,14 +34,12 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
   next_ = FlowFields<R>::make(backend_, L, " (next)");
   G_ = FlowFields<R>::make(backend_, L, " tendency");
   phi_ = Field<R>(backend_, L, Stagger::centre, "p");
-  rhs_ = Field<R>(backend_, L, Stagger::centre, "div u*/dt");
   for (int comp = 0; comp < 4; ++comp) {
     fill(now_[comp], 0);
     fill(next_[comp], 0);
     fill(G_[comp], 0);  // AB2's b = 0 on the first step must not meet NaN
   }
   fill(phi_, 0);
-  fill(rhs_, 0);
   pressure_solver_ = make_pressure_solver<R>(c.pressure, backend_, grid_, bc_.pressure);
   if (extrapolates_pressure(c)) {
     phi_previous_ = Field<R>(backend_, L, Stagger::centre, "p (previous step)");
@@ -149,13 +147,16 @@ void FlowSimulation<R>::step() {
 
 template <class R>
 void FlowSimulation<R>::project_velocity(double dt) {
-  divergence(grid_, now_, rhs_, 1 / dt);
+  // The next state's arrays are free until the next Adams-Bashforth step writes them: T holds
+  // the right-hand side div u*/dt, and u, v, w are lent to the solve for its work.
+  Field<R>& rhs = next_.T;
+  divergence(grid_, now_, rhs, 1 / dt);
   if (phi_previous_.data()) {
     // The pressures of the last two solves are dt_old apart; this one is dt later.
     extrapolate_in_time(phi_, phi_previous_, previous_solve_dt_ > 0 ? dt / previous_solve_dt_ : 0.0);
     previous_solve_dt_ = dt;
   }
-  solve_ = pressure_solver_->solve(phi_, rhs_, case_.pressure.tolerance);
+  solve_ = pressure_solver_->solve_with(phi_, rhs, case_.pressure.tolerance, LentArrays<R>{{&next_.u, &next_.v, &next_.w}});
   subtract_gradient(grid_, phi_, dt, now_, unknown_);
   fill_flow_ghosts(3);  // the velocity
 }

@@ -55,7 +55,7 @@ class FlowSimulation final : public Simulation {
   double checked_rate() const;  // the queued check's value; throws when it is not finite
 
   FlowFields<R> now_, next_, G_;
-  Field<R> phi_, rhs_;
+  Field<R> phi_;
   // pressure.first_guess "extrapolated" with an iterative solver: the pressure before the
   // latest solve, and the dt of that solve's step (0: none yet, no extrapolation)
   Field<R> phi_previous_;

@@ -94,28 +94,24 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
   fft_ = make_plane_fft<R>(backend, grid.layout);
-  const std::size_t modes = spectrum_size(grid.layout);
-  spectrum_ = static_cast<Complex<R>*>(backend.allocate(modes * sizeof(Complex<R>)));
-  c_ = static_cast<R*>(backend.allocate(modes * sizeof(R)));
+  // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
+  // (ny + 3) (nz + 3) values).
+  if (2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
+    throw std::logic_error("fft pressure solver: the spectrum does not fit in an array of the layout");
   b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
   work_mean_ = b_mean_ + 1;
   const double zero[2] = {0, 0};
   copy_bytes(b_mean_, backend, zero, Backend::cpu(), sizeof(zero));
-  work_ = Field<R>(backend, grid.layout, Stagger::centre, "fft refinement");
-  fill(work_, 0);
 }
 
 template <class R>
 FourierSolver<R>::~FourierSolver() {
-  backend_.deallocate(spectrum_);
-  backend_.deallocate(c_);
   backend_.deallocate(b_mean_);
 }
 
 template <class R>
-double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes) {
-  return double(spectrum_size(grid.layout)) * value_bytes * (2 + 1) + 2 * sizeof(double) +
-         double(grid.layout.size) * value_bytes;
+double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent) {
+  return 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
 }
 
 template <class R>
@@ -125,12 +121,28 @@ double FourierSolver<R>::residual_norm(const Field<R>& x, const Field<R>& b) con
 
 template <class R>
 SolveStats FourierSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
+  if (!own_.complete()) {
+    const char* names[LentArrays<R>::capacity] = {"fft spectrum", "fft c'", "fft refinement"};
+    for (int a = 0; a < LentArrays<R>::capacity; ++a) {
+      own_fields_[a] = Field<R>(backend_, grid_.layout, Stagger::centre, names[a]);
+      own_.fields[a] = &own_fields_[a];
+    }
+  }
+  return solve_with(x, b, tolerance, own_);
+}
+
+template <class R>
+SolveStats FourierSolver<R>::solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) {
+  if (!lent.complete()) return solve(x, b, tolerance);
+  Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(lent.fields[0]->data());
+  R* const c = lent.fields[1]->data();
+  Field<R>& work = *lent.fields[2];
   const bool singular = bc_.singular();
   const double* mean = singular ? b_mean_ : nullptr;
   const std::ptrdiff_t origin = grid_.layout.origin;
-  fft_->forward(b.data() + origin, spectrum_);
-  solve_modes(backend_, grid_, self_, singular, spectrum_, c_, b_mean_);
-  fft_->inverse(spectrum_, x.data() + origin);
+  fft_->forward(b.data() + origin, spectrum);
+  solve_modes(backend_, grid_, self_, singular, spectrum, c, b_mean_);
+  fft_->inverse(spectrum, x.data() + origin);
   fill_ghosts(x, bc_, grid_);
   // max|b - mean| (the scale of the relative residual) and the solution's residual, one pass.
   const ResidualNorms first = line_residual_norms(grid_, backend_, 0.0, x, b, mean);
@@ -149,11 +161,11 @@ SolveStats FourierSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   // gains nothing marks the floor (the monitor's stall rule).
   const Box interior = grid_.layout.interior(Stagger::centre);
   while (go_on && monitor.above_target() && stats.cycles < max_passes) {
-    residual_field(backend_, grid_, x, b, mean, work_);
-    fft_->forward(work_.data() + origin, spectrum_);
-    solve_modes(backend_, grid_, self_, singular, spectrum_, c_, work_mean_);
-    fft_->inverse(spectrum_, work_.data() + origin);
-    add_field(x, work_, interior);
+    residual_field(backend_, grid_, x, b, mean, work);
+    fft_->forward(work.data() + origin, spectrum);
+    solve_modes(backend_, grid_, self_, singular, spectrum, c, work_mean_);
+    fft_->inverse(spectrum, work.data() + origin);
+    add_field(x, work, interior);
     fill_ghosts(x, bc_, grid_);
     ++stats.cycles;
     go_on = monitor.record(line_residual_norm(grid_, backend_, 0.0, x, b, mean));

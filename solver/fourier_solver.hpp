@@ -35,16 +35,18 @@ class FourierSolver final : public PressureSolver<R> {
   // after each pass: the solve, then up to two passes of iterative refinement while the
   // residual is above the tolerance (float's round-off; cycles counts the passes).
   SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  // With lent arrays (three: the spectrum, c' and the refinement's field live in them) it
+  // allocates none of its own; without, its own on the first solve.
+  SolveStats solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
   // read, c' and d' written and read, the spectrum written), the inverse transforms
   // (spectrum read, x written) and the residual check with max|b - mean| (x and b read), and
   // each refinement's passes; a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
-  // Bytes it allocates on the backend: the spectrum, c' and the refinement's field (the
-  // transforms' work areas are cuFFT's and FFTW's own, about one more spectrum on the GPU,
-  // not counted).
-  static double estimate_memory(const Grid& grid, std::size_t value_bytes);
+  // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
+  // arrays are lent (the transforms' work areas are cuFFT's and FFTW's own, not counted).
+  static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
   // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the case validator's rule (pressure_solver_refuses)
   // and the constructor's, which also refuses walls with data.
@@ -56,11 +58,12 @@ class FourierSolver final : public PressureSolver<R> {
   FieldBC bc_;
   GhostSelf<R> self_;
   std::unique_ptr<PlaneFft<R>> fft_;
-  Complex<R>* spectrum_ = nullptr;
-  R* c_ = nullptr;  // the Thomas sweeps' c'
   double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
-  Field<R> work_;             // the refinement's residual, then its correction
+  // Its own arrays for solves without lent ones (allocated at the first such solve): the
+  // spectrum, c' (the Thomas sweeps'), the refinement's residual and then its correction.
+  LentArrays<R> own_;
+  std::array<Field<R>, LentArrays<R>::capacity> own_fields_;
   static constexpr int max_passes = 3;  // the solve and at most two refinements
 };
 

@@ -81,12 +81,32 @@ class SolveMonitor {
 // Fourier solve takes both means inside its (0, 0) line instead.
 constexpr double mean_removal_arrays = 6;
 
+// Arrays of the solve's layout that a caller lends for the duration of one solve (their
+// values are destroyed): the time step lends its next state's fields, free between the
+// projection and the next Adams-Bashforth step, so that a solver needs no work arrays of
+// its own there. Null entries lend nothing.
+template <class R>
+struct LentArrays {
+  static constexpr int capacity = 3;
+  std::array<Field<R>*, capacity> fields{};
+  bool complete() const {
+    for (const Field<R>* f : fields)
+      if (!f) return false;
+    return true;
+  }
+};
+
 template <class R>
 class PressureSolver {
  public:
   virtual ~PressureSolver() = default;
   // Solves lap(x) = b (above for the contract).
   virtual SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) = 0;
+  // The same with arrays lent for the solve's work (solvers that use none ignore them).
+  virtual SolveStats solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) {
+    (void)lent;
+    return solve(x, b, tolerance);
+  }
   // max |b - lap x| over the interior (x's ghosts must be filled).
   virtual double residual_norm(const Field<R>& x, const Field<R>& b) const = 0;
   // Device-memory traffic of a solve that went as `s` says, in bytes (each array counted once
@@ -138,7 +158,8 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
 bool extrapolates_pressure(const Case& c);
 // What make_pressure_solver builds for the case, in one line (the log and `bouss check`).
 std::string describe_pressure_solver(const Case& c, const Backend& backend);
-// Bytes it allocates for the case's fields on `grid`: {on the backend, on the host}.
+// Bytes it allocates for the case's fields on `grid` inside a run, where the step lends it
+// arrays (LentArrays): {on the backend, on the host}.
 std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid);
 
 }  // namespace bouss

@@ -35,9 +35,9 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const Grid g = make_grid(c, elem);
   const double array = double(g.layout.size) * elem;
   MemoryEstimate m;
-  // now, next and tendencies (u, v, w, T each), phi and the divergence (and phi a step
-  // before, where it is extrapolated); the state check.
-  m.backend_bytes = (14 + extrapolates_pressure(c)) * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
+  // now, next and tendencies (u, v, w, T each) and phi (and phi a step before, where it is
+  // extrapolated; the divergence lives in next's T between the steps); the state check.
+  m.backend_bytes = (13 + extrapolates_pressure(c)) * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
   m.backend_bytes += solver_backend;
   m.host_bytes = solver_host + sizeof(double);  // pinned coarse levels; the state check's host copy

@@ -144,7 +144,7 @@ double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const 
     double bytes = Multigrid<double>::estimate_memory(backend, g, opt).first;
     if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
     if (s == "cufft3d") bytes += 2 * cells * 16;
-    if (s == "fft") bytes += FourierSolver<double>::estimate_memory(g, sizeof(double)) * 5 / 3;  // + the work area
+    if (s == "fft") bytes += FourierSolver<double>::estimate_memory(g, sizeof(double), false) * 4 / 3;  // + the work area
     solver = std::max(solver, bytes);
   }
   (void)bc;

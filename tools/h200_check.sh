@@ -17,7 +17,10 @@
 # the model problem and the stretched Ra = 1e7 step, alternating on one machine), fourier
 # (the Fourier-tridiagonal pressure solve against cuFFT's fully periodic 3D solve), devbench
 # (README's developed-flow checkpoint of Ra = 1e7, made when missing, then bench from it:
-# fft and multigrid, fp64 and fp32, the multigrid's first guess previous and extrapolated).
+# fft and multigrid, fp64 and fp32, the multigrid's first guess previous and extrapolated),
+# profile (ncu: each kernel's time and DRAM bytes in the Ra = 1e7 step; PROFILE_SOLVER picks
+# the solver), tableone (paper 004's Table I: this build against the variant builds carried
+# in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -231,6 +234,23 @@ print("units: time %s, bytes %s" % (rows[head[0] + 1][t], rows[head[0] + 1][r]))
 for name, (n, ns, b) in sorted(agg.items(), key=lambda x: -x[1][1]):
     print("%4d x %9.1f us  %6.1f%%  %8.1f MB  %7.1f GB/s  %s" % (n, ns / n / 1e3, 100 * ns / total, b / n / 1e6, b / ns, name))
 ' "$out/profile.csv"
+fi
+if has tableone; then
+  step "paper 004 Table I: __ldg (default) / plain / L2-only loads, padded / unpadded rows (Ra = 1e7 from rest; 100 relaxations of 256^3)"
+  for round in 1 2; do
+    for v in default plain cg unpadded; do
+      if [ $v = default ]; then b=$bin/bouss; lib=""; else b=.variants/$v/bouss; lib=$PWD/.variants/$v; fi
+      [ -x $b ] || continue
+      for s in "fft_fp64" "fft_fp32 --set precision=single --set pressure.tolerance=1e-4" "mg_fp64 --set pressure.solver=multigrid"; do
+        set -- $s; tag=$1; shift
+        ms=$(LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
+               --steps 30 --warmup 10 --json "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f ms/step (%.0f%% of its floor)" % (r["ms_per_step"], 100*r["fraction_of_floor"]))')
+        echo "round $round $v $tag: $ms"
+      done
+      LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench relax --sizes 256 --sweeps 100 2>&1 | grep "n = " | sed "s/^/round $round $v relax (cpu | launches | graph ms) /"
+      [ $round = 1 ] && LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b --version
+    done
+  done
 fi
 if has tridiag; then
   step "batched tridiagonal solves along z against cuSPARSE (double; bytes: what each moves; useful: r read + x written)"

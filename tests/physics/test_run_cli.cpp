@@ -167,16 +167,18 @@ TEST(Survival, KilledAfterACheckpointAndRestartedIntoTheSameFileEqualsTheUninter
   }
   const std::string out = dir.file("run.nc");
   const std::string case_file = write_case(dir, steps);
+  std::string killed_log;  // what the killed run said, for the messages below
   {
     BoussProcess p({"run", case_file, "--output", out}, dir.file("out"), dir.file("err"));
     ASSERT_TRUE(wait_until([&] { return fs::exists(dir.file("run.checkpoint.40.nc")) || !p.running(); })) << p.err();
     p.signal(SIGKILL);
     p.wait();
+    killed_log = p.err();
   }
   const std::string checkpoint = newest_checkpoint(dir, dir.file("run"));
-  ASSERT_FALSE(checkpoint.empty());
+  ASSERT_FALSE(checkpoint.empty()) << killed_log;
   const auto killed_partial = partials_of(out);
-  ASSERT_EQ(killed_partial.size(), 1u) << "the killed run left its partial output";
+  ASSERT_EQ(killed_partial.size(), 1u) << "the killed run left its partial output: " << killed_log;
   BoussProcess r({"run", case_file, "--output", out, "--restart", checkpoint}, dir.file("out2"), dir.file("err2"));
   ASSERT_EQ(WEXITSTATUS(r.wait()), 0) << r.err();
   EXPECT_EQ(bitwise_difference(reference, out), "");
