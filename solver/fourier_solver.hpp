@@ -45,7 +45,7 @@ class FourierSolver final : public PressureSolver<R> {
   // each refinement's passes; a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
-  // arrays are lent (the transforms' work areas are cuFFT's and FFTW's own, not counted).
+  // arrays are lent; the transforms' work area is plane_fft_work_bytes.
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
   // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the case validator's rule (pressure_solver_refuses)

@@ -2,6 +2,7 @@
 // without CUDA, make_cufft_plane_fft says so.
 #include "solver/plane_fft.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -23,24 +24,42 @@ class Cufft final : public PlaneFft<R> {
   static constexpr bool dbl = sizeof(R) == sizeof(double);
 
  public:
-  Cufft(const Backend& backend, const Layout& L) {
-    int n[2] = {L.n[1], L.n[0]};
-    int real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0] / 2 + 1};
-    const int real_dist = int(L.sz), spec_dist = L.n[1] * (L.n[0] / 2 + 1);
-    check(cufftPlanMany(&fwd_, 2, n, real_embed, 1, real_dist, spec_embed, 1, spec_dist, dbl ? CUFFT_D2Z : CUFFT_R2C,
-                        L.n[2]),
-          "plan forward");
-    check(cufftPlanMany(&inv_, 2, n, spec_embed, 1, spec_dist, real_embed, 1, real_dist, dbl ? CUFFT_Z2D : CUFFT_C2R,
-                        L.n[2]),
-          "plan inverse");
+  // The two plans share one work area (they never run at once), allocated through the
+  // backend: cuFFT would give each its own, about a spectrum each.
+  Cufft(const Backend& backend, const Layout& L) : backend_(backend) {
+    work_bytes_ = make_plans(L, fwd_, inv_);
+    if (work_bytes_) work_ = backend_.allocate(work_bytes_);
+    check(cufftSetWorkArea(fwd_, work_), "work area");
+    check(cufftSetWorkArea(inv_, work_), "work area");
     const auto stream = static_cast<cudaStream_t>(backend.stream());
     check(cufftSetStream(fwd_, stream), "set stream");
     check(cufftSetStream(inv_, stream), "set stream");
   }
+  // The forward and inverse plans of layout L's planes, without work areas; returns the
+  // larger work area they need.
+  static std::size_t make_plans(const Layout& L, cufftHandle& fwd, cufftHandle& inv) {
+    int n[2] = {L.n[1], L.n[0]};
+    int real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0] / 2 + 1};
+    const int real_dist = int(L.sz), spec_dist = L.n[1] * (L.n[0] / 2 + 1);
+    check(cufftCreate(&fwd), "create");
+    check(cufftCreate(&inv), "create");
+    check(cufftSetAutoAllocation(fwd, 0), "work area");
+    check(cufftSetAutoAllocation(inv, 0), "work area");
+    std::size_t fwd_bytes = 0, inv_bytes = 0;
+    check(cufftMakePlanMany(fwd, 2, n, real_embed, 1, real_dist, spec_embed, 1, spec_dist,
+                            dbl ? CUFFT_D2Z : CUFFT_R2C, L.n[2], &fwd_bytes),
+          "plan forward");
+    check(cufftMakePlanMany(inv, 2, n, spec_embed, 1, spec_dist, real_embed, 1, real_dist,
+                            dbl ? CUFFT_Z2D : CUFFT_C2R, L.n[2], &inv_bytes),
+          "plan inverse");
+    return std::max(fwd_bytes, inv_bytes);
+  }
   ~Cufft() override {
     cufftDestroy(fwd_);
     cufftDestroy(inv_);
+    if (work_) backend_.deallocate(work_);
   }
+  std::size_t work_bytes() const override { return work_bytes_; }
   void forward(const R* in, Complex<R>* out) override {
     if constexpr (dbl)
       check(cufftExecD2Z(fwd_, const_cast<double*>(in), reinterpret_cast<cufftDoubleComplex*>(out)), "forward");
@@ -55,7 +74,10 @@ class Cufft final : public PlaneFft<R> {
   }
 
  private:
+  Backend backend_;
   cufftHandle fwd_ = 0, inv_ = 0;
+  void* work_ = nullptr;
+  std::size_t work_bytes_ = 0;
 };
 
 }  // namespace
@@ -64,14 +86,36 @@ template <class R>
 std::unique_ptr<PlaneFft<R>> make_cufft_plane_fft(const Backend& backend, const Layout& layout) {
   return std::make_unique<Cufft<R>>(backend, layout);
 }
+
+template <class R>
+std::size_t cufft_plane_work_bytes(const Layout& layout) {
+  cufftHandle fwd = 0, inv = 0;
+  std::size_t bytes = 0;
+  try {
+    bytes = Cufft<R>::make_plans(layout, fwd, inv);
+  } catch (...) {
+    cufftDestroy(fwd);
+    cufftDestroy(inv);
+    throw;
+  }
+  cufftDestroy(fwd);
+  cufftDestroy(inv);
+  return bytes;
+}
 #else
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_cufft_plane_fft(const Backend&, const Layout&) {
   throw std::logic_error("cuFFT plane transforms: this build has no CUDA");
 }
+template <class R>
+std::size_t cufft_plane_work_bytes(const Layout&) {
+  return 0;
+}
 #endif
 
 template std::unique_ptr<PlaneFft<double>> make_cufft_plane_fft<double>(const Backend&, const Layout&);
 template std::unique_ptr<PlaneFft<float>> make_cufft_plane_fft<float>(const Backend&, const Layout&);
+template std::size_t cufft_plane_work_bytes<double>(const Layout&);
+template std::size_t cufft_plane_work_bytes<float>(const Layout&);
 
 }  // namespace bouss

@@ -113,4 +113,11 @@ std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout
 template std::unique_ptr<PlaneFft<double>> make_plane_fft<double>(const Backend&, const Layout&);
 template std::unique_ptr<PlaneFft<float>> make_plane_fft<float>(const Backend&, const Layout&);
 
+template <class R>
+std::size_t plane_fft_work_bytes(const Backend& backend, const Layout& layout) {
+  return backend.is_cuda() ? cufft_plane_work_bytes<R>(layout) : 0;
+}
+template std::size_t plane_fft_work_bytes<double>(const Backend&, const Layout&);
+template std::size_t plane_fft_work_bytes<float>(const Backend&, const Layout&);
+
 }  // namespace bouss

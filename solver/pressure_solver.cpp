@@ -177,7 +177,11 @@ std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& b
   if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
   if (choice.name == "line_pcg")
     return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8, line_pcg_options(c.pressure).max_iterations), 0.0};
-  if (choice.name == "fft") return {FourierSolver<double>::estimate_memory(grid, single ? 4 : 8, true), 0.0};
+  if (choice.name == "fft")
+    return {FourierSolver<double>::estimate_memory(grid, single ? 4 : 8, true) +
+                double(single ? plane_fft_work_bytes<float>(backend, grid.layout)
+                              : plane_fft_work_bytes<double>(backend, grid.layout)),
+            0.0};
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   return single ? Multigrid<float>::estimate_memory(backend, grid, opt)
                 : Multigrid<double>::estimate_memory(backend, grid, opt);
