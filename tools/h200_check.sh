@@ -20,7 +20,9 @@
 # fft and multigrid, fp64 and fp32, the multigrid's first guess previous and extrapolated),
 # profile (ncu: each kernel's time and DRAM bytes in the Ra = 1e7 step; PROFILE_SOLVER picks
 # the solver), tableone (paper 004's Table I: this build against the variant builds carried
-# in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh).
+# in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh), largest (the largest
+# grids: Ra = 1e7 with fft at 1088x1088x1056 in fp64 and 1408x1408x1120 in fp32, a few
+# steps each, with bouss check's memory line).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -239,8 +241,10 @@ if has tableone; then
   step "paper 004 Table I: __ldg (default) / plain / L2-only loads, padded / unpadded rows (Ra = 1e7 from rest; 100 relaxations of 256^3)"
   for round in 1 2; do
     for v in default plain cg unpadded; do
-      if [ $v = default ]; then b=$bin/bouss; lib=""; else b=.variants/$v/bouss; lib=$PWD/.variants/$v; fi
-      [ -x $b ] || continue
+      # A variant's libbouss.so, with its own executable where it has one (unpadded rows: the
+      # layout is inline in the executable's code too), else this build's.
+      if [ $v = default ]; then b=$bin/bouss; lib=""; else lib=$PWD/.variants/$v; b=.variants/$v/bouss; [ -x $b ] || b=$bin/bouss; fi
+      [ $v = default ] || [ -f $lib/libbouss.so ] || continue
       for s in "fft_fp64" "fft_fp32 --set precision=single --set pressure.tolerance=1e-4" "mg_fp64 --set pressure.solver=multigrid"; do
         set -- $s; tag=$1; shift
         ms=$(LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
@@ -250,6 +254,17 @@ if has tableone; then
       LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench relax --sizes 256 --sweeps 100 2>&1 | grep "n = " | sed "s/^/round $round $v relax (cpu | launches | graph ms) /"
       [ $round = 1 ] && LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b --version
     done
+  done
+fi
+if has largest; then
+  step "the largest grids one H200 holds (fft; 5 steps after 2; memory from bouss check)"
+  nvidia-smi --query-gpu=memory.total,memory.used --format=csv
+  for g in "double [1088,1088,1056] 1e-8" "single [1408,1408,1120] 1e-4" "double [1024,1024,1024] 1e-8"; do
+    set -- $g
+    $bin/bouss check cases/rayleigh_benard_ra1e7.json --backend cuda --set "grid.n=$2" --set precision=$1 \
+      --set pressure.tolerance=$3 --set 'output=[]' 2>&1 | grep -E "^memory|^pressure"
+    $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest --set "grid.n=$2" --set precision=$1 \
+      --set pressure.tolerance=$3 --steps 5 --warmup 2 2>&1 | grep -E "median|ns per cell|traffic|error|state timed" | sed "s/^/$1 $2: /"
   done
 fi
 if has tridiag; then
