@@ -121,14 +121,13 @@ double FourierSolver<R>::residual_norm(const Field<R>& x, const Field<R>& b) con
 
 template <class R>
 SolveStats FourierSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
-  if (!own_.complete()) {
-    const char* names[LentArrays<R>::capacity] = {"fft spectrum", "fft c'", "fft refinement"};
-    for (int a = 0; a < LentArrays<R>::capacity; ++a) {
-      own_fields_[a] = Field<R>(backend_, grid_.layout, Stagger::centre, names[a]);
-      own_.fields[a] = &own_fields_[a];
-    }
+  const char* names[LentArrays<R>::capacity] = {"fft spectrum", "fft c'", "fft refinement"};
+  LentArrays<R> own;
+  for (int a = 0; a < LentArrays<R>::capacity; ++a) {
+    if (!own_[a].data()) own_[a] = Field<R>(backend_, grid_.layout, Stagger::centre, names[a]);
+    own.fields[a] = &own_[a];
   }
-  return solve_with(x, b, tolerance, own_);
+  return solve_with(x, b, tolerance, own);
 }
 
 template <class R>

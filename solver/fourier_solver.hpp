@@ -62,8 +62,7 @@ class FourierSolver final : public PressureSolver<R> {
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
   // Its own arrays for solves without lent ones (allocated at the first such solve): the
   // spectrum, c' (the Thomas sweeps'), the refinement's residual and then its correction.
-  LentArrays<R> own_;
-  std::array<Field<R>, LentArrays<R>::capacity> own_fields_;
+  std::array<Field<R>, LentArrays<R>::capacity> own_;
   static constexpr int max_passes = 3;  // the solve and at most two refinements
 };
 

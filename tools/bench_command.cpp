@@ -75,7 +75,9 @@ int bench_command(const BenchOptions& o) {
     if (!o.json) log_solver_summary(sim);
     const double start_time = sim.time();
     const long start_step = sim.steps_done();
-    if (from.empty())
+    if (from.empty() && o.from == "rest")
+      spdlog::info("timing from rest (t = 0), as asked");
+    else if (from.empty())
       spdlog::warn("timing from rest (t = 0){}: the flow has not developed, and an iterative pressure solve takes fewer "
                    "cycles than it will; for developed flow make a checkpoint first (bouss run {} --set "
                    "time.steps=4000 --set checkpoint.interval_steps=4000) and bench again, or pass --from",
