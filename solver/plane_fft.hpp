@@ -34,17 +34,16 @@ class PlaneFft {
   virtual void forward(const R* interior, Complex<R>* spectrum) = 0;
   // The spectrum is destroyed; only the interior values are written.
   virtual void inverse(Complex<R>* spectrum, R* interior) = 0;
-  // Bytes of the backend's memory the transforms' work area takes (cuFFT's, one for both
-  // directions; FFTW's buffers are its own, on the host).
-  virtual std::size_t work_bytes() const { return 0; }
 };
 
 inline std::size_t spectrum_size(const Layout& L) { return std::size_t(L.n[0] / 2 + 1) * L.n[1] * L.n[2]; }
 
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout& layout);
-// The work_bytes() of the transforms make_plane_fft would make, without making them (the
-// memory estimate): cuFFT's plans are built without their work area and measured.
+// Bytes of the backend's memory the work area of the transforms make_plane_fft would make
+// takes (cuFFT's: one for both directions, allocated through the backend; FFTW's buffers
+// are its own, on the host), without making them (the memory estimate): cuFFT's plans are
+// built without their work area and measured.
 template <class R>
 std::size_t plane_fft_work_bytes(const Backend& backend, const Layout& layout);
 template <class R>

@@ -27,22 +27,39 @@ class Cufft final : public PlaneFft<R> {
   // The two plans share one work area (they never run at once), allocated through the
   // backend: cuFFT would give each its own, about a spectrum each.
   Cufft(const Backend& backend, const Layout& L) : backend_(backend) {
-    work_bytes_ = make_plans(L, fwd_, inv_);
-    if (work_bytes_) work_ = backend_.allocate(work_bytes_);
-    check(cufftSetWorkArea(fwd_, work_), "work area");
-    check(cufftSetWorkArea(inv_, work_), "work area");
-    const auto stream = static_cast<cudaStream_t>(backend.stream());
-    check(cufftSetStream(fwd_, stream), "set stream");
-    check(cufftSetStream(inv_, stream), "set stream");
+    const std::size_t work_bytes = make_plans(L, fwd_, inv_);
+    try {
+      if (work_bytes) work_ = backend_.allocate(work_bytes);
+      check(cufftSetWorkArea(fwd_, work_), "work area");
+      check(cufftSetWorkArea(inv_, work_), "work area");
+      const auto stream = static_cast<cudaStream_t>(backend.stream());
+      check(cufftSetStream(fwd_, stream), "set stream");
+      check(cufftSetStream(inv_, stream), "set stream");
+    } catch (...) {
+      release();
+      throw;
+    }
   }
   // The forward and inverse plans of layout L's planes, without work areas; returns the
-  // larger work area they need.
+  // larger work area they need. On failure it leaves no plan behind.
   static std::size_t make_plans(const Layout& L, cufftHandle& fwd, cufftHandle& inv) {
+    check(cufftCreate(&fwd), "create");
+    if (const cufftResult e = cufftCreate(&inv); e != CUFFT_SUCCESS) {
+      cufftDestroy(fwd);
+      check(e, "create");
+    }
+    try {
+      return plan_both(L, fwd, inv);
+    } catch (...) {
+      cufftDestroy(fwd);
+      cufftDestroy(inv);
+      throw;
+    }
+  }
+  static std::size_t plan_both(const Layout& L, cufftHandle fwd, cufftHandle inv) {
     int n[2] = {L.n[1], L.n[0]};
     int real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0] / 2 + 1};
     const int real_dist = int(L.sz), spec_dist = L.n[1] * (L.n[0] / 2 + 1);
-    check(cufftCreate(&fwd), "create");
-    check(cufftCreate(&inv), "create");
     check(cufftSetAutoAllocation(fwd, 0), "work area");
     check(cufftSetAutoAllocation(inv, 0), "work area");
     std::size_t fwd_bytes = 0, inv_bytes = 0;
@@ -54,12 +71,7 @@ class Cufft final : public PlaneFft<R> {
           "plan inverse");
     return std::max(fwd_bytes, inv_bytes);
   }
-  ~Cufft() override {
-    cufftDestroy(fwd_);
-    cufftDestroy(inv_);
-    if (work_) backend_.deallocate(work_);
-  }
-  std::size_t work_bytes() const override { return work_bytes_; }
+  ~Cufft() override { release(); }
   void forward(const R* in, Complex<R>* out) override {
     if constexpr (dbl)
       check(cufftExecD2Z(fwd_, const_cast<double*>(in), reinterpret_cast<cufftDoubleComplex*>(out)), "forward");
@@ -74,10 +86,15 @@ class Cufft final : public PlaneFft<R> {
   }
 
  private:
+  void release() {
+    cufftDestroy(fwd_);
+    cufftDestroy(inv_);
+    if (work_) backend_.deallocate(work_);
+  }
+
   Backend backend_;
   cufftHandle fwd_ = 0, inv_ = 0;
   void* work_ = nullptr;
-  std::size_t work_bytes_ = 0;
 };
 
 }  // namespace
@@ -90,14 +107,7 @@ std::unique_ptr<PlaneFft<R>> make_cufft_plane_fft(const Backend& backend, const 
 template <class R>
 std::size_t cufft_plane_work_bytes(const Layout& layout) {
   cufftHandle fwd = 0, inv = 0;
-  std::size_t bytes = 0;
-  try {
-    bytes = Cufft<R>::make_plans(layout, fwd, inv);
-  } catch (...) {
-    cufftDestroy(fwd);
-    cufftDestroy(inv);
-    throw;
-  }
+  const std::size_t bytes = Cufft<R>::make_plans(layout, fwd, inv);
   cufftDestroy(fwd);
   cufftDestroy(inv);
   return bytes;
