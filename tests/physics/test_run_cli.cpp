@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "netcdf_compare.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
@@ -40,6 +43,32 @@ std::string write_case(const ScratchDir& dir, int steps, const std::string& extr
 long records_in(const std::string& path) {
   const auto v = read_variables(path);
   return v.count("time") ? long(v.at("time").size()) : 0;
+}
+
+// The records of a file that a running bouss is writing, read in a child process: the
+// reader can meet the file between two of the writer's updates, and HDF5 may then fail or
+// even corrupt the reader's heap (seen once: "munmap_chunk(): invalid pointer" in this test
+// process). A read that fails, however, counts as no records yet.
+long records_while_written(const std::string& path) {
+  int fds[2];
+  if (::pipe(fds) != 0) return 0;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    long n = 0;
+    try {
+      n = records_in(path);
+    } catch (...) {
+    }
+    const ssize_t written = ::write(fds[1], &n, sizeof n);
+    ::_exit(written == ssize_t(sizeof n) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  long n = 0;
+  if (pid < 0 || ::read(fds[0], &n, sizeof n) != ssize_t(sizeof n)) n = 0;
+  ::close(fds[0]);
+  if (pid > 0) ::waitpid(pid, nullptr, 0);
+  return n;
 }
 
 std::vector<std::string> partials_of(const std::string& out) {
@@ -79,7 +108,7 @@ TEST(Survival, SigkillLeavesAReadablePartialFileWithTheSnapshotsWritten) {
   BoussProcess p({"run", write_case(dir, 100000), "--output", out}, dir.file("out"), dir.file("err"));
   ASSERT_TRUE(wait_until([&] {
     const auto partial = partials_of(out);
-    return !partial.empty() && records_in(partial.front()) >= 4;
+    return !partial.empty() && records_while_written(partial.front()) >= 4;
   })) << p.err();
   p.signal(SIGKILL);
   p.wait();
@@ -117,7 +146,7 @@ TEST(Survival, SigkillMidStreamLeavesEveryStreamsPartialFileReadable) {
   BoussProcess p({"run", dir.file("case.json")}, dir.file("out"), dir.file("err"));
   ASSERT_TRUE(wait_until([&] {
     const auto partial = partials_of(mid);
-    return !partial.empty() && records_in(partial.front()) >= 12;
+    return !partial.empty() && records_while_written(partial.front()) >= 12;
   })) << p.err();
   p.signal(SIGKILL);
   p.wait();
@@ -139,7 +168,7 @@ TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And1
     BoussProcess p({"run", write_case(dir, 100000), "--output", out}, dir.file("out"), dir.file("err"));
     ASSERT_TRUE(wait_until([&] {
       const auto partial = partials_of(out);
-      return !partial.empty() && records_in(partial.front()) >= 2;
+      return !partial.empty() && records_while_written(partial.front()) >= 2;
     })) << p.err();
     p.signal(sig);
     const int status = p.wait();
@@ -201,7 +230,7 @@ TEST(Survival, Sigusr1WritesACheckpointAndTheRunGoesOn) {
                  dir.file("out"), dir.file("err"));
   ASSERT_TRUE(wait_until([&] {
     const auto partial = partials_of(out);
-    return !partial.empty() && records_in(partial.front()) >= 2;
+    return !partial.empty() && records_while_written(partial.front()) >= 2;
   }));
   p.signal(SIGUSR1);
   const int status = p.wait();
@@ -216,7 +245,7 @@ TEST(Survival, ASecondSignalStopsAtOnceAndLeavesThePartialFile) {
   // Larger steps, so that the second signal arrives while the first is being honoured.
   BoussProcess p({"run", write_case(dir, 100000), "--output", out, "--set", "grid.n=[96,96,48]"}, dir.file("out"),
                  dir.file("err"));
-  ASSERT_TRUE(wait_until([&] { return !partials_of(out).empty() && records_in(partials_of(out).front()) >= 1; }));
+  ASSERT_TRUE(wait_until([&] { return !partials_of(out).empty() && records_while_written(partials_of(out).front()) >= 1; }));
   p.signal(SIGINT);
   // The second signal only once the first is taken (two pending SIGINTs would merge into one).
   ASSERT_TRUE(wait_until([&] { return p.err().find("stopping after this step") != std::string::npos || !p.running(); }))
