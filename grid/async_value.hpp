@@ -25,6 +25,7 @@ class AsyncValue {
 
   // Where the value is computed: memory of the backend (pass to reduce_into).
   T* target() { return device_; }
+  const T* target() const { return device_; }
   // Queues the copy to the host behind the work that computes the value.
   void publish() {
     copy_bytes_async(host_, host_backend_, device_, backend_, sizeof(T));

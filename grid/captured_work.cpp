@@ -19,7 +19,7 @@ void check(cudaError_t e, const char* what) {
 
 CapturedWork::~CapturedWork() {
 #ifdef BOUSS_HAVE_CUDA
-  for (auto& [key, exec] : exec_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(exec));
+  for (auto& [key, captured] : exec_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(captured.exec));
 #endif
 }
 
@@ -27,7 +27,22 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
 #ifdef BOUSS_HAVE_CUDA
   if (use_graph && backend.is_cuda()) {
     const auto stream = static_cast<cudaStream_t>(backend.stream());
+    // Inside another capture (a whole step captured around this work): part of that graph.
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    check(cudaStreamIsCapturing(stream, &capturing), "capture status");
+    if (capturing != cudaStreamCaptureStatusNone) {
+      work();
+      return;
+    }
+    // A graph holds the address of the reductions' scratch memory at its capture: captured
+    // again once a larger reduction has moved it.
+    void* const scratch = backend.scratch(0);
     auto it = exec_.find(key);
+    if (it != exec_.end() && it->second.scratch != scratch) {
+      cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(it->second.exec));
+      exec_.erase(it);
+      it = exec_.end();
+    }
     if (it == exec_.end()) {
       check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
       try {
@@ -44,9 +59,9 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
       const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
       cudaGraphDestroy(graph);
       check(e, "instantiate");
-      it = exec_.emplace(key, exec).first;
+      it = exec_.emplace(key, Captured{exec, scratch}).first;
     }
-    check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(it->second), stream), "launch");
+    check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(it->second.exec), stream), "launch");
     if (check_kernels_enabled()) check(cudaStreamSynchronize(stream), "a kernel of the replayed graph");
     return;
   }

@@ -6,7 +6,10 @@
 //
 // `work` must issue only stream-ordered device work on that backend: kernels and
 // copy_bytes_async with pinned host memory. Host computation, synchronising copies and
-// reductions inside it would run once, at capture, and never again.
+// reductions that return to the host inside it would run once, at capture, and never again
+// (reduce_into, which leaves its result on the device, may be captured: a graph is
+// captured again when the reductions' scratch memory has moved). Run inside another
+// capture, `work` becomes part of that graph.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,11 @@ class CapturedWork {
   int graphs() const { return int(exec_.size()); }
 
  private:
-  std::map<std::uintptr_t, void*> exec_;  // key -> cudaGraphExec_t
+  struct Captured {
+    void* exec;     // cudaGraphExec_t
+    void* scratch;  // the backend's reduction scratch when it was captured
+  };
+  std::map<std::uintptr_t, Captured> exec_;
 };
 
 }  // namespace bouss

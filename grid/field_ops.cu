@@ -76,19 +76,18 @@ template void add_field<double, float>(Field<double>&, const Field<float>&, cons
 template void add_field<float, float>(Field<float>&, const Field<float>&, const Box&);
 
 template <class S>
-void extrapolate_in_time(Field<S>& x, Field<S>& previous, double ratio) {
+void extrapolate_in_time(Field<S>& x, Field<S>& previous, KernelScalar ratio) {
   const View<S> xv = x.view(), pv = previous.view();
   const std::ptrdiff_t sy = xv.sy, sz = xv.sz;
-  const S r = S(ratio);
   for_each(x.backend(), x.layout().padded(x.stagger()), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     const S now = xv[idx];
-    xv[idx] = now + r * (now - pv[idx]);
+    xv[idx] = now + S(ratio()) * (now - pv[idx]);
     pv[idx] = now;
   }, "extrapolate_in_time", x.name().c_str());
 }
-template void extrapolate_in_time<double>(Field<double>&, Field<double>&, double);
-template void extrapolate_in_time<float>(Field<float>&, Field<float>&, double);
+template void extrapolate_in_time<double>(Field<double>&, Field<double>&, KernelScalar);
+template void extrapolate_in_time<float>(Field<float>&, Field<float>&, KernelScalar);
 
 template <class S>
 double remove_mean(Field<S>& f) {

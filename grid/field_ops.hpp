@@ -6,6 +6,7 @@
 
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "grid/kernel_scalar.hpp"
 
 namespace bouss {
 
@@ -26,8 +27,8 @@ template <class S> void add_constant(Field<S>& f, const Box& box, double value);
 template <class R, class S> void add_field(Field<R>& x, const Field<S>& e, const Box& box);
 // x <- x + ratio (x - previous) and previous <- x (the value before), over every value of
 // the padded array: a linear extrapolation in time that keeps the value it started from
-// (ratio 0: previous <- x alone).
-template <class S> void extrapolate_in_time(Field<S>& x, Field<S>& previous, double ratio);
+// (ratio 0: previous <- x alone). The ratio may be read on the device (the step's clock).
+template <class S> void extrapolate_in_time(Field<S>& x, Field<S>& previous, KernelScalar ratio);
 // Subtracts the mean over the cell interior (a centred field); returns the mean removed.
 template <class S> double remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one

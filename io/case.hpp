@@ -87,7 +87,10 @@ struct PressureParams {
   // extrapolation in time from the last two steps' ("extrapolated").
   std::string first_guess = "extrapolated";
   std::optional<bool> mixed_precision;  // fp32 V-cycles in fp64 defect correction; default: on CUDA
-  bool cuda_graphs = true;       // replay the V-cycle's device launches as CUDA graphs
+  bool cuda_graphs = true;       // replay the V-cycle's (and a step of fixed passes') device launches as CUDA graphs
+  // Steps between the residual checks of a solver that can solve in fixed passes (fft):
+  // between checks it repeats the last checked solve's pass count and reads nothing back.
+  int check_interval = 10;
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
   int max_failures = 3;  // solves in a row that stop at max_cycles unconverged before the run fails
 };

@@ -901,7 +901,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   if (!pressure) return p;
   const auto scope = v.enter("pressure");
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
-                                      "fmg", "first_guess", "mixed_precision", "cuda_graphs", "cpu_coarse_cells",
+                                      "fmg", "first_guess", "mixed_precision", "cuda_graphs", "check_interval", "cpu_coarse_cells",
                                       "max_failures"});
   p.solver = v.optional_string_in(*pressure, "solver", {"multigrid", "line_multigrid", "line_pcg", "fft", "auto"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
@@ -918,6 +918,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   p.first_guess = v.optional_string_in(*pressure, "first_guess", {"previous", "extrapolated"}).value_or(p.first_guess);
   p.mixed_precision = v.optional_bool(*pressure, "mixed_precision");
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
+  p.check_interval = static_cast<int>(
+      v.optional_int(*pressure, "check_interval", positive_int32).value_or(p.check_interval));
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
   p.max_failures = static_cast<int>(
       v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));

@@ -45,17 +45,18 @@ Box union_of(const std::array<Box, 4>& boxes) {
 constexpr int advance_blocks_per_sm = 3;
 
 template <class R, class Z>
-void advance_all(const Stencil<R, Z>& st, const Coefficients& c, double dt, AB2Coefficients ab,
+void advance_all(const Stencil<R, Z>& st, const Coefficients& c, KernelScalar dt, KernelScalar ab_a, KernelScalar ab_b,
                  const FlowFields<R>& now, FlowFields<R>& G, FlowFields<R>& next, const std::array<Box, 4>& unknown) {
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const View<R> Gu = G.u.view(), Gv = G.v.view(), Gw = G.w.view(), GT = G.T.view();
   const View<R> nu_out = next.u.view(), nv_out = next.v.view(), nw_out = next.w.view(), nT_out = next.T.view();
-  const R nu = R(c.nu), kappa = R(c.kappa), b_T = R(c.b_T), a = R(ab.a), b = R(ab.b), h = R(dt);
+  const R nu = R(c.nu), kappa = R(c.kappa), b_T = R(c.b_T);
   const R gradient = R(c.reference.gradient);
   const BoxBounds in_u(unknown[0]), in_v(unknown[1]), in_w(unknown[2]), in_T(unknown[3]);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each<advance_blocks_per_sm>(now.u.backend(), union_of(unknown), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
+    const R a = R(ab_a()), b = R(ab_b()), h = R(dt());
     if (in_u.contains(i, j, k)) {
       const R t = -momentum_advection_at_face<0>(idx, k, u, v, w, st) + nu * laplacian<false>(idx, k, u, st);
       const R old = Gu[idx];
@@ -86,14 +87,13 @@ void advance_all(const Stencil<R, Z>& st, const Coefficients& c, double dt, AB2C
 }
 
 template <int A, class R, class Z>
-void subtract_gradient_component(const Stencil<R, Z>& st, const Field<R>& phi, double dt, Field<R>& q, const Box& box) {
+void subtract_gradient_component(const Stencil<R, Z>& st, const Field<R>& phi, KernelScalar dt, Field<R>& q, const Box& box) {
   const CView<R> p = phi.cview();
   const View<R> out = q.view();
-  const R h = R(dt);
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(q.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    out[idx] -= h * gradient_at_face<A>(idx, k, p, st);
+    out[idx] -= R(dt()) * gradient_at_face<A>(idx, k, p, st);
   }, "subtract_gradient", q_name(A));
 }
 
@@ -101,15 +101,14 @@ void subtract_gradient_component(const Stencil<R, Z>& st, const Field<R>& phi, d
 template <class R>
 struct AdvanceAll {
   const Coefficients& c;
-  double dt;
-  AB2Coefficients ab;
+  KernelScalar dt, a, b;
   const FlowFields<R>& now;
   FlowFields<R>& G;
   FlowFields<R>& next;
   const std::array<Box, 4>& unknown;
   template <class Z>
   void operator()(const Stencil<R, Z>& st) const {
-    advance_all(st, c, dt, ab, now, G, next, unknown);
+    advance_all(st, c, dt, a, b, now, G, next, unknown);
   }
 };
 
@@ -118,16 +117,16 @@ struct DivergenceInto {
   const Grid& g;
   const FlowFields<R>& f;
   Field<R>& out;
-  double scale;
+  KernelScalar scale;
   template <class Z>
   void operator()(const Stencil<R, Z>& st) const {
     const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
     const View<R> o = out.view();
-    const R s = R(scale);
+    const KernelScalar s = scale;
     const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
     for_each(out.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
       const std::ptrdiff_t idx = i + j * sy + k * sz;
-      o[idx] = s * divergence_at_centre(idx, k, u, v, w, st);
+      o[idx] = R(s()) * divergence_at_centre(idx, k, u, v, w, st);
     }, "divergence");
   }
 };
@@ -135,7 +134,7 @@ struct DivergenceInto {
 template <class R>
 struct SubtractGradient {
   const Field<R>& phi;
-  double dt;
+  KernelScalar dt;
   FlowFields<R>& f;
   const std::array<Box, 4>& unknown;
   template <class Z>
@@ -173,18 +172,18 @@ FlowFields<R> FlowFields<R>::make(const Backend& b, const Layout& L, const char*
 }
 
 template <class R>
-void advance_ab2(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab, const FlowFields<R>& now,
-                 FlowFields<R>& G, FlowFields<R>& next, const std::array<Box, 4>& unknown) {
-  with_stencil<R>(g, now.u.backend(), AdvanceAll<R>{c, dt, ab, now, G, next, unknown});
+void advance_ab2(const Grid& g, const Coefficients& c, KernelScalar dt, KernelScalar a, KernelScalar b,
+                 const FlowFields<R>& now, FlowFields<R>& G, FlowFields<R>& next, const std::array<Box, 4>& unknown) {
+  with_stencil<R>(g, now.u.backend(), AdvanceAll<R>{c, dt, a, b, now, G, next, unknown});
 }
 
 template <class R>
-void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, double scale) {
+void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, KernelScalar scale) {
   with_stencil<R>(g, out.backend(), DivergenceInto<R>{g, f, out, scale});
 }
 
 template <class R>
-void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields<R>& f,
+void subtract_gradient(const Grid& g, const Field<R>& phi, KernelScalar dt, FlowFields<R>& f,
                        const std::array<Box, 4>& unknown) {
   with_stencil<R>(g, phi.backend(), SubtractGradient<R>{phi, dt, f, unknown});
 }
@@ -279,10 +278,10 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
 
 #define BOUSS_FLOW(R)                                                                                              \
   template struct FlowFields<R>;                                                                                   \
-  template void advance_ab2<R>(const Grid&, const Coefficients&, double, AB2Coefficients, const FlowFields<R>&,    \
-                               FlowFields<R>&, FlowFields<R>&, const std::array<Box, 4>&);                         \
-  template void divergence<R>(const Grid&, const FlowFields<R>&, Field<R>&, double);                              \
-  template void subtract_gradient<R>(const Grid&, const Field<R>&, double, FlowFields<R>&,                         \
+  template void advance_ab2<R>(const Grid&, const Coefficients&, KernelScalar, KernelScalar, KernelScalar,         \
+                               const FlowFields<R>&, FlowFields<R>&, FlowFields<R>&, const std::array<Box, 4>&);   \
+  template void divergence<R>(const Grid&, const FlowFields<R>&, Field<R>&, KernelScalar);                        \
+  template void subtract_gradient<R>(const Grid&, const Field<R>&, KernelScalar, FlowFields<R>&,                   \
                                      const std::array<Box, 4>&);                                                   \
   template double max_abs_divergence<R>(const Grid&, const FlowFields<R>&);                                       \
   template double kinetic_energy<R>(const Grid&, const FlowFields<R>&);                                           \

@@ -26,7 +26,9 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "grid/kernel_scalar.hpp"
 #include "physics/reference_profile.hpp"
+#include "physics/time_step.hpp"
 
 namespace bouss {
 
@@ -51,32 +53,22 @@ struct Coefficients {
   ReferenceProfile reference;  // T_ref(z): the field T holds T - T_ref(z)
 };
 
-// Adams-Bashforth 2 with variable steps: x^{n+1} = x^n + dt (a G^n + b G^{n-1}),
-// a = 1 + dt/(2 dt_old), b = -dt/(2 dt_old); forward Euler (a = 1, b = 0) on the first step.
-struct AB2Coefficients {
-  double a = 1, b = 0;
-  static AB2Coefficients make(double dt, double dt_old, bool first) {
-    if (first) return {1, 0};
-    const double r = dt / (2 * dt_old);
-    return {1 + r, -r};
-  }
-};
-
 // Tendencies G^n (advection + diffusion + buoyancy) of all four fields from the state
-// `now` (ghosts filled), and the AB2 update into `next` on each field's unknown points.
+// `now` (ghosts filled), and the AB2 update into `next` on each field's unknown points with
+// the step dt and AB2's a and b (physics/time_step.hpp), fixed or read on the device.
 // G holds G^{n-1} on entry and G^n on return (each point reads its old value once).
 template <class R>
-void advance_ab2(const Grid& g, const Coefficients& c, double dt, AB2Coefficients ab,
+void advance_ab2(const Grid& g, const Coefficients& c, KernelScalar dt, KernelScalar a, KernelScalar b,
                  const FlowFields<R>& now, FlowFields<R>& G, FlowFields<R>& next,
                  const std::array<Box, 4>& unknown);
 
 // out = scale * div(u, v, w) at the cell centres.
 template <class R>
-void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, double scale);
+void divergence(const Grid& g, const FlowFields<R>& f, Field<R>& out, KernelScalar scale);
 
 // u -= dt grad(phi) on each velocity component's unknown faces (phi's ghosts filled).
 template <class R>
-void subtract_gradient(const Grid& g, const Field<R>& phi, double dt, FlowFields<R>& f,
+void subtract_gradient(const Grid& g, const Field<R>& phi, KernelScalar dt, FlowFields<R>& f,
                        const std::array<Box, 4>& unknown);
 
 // Scalar diagnostics (reductions over the interior cells).

@@ -27,7 +27,7 @@ double noise(std::uint64_t seed, std::uint64_t n) {
 
 template <class R>
 FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
-    : Simulation(c, backend, sizeof(R)), state_rate_(backend) {
+    : Simulation(c, backend, sizeof(R)), state_rate_(backend), clock_(backend) {
   grid_.z_view<R>(backend_);  // the z tables, before any kernel (or graph capture) needs them
   const Layout& L = grid_.layout;
   now_ = FlowFields<R>::make(backend_, L, "");
@@ -45,6 +45,12 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
     phi_previous_ = Field<R>(backend_, L, Stagger::centre, "p (previous step)");
     fill(phi_previous_, 0);
   }
+  limits_.fixed_dt = c.time.dt ? double(*c.time.dt) : 0.0;
+  limits_.diffusive_dt = diffusive_time_step(grid_.smallest_spacings(), coeffs_.nu, coeffs_.kappa);
+  limits_.cfl = double(c.time.cfl);
+  limits_.has_end = bool(c.time.end);
+  limits_.end = c.time.end ? double(*c.time.end) : 0.0;
+  write_clock(StepClock{});
   set_initial_condition();
 }
 
@@ -91,8 +97,10 @@ void FlowSimulation<R>::queue_state_check() {
 }
 
 template <class R>
-double FlowSimulation<R>::checked_rate() const {
-  const double rate = state_rate_.get();
+double FlowSimulation<R>::checked_rate() const { return checked(state_rate_.get()); }
+
+template <class R>
+double FlowSimulation<R>::checked(double rate) const {
   if (!std::isfinite(rate))
     throw std::runtime_error("step " + std::to_string(checked_step_) + " (t = " + std::to_string(time_) +
                              "): the flow holds NaN or Inf values (u, v, w or T): the run blew up; "
@@ -120,6 +128,7 @@ void FlowSimulation<R>::fill_all_ghosts() {
   queue_state_check();
 }
 
+// The host's formula for the dt that plan_step computes on the device (physics/time_step.hpp).
 template <class R>
 double FlowSimulation<R>::next_dt() const {
   const double dt = case_.time.dt ? double(*case_.time.dt)
@@ -128,42 +137,90 @@ double FlowSimulation<R>::next_dt() const {
 }
 
 template <class R>
-void FlowSimulation<R>::step() {
-  const double dt = next_dt();  // with an adaptive dt this reads, and verifies, the state check
-  const AB2Coefficients ab = AB2Coefficients::make(dt, dt_old_, step_ == 0);
-  advance_ab2(grid_, coeffs_, dt, ab, now_, G_, next_, unknown_);
-  if (case_.time.dt) verify_state();  // a fixed dt: read now, with the device busy
-  now_.swap(next_);
-  fill_flow_ghosts(4);
-  project_velocity(dt);
-  if (!solve_.converged && !std::isfinite(solve_.residual_history.back()))
-    throw std::runtime_error("step " + std::to_string(step_ + 1) + ": the pressure solve diverged (NaN); "
-                             "the run is unstable: lower time.cfl or time.dt");
-  time_ += dt;
-  dt_old_ = dt;
-  ++step_;
-  queue_state_check();
+void FlowSimulation<R>::write_clock(const StepClock& c) {
+  copy_bytes(clock_.target(), backend_, &c, Backend::cpu(), sizeof c);
 }
 
 template <class R>
-void FlowSimulation<R>::project_velocity(double dt) {
+StepClock FlowSimulation<R>::device_clock() const {
+  StepClock c;
+  copy_bytes(&c, Backend::cpu(), clock_.target(), backend_, sizeof c);
+  return c;
+}
+
+template <class R>
+int FlowSimulation<R>::fixed_passes() const {
+  const int every = case_.pressure.check_interval;
+  if (every <= 1 || passes_ <= 0 || !pressure_solver_->solves_in_fixed_passes()) return 0;
+  return step_ % every == 0 ? 0 : passes_;
+}
+
+// The step is queued without the host knowing its dt: plan_step computes it on the device
+// from the state check the last step left there, the kernels read it where it lies, and
+// the host learns it (with the state check and the time) from the clock's copy, which
+// arrives as soon as plan_step has run, early in the step. With a pressure solve of fixed
+// passes everything between plan_step and the copies is device work alone, replayed as one
+// CUDA graph per parity of the state's arrays; a checked solve reads its residuals back.
+template <class R>
+void FlowSimulation<R>::step() {
+  plan_step_on(backend_, clock_.target(), limits_, state_rate_.target());
+  clock_.publish();
+  const StepClock* const c = clock_.target();
+  const StepScalars scalars{KernelScalar::in(&c->dt), KernelScalar::in(&c->inv_dt), KernelScalar::in(&c->extrapolation)};
+  const int passes = fixed_passes();
+  now_.swap(next_);  // now_ receives the new state; next_ holds the one the step starts from
+  const auto device_step = [&] {
+    advance_ab2(grid_, coeffs_, scalars.dt, KernelScalar::in(&c->a), KernelScalar::in(&c->b), next_, G_, now_, unknown_);
+    fill_flow_ghosts(4);
+    project_velocity(scalars, passes);
+    state_rate_into(grid_, now_, state_rate_.target());
+  };
+  if (passes > 0) {
+    const std::uintptr_t key = reinterpret_cast<std::uintptr_t>(now_.u.data()) + std::uintptr_t(passes);
+    step_graphs_.run(backend_, case_.pressure.cuda_graphs, key, device_step);
+    solve_ = SolveStats::unchecked(passes);
+  } else {
+    device_step();
+    if (solve_.checked && solve_.cycles > 0) passes_ = solve_.cycles;
+  }
+  state_rate_.publish();
+  const StepClock clock = clock_.get();
+  checked(clock.rate);  // the state this step started from
+  if (!std::isfinite(clock.dt))
+    throw std::runtime_error("no time step limit: the fluid is at rest and nu = kappa = 0; set time.dt");
+  if (!solve_.converged && !solve_.residual_history.empty() && !std::isfinite(solve_.residual_history.back()))
+    throw std::runtime_error("step " + std::to_string(clock.steps) + ": the pressure solve diverged (NaN); "
+                             "the run is unstable: lower time.cfl or time.dt");
+  time_ = clock.time;
+  dt_old_ = clock.dt;
+  step_ = clock.steps;
+  checked_step_ = step_;
+}
+
+// With passes > 0 the solve takes that many passes and reads nothing back (its stats are
+// the caller's to set); else it checks its residual and sets solve_.
+template <class R>
+void FlowSimulation<R>::project_velocity(const StepScalars& s, int passes) {
   // The next state's arrays are free until the next Adams-Bashforth step writes them: T holds
   // the right-hand side div u*/dt, and u, v, w are lent to the solve for its work.
   Field<R>& rhs = next_.T;
-  divergence(grid_, now_, rhs, 1 / dt);
-  if (phi_previous_.data()) {
-    // The pressures of the last two solves are dt_old apart; this one is dt later.
-    extrapolate_in_time(phi_, phi_previous_, previous_solve_dt_ > 0 ? dt / previous_solve_dt_ : 0.0);
-    previous_solve_dt_ = dt;
-  }
-  solve_ = pressure_solver_->solve_with(phi_, rhs, case_.pressure.tolerance, LentArrays<R>{{&next_.u, &next_.v, &next_.w}});
-  subtract_gradient(grid_, phi_, dt, now_, unknown_);
+  divergence(grid_, now_, rhs, s.inv_dt);
+  // The pressures of the last two solves are dt_old apart; this one is dt later.
+  if (phi_previous_.data()) extrapolate_in_time(phi_, phi_previous_, s.extrapolation);
+  const LentArrays<R> lent{{&next_.u, &next_.v, &next_.w}};
+  if (passes > 0) pressure_solver_->solve_passes(phi_, rhs, passes, lent);
+  else solve_ = pressure_solver_->solve_with(phi_, rhs, case_.pressure.tolerance, lent);
+  subtract_gradient(grid_, phi_, s.dt, now_, unknown_);
   fill_flow_ghosts(3);  // the velocity
 }
 
 template <class R>
 void FlowSimulation<R>::project(double dt) {
-  project_velocity(dt);
+  StepClock c = device_clock();
+  const double extrapolation = c.solve_dt > 0 ? dt / c.solve_dt : 0.0;
+  c.solve_dt = dt;
+  write_clock(c);
+  project_velocity(StepScalars{dt, 1 / dt, extrapolation}, 0);
   queue_state_check();
 }
 
@@ -227,7 +284,10 @@ std::vector<double> FlowSimulation<R>::host_values(const std::string& name) cons
 template <class R>
 void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
                          double last_dt, long steps, int last_cycles) {
-  previous_solve_dt_ = 0;
+  StepClock clock;
+  clock.time = time;
+  clock.dt = last_dt;
+  clock.steps = steps;
   for (const std::string& name : state_names(case_)) {
     auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
     if (it == arrays.end()) {
@@ -236,12 +296,14 @@ void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::ve
       throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
     }
     set_interior_values(field(name), it->second);
-    if (name == "p_previous") previous_solve_dt_ = last_dt;  // the last step's solve came last_dt after it
+    if (name == "p_previous") clock.solve_dt = last_dt;  // the last step's solve came last_dt after it
   }
   // The ghosts as the step leaves them: the flow's from one fill of all four fields,
   // the pressure's (and the previous pressure's) from the solver's own fill at the end of its solve.
   fill_ghosts(phi_, bc_.pressure, grid_);
-  if (previous_solve_dt_ > 0) fill_ghosts(phi_previous_, bc_.pressure, grid_);
+  if (clock.solve_dt > 0) fill_ghosts(phi_previous_, bc_.pressure, grid_);
+  write_clock(clock);
+  passes_ = last_cycles;  // what the solve of fixed passes repeats until the next check
   time_ = time;
   dt_old_ = last_dt;
   step_ = steps;

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "grid/async_value.hpp"
+#include "grid/captured_work.hpp"
 #include "grid/field.hpp"
+#include "grid/kernel_scalar.hpp"
 #include "physics/flow.hpp"
+#include "physics/time_step.hpp"
 #include "solver/pressure_solver.hpp"
 #include "solver/simulation.hpp"
 
@@ -49,23 +52,39 @@ class FlowSimulation final : public Simulation {
  private:
   void set_initial_condition();
   void fill_flow_ghosts(int components);  // u, v, w (3) or u, v, w, T (4), one launch per axis
-  void project_velocity(double dt);
+  // The projection's scalars: dt, 1/dt and the first guess's extrapolation ratio, fixed or
+  // read from the clock on the device.
+  struct StepScalars {
+    KernelScalar dt, inv_dt, extrapolation;
+  };
+  void project_velocity(const StepScalars& s, int passes);
+  // The passes of the next pressure solve when it takes a fixed number without checking its
+  // residual (pressure.check_interval; the whole step is then device work alone), else 0.
+  int fixed_passes() const;
+  void write_clock(const StepClock& c);  // host -> device, in stream order
+  StepClock device_clock() const;        // device -> host, waits for the stream
   // Queues the state check (advective rate with non-finite values folded in) of `now_`.
   void queue_state_check();
   double checked_rate() const;  // the queued check's value; throws when it is not finite
+  double checked(double rate) const;  // rate, or the blow-up's error when it is not finite
 
   FlowFields<R> now_, next_, G_;
   Field<R> phi_;
   // pressure.first_guess "extrapolated" with an iterative solver: the pressure before the
-  // latest solve, and the dt of that solve's step (0: none yet, no extrapolation)
+  // latest solve (the ratio of the steps' dt is the clock's)
   Field<R> phi_previous_;
-  double previous_solve_dt_ = 0;
   std::unique_ptr<PressureSolver<R>> pressure_solver_;
   // The state check of the latest state: its value arrives on the host without a device
   // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
   // once the next step's first kernels are queued, so the device never waits for it.
   AsyncValue<double> state_rate_;
   long checked_step_ = 0;
+  // The run's clock on the device, planned there at the start of each step (physics/
+  // time_step.hpp plan_step) and copied back to the host as soon as it is; the case's limits.
+  AsyncValue<StepClock> clock_;
+  StepLimits limits_;
+  int passes_ = 0;  // the passes of the latest checked pressure solve (0: none yet)
+  CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
 };
 
 }  // namespace bouss

@@ -121,28 +121,50 @@ double FourierSolver<R>::residual_norm(const Field<R>& x, const Field<R>& b) con
 
 template <class R>
 SolveStats FourierSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
+  return solve_with(x, b, tolerance, LentArrays<R>{});
+}
+
+template <class R>
+LentArrays<R> FourierSolver<R>::arrays(const LentArrays<R>& lent) {
+  if (lent.complete()) return lent;
   const char* names[LentArrays<R>::capacity] = {"fft spectrum", "fft c'", "fft refinement"};
   LentArrays<R> own;
   for (int a = 0; a < LentArrays<R>::capacity; ++a) {
     if (!own_[a].data()) own_[a] = Field<R>(backend_, grid_.layout, Stagger::centre, names[a]);
     own.fields[a] = &own_[a];
   }
-  return solve_with(x, b, tolerance, own);
+  return own;
+}
+
+// The first pass solves for x from b; each later one solves for the residual's correction
+// (in the third lent array) and adds it. Device work alone.
+template <class R>
+void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays) {
+  Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
+  R* const c = work_arrays.fields[1]->data();
+  Field<R>& work = *work_arrays.fields[2];
+  const bool singular = bc_.singular();
+  const std::ptrdiff_t origin = grid_.layout.origin;
+  if (index == 0) {
+    fft_->forward(b.data() + origin, spectrum);
+    solve_modes(backend_, grid_, self_, singular, spectrum, c, b_mean_);
+    fft_->inverse(spectrum, x.data() + origin);
+  } else {
+    residual_field(backend_, grid_, x, b, singular ? b_mean_ : nullptr, work);
+    fft_->forward(work.data() + origin, spectrum);
+    solve_modes(backend_, grid_, self_, singular, spectrum, c, work_mean_);
+    fft_->inverse(spectrum, work.data() + origin);
+    add_field(x, work, grid_.layout.interior(Stagger::centre));
+  }
+  fill_ghosts(x, bc_, grid_);
 }
 
 template <class R>
 SolveStats FourierSolver<R>::solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) {
-  if (!lent.complete()) return solve(x, b, tolerance);
-  Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(lent.fields[0]->data());
-  R* const c = lent.fields[1]->data();
-  Field<R>& work = *lent.fields[2];
+  const LentArrays<R> work_arrays = arrays(lent);
   const bool singular = bc_.singular();
   const double* mean = singular ? b_mean_ : nullptr;
-  const std::ptrdiff_t origin = grid_.layout.origin;
-  fft_->forward(b.data() + origin, spectrum);
-  solve_modes(backend_, grid_, self_, singular, spectrum, c, b_mean_);
-  fft_->inverse(spectrum, x.data() + origin);
-  fill_ghosts(x, bc_, grid_);
+  pass(0, x, b, work_arrays);
   // max|b - mean| (the scale of the relative residual) and the solution's residual, one pass.
   const ResidualNorms first = line_residual_norms(grid_, backend_, 0.0, x, b, mean);
   SolveStats stats;
@@ -158,14 +180,8 @@ SolveStats FourierSolver<R>::solve_with(Field<R>& x, Field<R>& b, double toleran
   // above a tolerance that float's residual itself resolves (1.0-1.3e-5 in developed Ra = 1e7
   // convection on the H200); the residual's solve, added to x, takes it below. A pass that
   // gains nothing marks the floor (the monitor's stall rule).
-  const Box interior = grid_.layout.interior(Stagger::centre);
   while (go_on && monitor.above_target() && stats.cycles < max_passes) {
-    residual_field(backend_, grid_, x, b, mean, work);
-    fft_->forward(work.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, spectrum, c, work_mean_);
-    fft_->inverse(spectrum, work.data() + origin);
-    add_field(x, work, interior);
-    fill_ghosts(x, bc_, grid_);
+    pass(stats.cycles, x, b, work_arrays);
     ++stats.cycles;
     go_on = monitor.record(line_residual_norm(grid_, backend_, 0.0, x, b, mean));
   }
@@ -177,6 +193,14 @@ SolveStats FourierSolver<R>::solve_with(Field<R>& x, Field<R>& b, double toleran
 }
 
 template <class R>
+SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
+  const LentArrays<R> work_arrays = arrays(lent);
+  const int n = std::min(std::max(passes, 1), max_passes);
+  for (int p = 0; p < n; ++p) pass(p, x, b, work_arrays);
+  return SolveStats::unchecked(n);
+}
+
+template <class R>
 double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double cells = double(grid_.layout.cells()), spectrum = 2.0 * double(spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
@@ -184,7 +208,9 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double transforms = (cells + spectrum) + mode_solves + (spectrum + cells);
   // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the
   // first), each refinement also the residual (x, b read, r written) and x += e (3 values)
-  const double first = transforms + 2 * cells, refinement = 3 * cells + transforms + 3 * cells + 2 * cells;
+  // (no residual checks in a solve of fixed passes: SolveStats::checked)
+  const double check = s.checked ? 2 * cells : 0.0;
+  const double first = transforms + check, refinement = 3 * cells + transforms + 3 * cells + check;
   return (first + std::max(0, s.cycles - 1) * refinement) * sizeof(R);
 }
 

@@ -38,11 +38,15 @@ class FourierSolver final : public PressureSolver<R> {
   // With lent arrays (three: the spectrum, c' and the refinement's field live in them) it
   // allocates none of its own; without, its own on the first solve.
   SolveStats solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) override;
+  // The solve and passes - 1 refinements (at most two) without measuring a residual: the
+  // same kernels as solve_with's that many passes, so the same x bit for bit.
+  bool solves_in_fixed_passes() const override { return true; }
+  SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
   // read, c' and d' written and read, the spectrum written), the inverse transforms
-  // (spectrum read, x written) and the residual check with max|b - mean| (x and b read), and
-  // each refinement's passes; a spectrum value counted as two.
+  // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
+  // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
   // arrays are lent; the transforms' work area is plane_fft_work_bytes.
@@ -64,6 +68,9 @@ class FourierSolver final : public PressureSolver<R> {
   // spectrum, c' (the Thomas sweeps'), the refinement's residual and then its correction.
   std::array<Field<R>, LentArrays<R>::capacity> own_;
   static constexpr int max_passes = 3;  // the solve and at most two refinements
+  // The lent arrays when complete, else its own (allocated at the first such solve).
+  LentArrays<R> arrays(const LentArrays<R>& lent);
+  void pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays);
 };
 
 }  // namespace bouss

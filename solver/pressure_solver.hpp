@@ -14,6 +14,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +39,16 @@ struct SolveStats {
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
   std::vector<double> residual_history;  // max|b - lap x| / max|b|: initial, then after each iteration
+  // False for a solve of fixed passes (PressureSolver::solve_passes), which measures no
+  // residual: converged is then the last checked solve's word, and the history is empty.
+  bool checked = true;
+  static SolveStats unchecked(int passes) {
+    SolveStats s;
+    s.cycles = passes;
+    s.converged = true;
+    s.checked = false;
+    return s;
+  }
 };
 
 // The convergence bookkeeping every solver shares: residuals recorded relative to max|b|
@@ -106,6 +117,15 @@ class PressureSolver {
   virtual SolveStats solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) {
     (void)lent;
     return solve(x, b, tolerance);
+  }
+  // Whether the solver can solve in a fixed number of passes without measuring a residual
+  // (pressure.check_interval): device work alone, with no value read back to the host, so
+  // that the whole step can be replayed as one CUDA graph. The direct fft solve can.
+  virtual bool solves_in_fixed_passes() const { return false; }
+  // That solve: `passes` passes (the count a checked solve took), x's ghosts filled.
+  virtual SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
+    (void)x, (void)b, (void)passes, (void)lent;
+    throw std::logic_error("this pressure solver has no solve of fixed passes");
   }
   // max |b - lap x| over the interior (x's ghosts must be filled).
   virtual double residual_norm(const Field<R>& x, const Field<R>& b) const = 0;

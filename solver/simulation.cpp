@@ -37,10 +37,12 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   MemoryEstimate m;
   // now, next and tendencies (u, v, w, T each) and phi (and phi a step before, where it is
   // extrapolated; the divergence lives in next's T between the steps); the state check.
-  m.backend_bytes = (13 + extrapolates_pressure(c)) * array + sizeof(double) + z_table_bytes(g.layout);  // + the z tables
+  // + the state check's value, the step's clock and the z tables
+  m.backend_bytes = (13 + extrapolates_pressure(c)) * array + sizeof(double) + sizeof(StepClock) + z_table_bytes(g.layout);
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
   m.backend_bytes += solver_backend;
-  m.host_bytes = solver_host + sizeof(double);  // pinned coarse levels; the state check's host copy
+  // pinned coarse levels; the host copies of the state check and the clock
+  m.host_bytes = solver_host + sizeof(double) + sizeof(StepClock);
   // One field's padded host copy and its interior values at a time for a snapshot, or a
   // checkpoint's arrays all together; the initial condition's host array before that.
   const double interior = double(g.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points

@@ -49,7 +49,7 @@ struct OperatorFixture {
     }
   }
   // One forward-Euler step with dt = 1: G receives the tendency of each field.
-  void tendencies(const Coefficients& c) { advance_ab2(g, c, 1.0, AB2Coefficients{1, 0}, now, G, next, all); }
+  void tendencies(const Coefficients& c) { advance_ab2(g, c, 1.0, 1.0, 0.0, now, G, next, all); }
   // max |f| over the padded points of stagger s: the size of the values an operator reads.
   double size(Stagger s, const std::function<double(double, double, double)>& f) const {
     return max_abs_over(g, s, g.layout.padded(s), f);

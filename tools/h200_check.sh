@@ -22,7 +22,8 @@
 # the solver), tableone (paper 004's Table I: this build against the variant builds carried
 # in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh), largest (the largest
 # grids: Ra = 1e7 with fft at 1088x1088x1056 in fp64 and 1408x1408x1120 in fp32, a few
-# steps each, with bouss check's memory line).
+# steps each, with bouss check's memory line), devcompare (developed Ra = 1e7, this build
+# against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -40,7 +41,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuFourierSolver*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
+    --gtest_filter='GpuDeviceTimeStep*:GpuStepGraph*:GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuFourierSolver*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -207,6 +208,38 @@ print("%-22s %7.3f ms/step  cycles %.2f (%d-%d)  floor %.3f ms (%.0f%%)  max|div
     devbench mg_fp64_extrap_fmg --set pressure.solver=multigrid --set pressure.first_guess=extrapolated --set pressure.fmg=true
     devbench mg_fp32_previous --set precision=single --set pressure.tolerance=1e-4 --set pressure.solver=multigrid --set pressure.first_guess=previous
     devbench mg_fp32_extrapolated --set precision=single --set pressure.tolerance=1e-4 --set pressure.solver=multigrid --set pressure.first_guess=extrapolated
+  done
+fi
+if has devcompare && [ -x .devpack-old/bin/bouss ]; then
+  # Developed Ra = 1e7 (a t = 40 checkpoint made by .devpack-old, which both builds read),
+  # this build against .devpack-old alternating, then this build's fft step with its
+  # residual check every step (no graph) and with checks every 10 steps but no graph.
+  ck=output/devcompare_ra1e7
+  step "developed Ra = 1e7: this build against .devpack-old, alternating (bench --steps 100 --warmup 20 from $ck)"
+  if ! ls $ck.checkpoint.*.nc > /dev/null 2>&1; then
+    (. .devpack-old/env; .devpack-old/bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --set time.end=40 \
+      --set checkpoint.interval=40 --set 'output=[]' --set checkpoint.file=$ck --progress 0 2>&1 | tail -1)
+  fi
+  cmpbench() {  # build tag --set arguments...
+    local b=$1 tag=$2; shift 2
+    (. $b/env; $b/bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --from $(ls $ck.checkpoint.*.nc | tail -1) \
+       --steps 100 --warmup 20 --json "$@") > "$out/devcompare_${tag}_${b#.}.json" 2> "$out/devcompare_${tag}_${b#.}.log" \
+      || { echo "FAILED $b $tag"; tail -3 "$out/devcompare_${tag}_${b#.}.log"; return; }
+    python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+print("%-13s %-26s %7.3f ms/step  cycles %.2f  floor %.3f ms (%.0f%%)  max|div u| %.1e" % (sys.argv[2], sys.argv[3], r["ms_per_step"],
+    r["mg_cycles_per_step"], r["bandwidth_floor_ms"], 100 * r["fraction_of_floor"], r["max_divergence"]))' \
+      "$out/devcompare_${tag}_${b#.}.json" $b $tag
+  }
+  for round in 1 2; do
+    for b in .devpack-old .devpack; do
+      cmpbench $b fft_fp64
+      cmpbench $b fft_fp32 --set precision=single --set pressure.tolerance=2e-5
+      cmpbench $b mg_fp64 --set pressure.solver=multigrid
+    done
+    cmpbench .devpack fft_fp64_check_every_step --set pressure.check_interval=1
+    cmpbench .devpack fft_fp64_no_graph --set pressure.cuda_graphs=false
+    cmpbench .devpack fft_fp32_check_every_step --set precision=single --set pressure.tolerance=2e-5 --set pressure.check_interval=1
   done
 fi
 if has profile; then

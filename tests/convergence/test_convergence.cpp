@@ -88,7 +88,7 @@ StretchedErrors stretched_tendency_errors(int n) {
   c.kappa = 1;
   auto T = [&](double x, double, double z) { return std::cos(pi * z) * (1 + 0.5 * std::sin(k2 * x)); };
   set_field(now.T, g, T);
-  advance_ab2(g, c, 1.0, AB2Coefficients{1, 0}, now, G, next, all);
+  advance_ab2(g, c, 1.0, 1.0, 0.0, now, G, next, all);
   // Away from the plates: next to one, the mirrored ghost cell breaks the smoothness of the
   // spacing, and the truncation error there is first order (the solution's stays second
   // order: Convergence.PoissonOnAStretchedGridIsSecondOrder).
@@ -105,7 +105,7 @@ StretchedErrors stretched_tendency_errors(int n) {
   auto a = [&](double x) { return 1 + 0.3 * std::cos(k2 * x); };
   set_field(now.T, g, [&](double, double, double z) { return std::cos(pi * z); });
   set_field(now.w, g, [&](double x, double, double z) { return std::sin(pi * z) * a(x); });
-  advance_ab2(g, c, 1.0, AB2Coefficients{1, 0}, now, G, next, all);
+  advance_ab2(g, c, 1.0, 1.0, 0.0, now, G, next, all);
   e.advection = max_error(G.T, g, all[3], [&](double x, double, double z) { return -a(x) * pi * std::cos(2 * pi * z); });
   e.momentum = max_error(G.w, g, all[2], [&](double x, double, double z) {
     const double w = std::sin(pi * z) * a(x);

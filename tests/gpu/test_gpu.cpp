@@ -11,6 +11,7 @@
 #include "projection_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
+#include "step_checks.hpp"
 #include "line_solver_checks.hpp"
 #include "tridiagonal_checks.hpp"
 #include "grid/stretching.hpp"
@@ -80,6 +81,22 @@ TEST(GpuProfiles, EqualTheCpuProfilesOfTheSameState) {
 TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {
   BOUSS_GPU_OR_SKIP();
   check_restart_equivalence(gpu);
+}
+
+// plan_step on the device against the host's formula, bit for bit.
+TEST(GpuDeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
+  BOUSS_GPU_OR_SKIP();
+  for (const char* variant : {"time.cfl=0.5", "pressure.solver=\"multigrid\""}) {
+    SCOPED_TRACE(variant);
+    check_device_time_step(gpu, {variant});
+  }
+}
+
+// The whole step as one CUDA graph against the same step launched kernel by kernel.
+TEST(GpuStepGraph, EqualsTheStepLaunchedKernelByKernelBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_fixed_passes_and_graphs(gpu, "double");
+  check_fixed_passes_and_graphs(gpu, "single");
 }
 
 TEST(GpuRestart, AnExtrapolatedFirstGuessContinuesBitForBit) {

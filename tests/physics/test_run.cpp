@@ -14,11 +14,39 @@
 #include "solver/flow_simulation.hpp"
 #include "grid/field_ops.hpp"
 #include "run_checks.hpp"
+#include "step_checks.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
 
 TEST(Restart, StoppedAndRestartedEqualsUninterruptedBitForBit) { check_restart_equivalence(Backend::cpu()); }
+
+TEST(DeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
+  for (const char* variant : {"time.cfl=0.5", "time.cfl=0.9", "pressure.solver=\"multigrid\""}) {
+    SCOPED_TRACE(variant);
+    check_device_time_step(Backend::cpu(), {variant});
+  }
+}
+
+TEST(DeviceTimeStep, AFixedDtLandsOnTheEnd) {
+  const Case c = restart_case("", {"time.dt=0.65", "time.steps=1000", "time.end=6.0"});
+  auto sim = make_simulation(c, Backend::cpu());
+  std::vector<double> dts;
+  while (!sim->finished()) {
+    sim->step();
+    dts.push_back(sim->last_dt());
+  }
+  ASSERT_EQ(dts.size(), 10u);  // 8 steps of 0.65 leave 0.8 < 1.5 dt: two of 0.4
+  for (int s = 0; s < 8; ++s) EXPECT_EQ(dts[s], 0.65);
+  EXPECT_NEAR(dts[8], 0.4, 1e-14);
+  EXPECT_NEAR(dts[9], 0.4, 1e-14);
+  EXPECT_NEAR(sim->time(), 6.0, 6e-14);
+}
+
+TEST(FixedPasses, TheFftSolveBetweenChecksGivesTheCheckedSolvesBits) {
+  check_fixed_passes_and_graphs(Backend::cpu(), "double");
+  check_fixed_passes_and_graphs(Backend::cpu(), "single");
+}
 
 // A lock exchange's series holds the energy budget's time integrals: the checkpoint carries them.
 TEST(Restart, ALockExchangesEnergyBudgetContinuesBitForBit) {

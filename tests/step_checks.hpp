@@ -1,0 +1,75 @@
+// Checks of the step as the device takes it (any backend: physics suite on the CPU, gpu
+// suite on CUDA): the dt planned on the device is the host's formula bit for bit and the run
+// lands on time.end; a pressure solve of fixed passes, and the whole step replayed as a CUDA
+// graph, give the bits of the checked solve launched kernel by kernel.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "run_checks.hpp"
+#include "solver/simulation.hpp"
+
+namespace bouss::test {
+
+// Step after step of convection from noise (dt set by the CFL limit of a flow in motion, or
+// fixed), the dt the device planned equals the host's stable_time_step and clip_to_end of
+// the state the step started from, and the time is the sum of the steps; the last steps are
+// clipped so that the run ends on time.end.
+inline void check_device_time_step(const Backend& be, const std::vector<std::string>& overrides) {
+  std::vector<std::string> o = overrides;
+  o.push_back("time.steps=1000");
+  o.push_back("time.end=6.0");
+  const Case c = restart_case("", o);
+  auto sim = make_simulation(c, be);
+  int steps = 0;
+  double smallest = 1e300, largest = 0;
+  while (!sim->finished()) {
+    const double host = sim->next_dt(), before = sim->time();
+    sim->step();
+    ASSERT_EQ(sim->last_dt(), host) << "step " << steps << ": the device's dt is not the host's formula";
+    ASSERT_EQ(sim->time(), before + host) << "step " << steps;
+    smallest = std::min(smallest, host);
+    largest = std::max(largest, host);
+    ++steps;
+  }
+  EXPECT_GT(steps, 10);
+  EXPECT_LT(smallest, largest) << "dt never changed: nothing was compared but a constant";
+  EXPECT_NEAR(sim->time(), 6.0, 6.0 * 1e-14) << "the run did not land on time.end";
+}
+
+// The case's state after `steps` steps, every array of a checkpoint.
+inline std::vector<std::vector<double>> state_after(const Backend& be, const std::vector<std::string>& overrides,
+                                                    int steps) {
+  const Case c = restart_case("", overrides);
+  auto sim = make_simulation(c, be);
+  for (int s = 0; s < steps; ++s) sim->step();
+  std::vector<std::vector<double>> state;
+  for (const std::string& name : Simulation::state_names(c)) state.push_back(sim->host_values(name));
+  return state;
+}
+
+// The fft solve with residual checks on every step, and with checks every 10 steps and the
+// steps between replayed as CUDA graphs or launched kernel by kernel: 25 steps (two
+// checks, 23 solves of fixed passes, two graphs per parity) give the same bits. In single
+// precision only the last two are compared: a check may take refinements the fixed passes
+// between repeat, or not.
+inline void check_fixed_passes_and_graphs(const Backend& be, const std::string& precision) {
+  const std::vector<std::string> base = {"pressure.solver=\"fft\"", "precision=\"" + precision + "\"",
+                                         precision == "single" ? "pressure.tolerance=1e-5" : "pressure.tolerance=1e-8"};
+  auto with = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), base.begin(), base.end());
+    return extra;
+  };
+  const auto graphs = state_after(be, with({"pressure.check_interval=10", "pressure.cuda_graphs=true"}), 25);
+  const auto launches = state_after(be, with({"pressure.check_interval=10", "pressure.cuda_graphs=false"}), 25);
+  EXPECT_EQ(graphs, launches) << "the step replayed as a graph is not the step launched kernel by kernel";
+  if (precision == "double") {
+    const auto checked = state_after(be, with({"pressure.check_interval=1"}), 25);
+    EXPECT_EQ(launches, checked) << "the solve of fixed passes is not the checked solve's";
+  }
+}
+
+}  // namespace bouss::test
