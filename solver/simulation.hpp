@@ -7,8 +7,10 @@
 //   4. ghost fills; the caller takes diagnostics and snapshots between steps.
 //
 // Every field stays on the backend for the whole run: no host loop over cells and no
-// host-device copy in step() except scalar reductions (dt, solver residuals) and the
-// multigrid's small host levels (the restricted residual down, the correction back).
+// host-device copy in step() except the step's clock (dt and time, planned on the device:
+// physics/time_step.hpp), solver residuals, and the multigrid's small host levels (the
+// restricted residual down, the correction back). The fft solve between its residual checks
+// reads nothing back, and its whole step is one CUDA graph.
 #pragma once
 
 #include <array>
@@ -73,7 +75,8 @@ class Simulation {
   virtual void project(double dt) = 0;
 
   // The step the next call of step() will take: fixed, or from the advective CFL number
-  // and the diffusive limit, clipped to land on time.end.
+  // and the diffusive limit, clipped to land on time.end. The host's formula: step() takes
+  // the same value computed on the device.
   virtual double next_dt() const = 0;
   bool finished() const;
   // Waits for the check of the current state (queued at the end of the last step) and
