@@ -98,6 +98,26 @@ double remove_mean(Field<S>& f) {
 }
 
 namespace {
+// f -= sum / cells over the box, the sum read where a reduction left it: the arithmetic of
+// add_constant(f, box, -(sum / cells)).
+template <class S>
+void subtract_mean_at(Field<S>& f, const Box& box, const double* sum) {
+  const View<S> v = f.view();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  const double cells = double(box.cells());
+  for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) { v[i + j * sy + k * sz] += S(-(*sum / cells)); },
+           "remove_mean (queued)", f.name().c_str());
+}
+}  // namespace
+
+template <class S>
+void remove_mean_queued(Field<S>& f, double* at) {
+  const Box box = f.layout().interior(Stagger::centre);
+  sum_into(f, box, at);
+  subtract_mean_at(f, box, at);
+}
+
+namespace {
 struct SumMaxMin {
   double sum, max, min;
 };
@@ -124,6 +144,20 @@ double remove_mean_max_abs(Field<S>& f) {
   // max |f - mean| as a second pass over the shifted field would find.
   const S m = S(mean);
   return std::fmax(double(S(r.max) - m), double(m - S(r.min)));
+}
+
+template <class S>
+void remove_mean_max_abs_queued(Field<S>& f, double* at) {
+  const Box box = f.layout().interior(Stagger::centre);
+  const View<const S> v = f.cview();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  const SumMaxMin init{0, -INFINITY, INFINITY};
+  static_assert(sizeof(SumMaxMin) == 3 * sizeof(double), "at[0..2] holds sum, max, min");
+  reduce_into(f.backend(), box, init, SumMaxMinOp{}, [=] BOUSS_HD(int i, int j, int k) {
+    const double x = double(v[i + j * sy + k * sz]);
+    return SumMaxMin{x, x, x};
+  }, reinterpret_cast<SumMaxMin*>(at), "remove_mean_max_abs (queued)");
+  subtract_mean_at(f, box, at);
 }
 
 // Row by row: each interior row of the padded array is contiguous.
@@ -187,6 +221,8 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis, Level
   template void add_constant<S>(Field<S>&, const Box&, double);  \
   template double remove_mean<S>(Field<S>&);                     \
   template double remove_mean_max_abs<S>(Field<S>&);            \
+  template void remove_mean_queued<S>(Field<S>&, double*);       \
+  template void remove_mean_max_abs_queued<S>(Field<S>&, double*); \
   template std::vector<double> interior_values<S>(const Field<S>&); \
   template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)

@@ -34,6 +34,12 @@ template <class S> double remove_mean(Field<S>& f);
 // The same, returning max |f| over the cell interior after the removal, from one
 // reduction (sum, max and min together) instead of two.
 template <class S> double remove_mean_max_abs(Field<S>& f);
+// Their device halves, queued without a read-back (a pressure solve of fixed passes inside a
+// CUDA graph): the same reductions into `at` (backend memory: one double, the sum; three,
+// the sum, max and min) and the mean subtracted by a kernel that reads it there. The same
+// bits as remove_mean and remove_mean_max_abs.
+template <class S> void remove_mean_queued(Field<S>& f, double* at);
+template <class S> void remove_mean_max_abs_queued(Field<S>& f, double* at);
 
 // The interior values of a field (grid/layout.hpp: Layout::interior of its stagger) on the
 // host, C order with x fastest, in double; and the reverse. Output and checkpoints use them.

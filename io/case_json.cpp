@@ -87,7 +87,7 @@ ojson case_to_json(const Case& c) {
                     {"fmg", p.fmg},           {"first_guess", p.first_guess}};
   if (p.mixed_precision) pressure["mixed_precision"] = *p.mixed_precision;
   pressure["cuda_graphs"] = p.cuda_graphs;
-  pressure["check_interval"] = p.check_interval;
+  if (p.check_interval) pressure["check_interval"] = *p.check_interval;
   if (p.cpu_coarse_cells) pressure["cpu_coarse_cells"] = *p.cpu_coarse_cells;
   pressure["max_failures"] = p.max_failures;
   j["pressure"] = pressure;

@@ -918,8 +918,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   p.first_guess = v.optional_string_in(*pressure, "first_guess", {"previous", "extrapolated"}).value_or(p.first_guess);
   p.mixed_precision = v.optional_bool(*pressure, "mixed_precision");
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
-  p.check_interval = static_cast<int>(
-      v.optional_int(*pressure, "check_interval", positive_int32).value_or(p.check_interval));
+  if (const auto every = v.optional_int(*pressure, "check_interval", positive_int32)) p.check_interval = int(*every);
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
   p.max_failures = static_cast<int>(
       v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));

@@ -128,7 +128,8 @@ Entries restart_state(const Case& c, RestartScope scope) {
   e.emplace_back("/pressure/first_guess", quoted(q.first_guess));
   e.emplace_back("/pressure/mixed_precision", optional_value(q.mixed_precision, boolean, "unset (the backend's default)"));
   e.emplace_back("/pressure/cuda_graphs", boolean(q.cuda_graphs));
-  e.emplace_back("/pressure/check_interval", std::to_string(q.check_interval));
+  e.emplace_back("/pressure/check_interval",
+                 optional_value(q.check_interval, [](int n) { return std::to_string(n); }, "unset (the solver's default)"));
   e.emplace_back("/pressure/cpu_coarse_cells",
                  optional_value(q.cpu_coarse_cells, [](long n) { return std::to_string(n); }, "unset (the default)"));
   e.emplace_back("/pressure/max_failures", std::to_string(q.max_failures));

@@ -150,7 +150,7 @@ StepClock FlowSimulation<R>::device_clock() const {
 
 template <class R>
 int FlowSimulation<R>::fixed_passes() const {
-  const int every = case_.pressure.check_interval;
+  const int every = case_.pressure.check_interval.value_or(pressure_solver_->default_check_interval());
   if (every <= 1 || passes_ <= 0 || !pressure_solver_->solves_in_fixed_passes()) return 0;
   return step_ % every == 0 ? 0 : passes_;
 }
@@ -176,8 +176,12 @@ void FlowSimulation<R>::step() {
     state_rate_into(grid_, now_, state_rate_.target());
   };
   if (passes > 0) {
+    // The first such step after construction or a restore runs kernel by kernel: what the
+    // solve allocates at its first use (work arrays, reduction scratch) cannot be allocated
+    // inside a capture.
     const std::uintptr_t key = reinterpret_cast<std::uintptr_t>(now_.u.data()) + std::uintptr_t(passes);
-    step_graphs_.run(backend_, case_.pressure.cuda_graphs, key, device_step);
+    step_graphs_.run(backend_, case_.pressure.cuda_graphs && fixed_steps_run_, key, device_step);
+    fixed_steps_run_ = true;
     solve_ = SolveStats::unchecked(passes);
   } else {
     device_step();
@@ -304,6 +308,7 @@ void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::ve
   if (clock.solve_dt > 0) fill_ghosts(phi_previous_, bc_.pressure, grid_);
   write_clock(clock);
   passes_ = last_cycles;  // what the solve of fixed passes repeats until the next check
+  fixed_steps_run_ = false;
   time_ = time;
   dt_old_ = last_dt;
   step_ = steps;

@@ -85,6 +85,7 @@ class FlowSimulation final : public Simulation {
   StepLimits limits_;
   int passes_ = 0;  // the passes of the latest checked pressure solve (0: none yet)
   CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
+  bool fixed_steps_run_ = false;  // one has run kernel by kernel since construction or restore
 };
 
 }  // namespace bouss

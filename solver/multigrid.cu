@@ -425,10 +425,11 @@ Multigrid<R>::Multigrid(const Backend& backend, const Grid& fine, const FieldBC&
     cheap_ = std::make_unique<MultigridHierarchy<float>>(backend, fine, bc.homogeneous(), opt_, true);
   else
     direct_ = std::make_unique<MultigridHierarchy<R>>(backend, fine, bc, opt_, false);
+  means_ = static_cast<double*>(backend_.allocate(mean_slots * sizeof(double)));
 }
 
 template <class R>
-Multigrid<R>::~Multigrid() = default;
+Multigrid<R>::~Multigrid() { backend_.deallocate(means_); }
 
 template <class R>
 std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& backend, const std::array<int, 3>& n,
@@ -442,7 +443,7 @@ std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& 
 template <class R>
 std::pair<double, double> Multigrid<R>::estimate_memory(const Backend& backend, const Grid& fine,
                                                         const MultigridOptions& opt) {
-  double on_backend = 0, on_host = 0;
+  double on_backend = mean_slots * sizeof(double), on_host = 0;
   if (cheaper_cycles(opt)) {
     add_hierarchy_bytes<float>(backend, fine, opt, true, on_backend, on_host);
   } else {
@@ -480,6 +481,12 @@ double Multigrid<R>::bytes_fmg() const {
 // the convergence check before the first cycle.
 template <class R>
 double Multigrid<R>::bytes_per_solve(const SolveStats& s) const {
+  const double means = mean_removal_arrays * double(grid_.layout.cells()) * sizeof(R);
+  if (!s.checked) {  // solve_passes: the cycles without their checks, the defect before each (mixed)
+    const double cells = double(grid_.layout.cells()), defect = cells * (2 * sizeof(R) + 4);
+    if (direct_) return s.cycles * direct_->vcycle_bytes(0) + means;
+    return s.cycles * (cheap_->vcycle_bytes(0) + defect + defect) + means;
+  }
   const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
   return (s.fmg ? bytes_fmg() : 0) + (v_cycles + (s.fmg ? 0 : 1)) * bytes_per_cycle() +
          mean_removal_arrays * double(grid_.layout.cells()) * sizeof(R);
@@ -559,6 +566,46 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   }
   monitor.finish();
   return stats;
+}
+
+// The checked solve's cycles without their residual norms, and the means taken out on the
+// device (grid/field_ops.hpp remove_mean_queued): the same kernels in the same order, so the
+// same x as a checked solve that took `passes` cycles.
+template <class R>
+SolveStats Multigrid<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
+  (void)lent;
+  const Box interior = grid_.layout.interior(Stagger::centre);
+  const bool singular = bc_.singular();
+  if (singular) remove_mean_max_abs_queued(b, means_);
+  fill_ghosts(x, bc_, grid_);
+  if (direct_) {
+    direct_->attach(x, b, false);
+    for (int c = 0; c < passes; ++c) direct_->vcycle();
+  } else {
+    MultigridHierarchy<float>& H = *cheap_;
+    defect_into(grid_, x, b, H.b0());
+    for (int c = 0; c < passes; ++c) {
+      if (c > 0) defect_into(grid_, x, b, H.b0());
+      fill(H.x0(), 0);
+      H.vcycle();
+      add_field(x, H.x0(), interior);
+      fill_ghosts(x, bc_, grid_);
+    }
+  }
+  if (singular) {
+    remove_mean_queued(x, means_ + 3);
+    fill_ghosts(x, bc_, grid_);
+  }
+  return SolveStats::unchecked(passes);
+}
+
+template <class R>
+bool Multigrid<R>::solves_in_fixed_passes() const {
+  // FMG's first cycle is not a V-cycle; host coarse levels read back every cycle anyway.
+  if (opt_.fmg) return false;
+  for (int l = 0; l < levels(); ++l)
+    if (backend_.is_cuda() && level_on_host(l)) return false;
+  return true;
 }
 
 template class Multigrid<double>;

@@ -64,6 +64,11 @@ class Multigrid final : public PressureSolver<R> {
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The FMG start when it ran, the V-cycles and the convergence check before them.
   double bytes_per_solve(const SolveStats& s) const override;
+  // V-cycles without residual checks (pressure.check_interval), where every level runs on
+  // the backend (pressure.cpu_coarse_cells = 0: host levels read back each cycle) and
+  // without FMG: device work alone, which the step can replay as one CUDA graph.
+  bool solves_in_fixed_passes() const override;
+  SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
 
   // The levels a multigrid of this grid would have, finest first, and which run on the host
   // (without allocating anything: for `bouss check` and the log).
@@ -95,7 +100,9 @@ class Multigrid final : public PressureSolver<R> {
   static bool cheaper_cycles(const MultigridOptions& o) { return sizeof(R) > sizeof(float) && o.mixed_precision; }
   std::unique_ptr<MultigridHierarchy<R>> direct_;     // cycles on x and b themselves
   std::unique_ptr<MultigridHierarchy<float>> cheap_;  // cycles on the defect in float
-  Field<R> defect_, correction_;  // FMG on the defect in R
+  Field<R> defect_, correction_;
+  static constexpr int mean_slots = 4;  // b's sum, max and min, then x's sum (solve_passes)
+  double* means_ = nullptr;             // on the backend  // FMG on the defect in R
 };
 
 // Paper 004's Figure 2 measurement: milliseconds for `sweeps` red-black relaxations

@@ -122,6 +122,8 @@ class PressureSolver {
   // (pressure.check_interval): device work alone, with no value read back to the host, so
   // that the whole step can be replayed as one CUDA graph. The direct fft solve can.
   virtual bool solves_in_fixed_passes() const { return false; }
+  // Steps between its residual checks when the case leaves pressure.check_interval unset.
+  virtual int default_check_interval() const { return 1; }
   // That solve: `passes` passes (the count a checked solve took), x's ghosts filled.
   virtual SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
     (void)x, (void)b, (void)passes, (void)lent;

@@ -49,6 +49,16 @@ inline std::string extrapolated_restart_case_json() {
   return json;
 }
 
+// The same with the multigrid's V-cycles on the device alone, checked every 3rd step and
+// fixed between (pressure.check_interval): a restart resumes the cadence and the fixed count,
+// and on a GPU its first step of fixed cycles runs before any graph is captured.
+inline std::string fixed_cycles_restart_case_json() {
+  std::string json = extrapolated_restart_case_json();
+  const std::string guess = R"("first_guess": "extrapolated")";
+  json.replace(json.find(guess), guess.size(), guess + R"(, "cpu_coarse_cells": 0, "check_interval": 3)");
+  return json;
+}
+
 // A lock exchange in a channel (the gravity currents of cases/lock_exchange_2d.json, small)
 // with the same schedule: its diagnostics series holds the fronts and the energy budget, whose
 // time integrals a checkpoint carries.

@@ -41,7 +41,7 @@ fi
 if has sanitizer; then
   step "compute-sanitizer memcheck"
   compute-sanitizer --tool memcheck --error-exitcode 9 $bin/bouss_gpu_tests \
-    --gtest_filter='GpuDeviceTimeStep*:GpuStepGraph*:GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuFourierSolver*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
+    --gtest_filter='GpuDeviceTimeStep*:GpuStepGraph*:GpuFixedPasses*:GpuTridiagonal*:GpuLineMultigrid*:GpuLinePcg*:GpuFourierSolver*:GpuAgreement.Stretched*:GpuOperators*:GpuGhostFill*:GpuFieldOps*:GpuProfiles*:GpuProjection.LeavesDivergenceAtRoundOffWithPlates:GpuMultigrid.*:GpuRestart.StoppedAndRestarted*:GpuOutputStreams.PlanesProfiles*:GpuMemoryEstimate.*:GpuLockExchangeDiagnostics*:GpuRestart.ALockExchanges*' 2>&1 | tail -4
 fi
 if has precision; then
   step "paper 004 Table IV: lock exchange at 64^3, 128^3, 256^3 (tolerance 1e-4), then Ra = 1e7 (tolerance 1e-4 and 1e-5)"
@@ -240,6 +240,11 @@ print("%-13s %-26s %7.3f ms/step  cycles %.2f  floor %.3f ms (%.0f%%)  max|div u
     cmpbench .devpack fft_fp64_check_every_step --set pressure.check_interval=1
     cmpbench .devpack fft_fp64_no_graph --set pressure.cuda_graphs=false
     cmpbench .devpack fft_fp32_check_every_step --set precision=single --set pressure.tolerance=2e-5 --set pressure.check_interval=1
+    cmpbench .devpack mg_fp64_device_levels --set pressure.solver=multigrid --set pressure.cpu_coarse_cells=0
+    for every in 2 5 10; do
+      cmpbench .devpack mg_fp64_device_levels_check_$every --set pressure.solver=multigrid --set pressure.cpu_coarse_cells=0 \
+        --set pressure.check_interval=$every
+    done
   done
 fi
 if has profile; then

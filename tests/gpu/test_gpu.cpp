@@ -92,16 +92,29 @@ TEST(GpuDeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
   }
 }
 
+TEST(GpuFixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {
+  BOUSS_GPU_OR_SKIP();
+  check_solve_of_fixed_passes<double>(gpu);
+  check_solve_of_fixed_passes<float>(gpu);
+}
+
 // The whole step as one CUDA graph against the same step launched kernel by kernel.
 TEST(GpuStepGraph, EqualsTheStepLaunchedKernelByKernelBitForBit) {
   BOUSS_GPU_OR_SKIP();
   check_fixed_passes_and_graphs(gpu, "double");
   check_fixed_passes_and_graphs(gpu, "single");
+  check_fixed_passes_and_graphs(gpu, "double", "multigrid");
+  check_fixed_passes_and_graphs(gpu, "single", "multigrid");
 }
 
 TEST(GpuRestart, AnExtrapolatedFirstGuessContinuesBitForBit) {
   BOUSS_GPU_OR_SKIP();
   check_restart_equivalence(gpu, extrapolated_restart_case_json());
+}
+
+TEST(GpuRestart, MultigridCyclesFixedBetweenChecksContinueBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_restart_equivalence(gpu, fixed_cycles_restart_case_json());
 }
 
 // The user's story on the GPU with paper 004's case (256x256x128): killed with SIGKILL after

@@ -43,9 +43,15 @@ TEST(DeviceTimeStep, AFixedDtLandsOnTheEnd) {
   EXPECT_NEAR(sim->time(), 6.0, 6e-14);
 }
 
+TEST(FixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {
+  check_solve_of_fixed_passes<double>(Backend::cpu());
+  check_solve_of_fixed_passes<float>(Backend::cpu());
+}
+
 TEST(FixedPasses, TheFftSolveBetweenChecksGivesTheCheckedSolvesBits) {
   check_fixed_passes_and_graphs(Backend::cpu(), "double");
   check_fixed_passes_and_graphs(Backend::cpu(), "single");
+  check_fixed_passes_and_graphs(Backend::cpu(), "double", "multigrid");
 }
 
 // A lock exchange's series holds the energy budget's time integrals: the checkpoint carries them.
@@ -58,6 +64,10 @@ TEST(Restart, ALockExchangesEnergyBudgetContinuesBitForBit) {
 // solve ends at other bits).
 TEST(Restart, AnExtrapolatedFirstGuessContinuesBitForBit) {
   check_restart_equivalence(Backend::cpu(), extrapolated_restart_case_json());
+}
+
+TEST(Restart, MultigridCyclesFixedBetweenChecksContinueBitForBit) {
+  check_restart_equivalence(Backend::cpu(), fixed_cycles_restart_case_json());
 }
 
 // A checkpoint written without the pressure a step before (by a build before the
