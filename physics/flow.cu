@@ -14,8 +14,6 @@ namespace bouss {
 
 namespace {
 
-constexpr const char* q_name(int component) { return component == 0 ? "u" : component == 1 ? "v" : "w"; }
-
 // A box's bounds as a kernel reads them.
 struct BoxBounds {
   int lo[3], hi[3];
@@ -88,15 +86,25 @@ void advance_all(const Stencil<R, Z>& st, const Coefficients& c, KernelScalar dt
   }, "advance_ab2");
 }
 
-template <int A, class R, class Z>
-void subtract_gradient_component(const Stencil<R, Z>& st, const Field<R>& phi, KernelScalar dt, Field<R>& q, const Box& box) {
+// u, v, w -= dt grad(phi) in one pass: one thread per point of the union of the three
+// unknown boxes updates each component whose box holds the point, so phi's neighbourhood is
+// read once for the three (a launch per component read phi three times: 9 arrays of
+// traffic where this moves 7).
+template <class R, class Z>
+void subtract_gradient_all(const Stencil<R, Z>& st, const Field<R>& phi, KernelScalar dt, FlowFields<R>& f,
+                           const std::array<Box, 4>& unknown) {
   const CView<R> p = phi.cview();
-  const View<R> out = q.view();
+  const View<R> u = f.u.view(), v = f.v.view(), w = f.w.view();
+  const BoxBounds in_u(unknown[0]), in_v(unknown[1]), in_w(unknown[2]);
+  const std::array<Box, 4> velocity{unknown[0], unknown[1], unknown[2], unknown[0]};
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(q.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
+  for_each(phi.backend(), union_of(velocity), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
-    out[idx] -= R(dt()) * gradient_at_face<A>(idx, k, p, st);
-  }, "subtract_gradient", q_name(A));
+    const R h = R(dt());
+    if (in_u.contains(i, j, k)) u[idx] -= h * gradient_at_face<0>(idx, k, p, st);
+    if (in_v.contains(i, j, k)) v[idx] -= h * gradient_at_face<1>(idx, k, p, st);
+    if (in_w.contains(i, j, k)) w[idx] -= h * gradient_at_face<2>(idx, k, p, st);
+  }, "subtract_gradient");
 }
 
 // The step's launches for either z geometry (physics/stencil.hpp with_stencil).
@@ -141,9 +149,7 @@ struct SubtractGradient {
   const std::array<Box, 4>& unknown;
   template <class Z>
   void operator()(const Stencil<R, Z>& st) const {
-    subtract_gradient_component<0>(st, phi, dt, f.u, unknown[0]);
-    subtract_gradient_component<1>(st, phi, dt, f.v, unknown[1]);
-    subtract_gradient_component<2>(st, phi, dt, f.w, unknown[2]);
+    subtract_gradient_all(st, phi, dt, f, unknown);
   }
 };
 

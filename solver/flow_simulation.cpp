@@ -245,13 +245,13 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
 // (PressureSolver::bytes_per_solve):
 //   advance_ab2       one pass for all four: read u v w T and G, write G and next    16F
 //   divergence        read u v w, write rhs                                          4F
-//   subtract_gradient per component read phi + read/write u: 9F
+//   subtract_gradient one pass for u, v, w: read phi, read/write u v w               7F
 //   state check       the advective rate and the non-finite test read u v w T: 4F
 //   first guess       extrapolated: read/write p and its previous value: 4F
 template <class R>
 double FlowSimulation<R>::bytes_per_step(const SolveStats& s) const {
   const double F = double(grid_.layout.cells()) * sizeof(R);
-  return F * (16 + 4 + 9 + 4 + (phi_previous_.data() ? 4 : 0)) +
+  return F * (16 + 4 + 7 + 4 + (phi_previous_.data() ? 4 : 0)) +
          pressure_solver_->bytes_per_solve(s);
 }
 

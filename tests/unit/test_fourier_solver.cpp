@@ -78,7 +78,8 @@ TEST(FourierSolver, LentArraysFullOfNaNGiveTheSameBitsAsItsOwn) {
   const SolveStats s2 = borrowing.solve_with(x2, b, 1e-5, lent);
   ASSERT_GE(s1.cycles, 2) << "the refinement ran";
   EXPECT_EQ(s1.cycles, s2.cycles);
-  EXPECT_EQ(x1.to_host(), x2.to_host());
+  // The interior (the arrays' row padding holds whatever the allocation held).
+  EXPECT_EQ(interior_values(x1), interior_values(x2));
   EXPECT_EQ(b.to_host(), b_given) << "b is left as given";
 }
 
