@@ -33,6 +33,12 @@ namespace bouss {
 // Measured on the H200 (`bouss bench relax`, paper 004's Figure 2): 100 relaxations of
 // 8^3 take 0.86 ms on the host and 1.22 ms as a CUDA graph, of 10^3 1.29 and 1.26 ms.
 constexpr long default_cpu_coarse_cells = 512;
+// On CUDA the multigrid checks its residual every this many steps by default, with every
+// level on the device, its V-cycles fixed between checks (pressure.check_interval): measured
+// on an H100 (README "Performance"), the same divergence over a run of developed Ra = 1e7
+// convection, 6-36% faster steps than host coarse levels checked every step. On the CPU
+// a residual read costs no device round trip: it checks every step.
+constexpr int multigrid_check_interval = 10;
 
 struct MultigridOptions {
   int pre_sweeps = 2;
@@ -68,6 +74,7 @@ class Multigrid final : public PressureSolver<R> {
   // the backend (pressure.cpu_coarse_cells = 0: host levels read back each cycle) and
   // without FMG: device work alone, which the step can replay as one CUDA graph.
   bool solves_in_fixed_passes() const override;
+  int default_check_interval() const override { return backend_.is_cuda() ? multigrid_check_interval : 1; }
   SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
 
   // The levels a multigrid of this grid would have, finest first, and which run on the host

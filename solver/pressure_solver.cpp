@@ -206,7 +206,9 @@ MultigridOptions multigrid_options(const PressureParams& p, const Backend& backe
   // on the CPU, and reach the same fp64 tolerance on both.
   o.mixed_precision = p.mixed_precision.value_or(backend.is_cuda());
   o.cuda_graphs = p.cuda_graphs;
-  o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
+  // Cycles fixed between checks need every level on the device (host levels read back).
+  const bool fixed_cycles = backend.is_cuda() && !p.fmg && p.check_interval.value_or(multigrid_check_interval) > 1;
+  o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(fixed_cycles ? 0 : default_cpu_coarse_cells);
   return o;
 }
 

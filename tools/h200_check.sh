@@ -23,7 +23,8 @@
 # in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh), largest (the largest
 # grids: Ra = 1e7 with fft at 1088x1088x1056 in fp64 and 1408x1408x1120 in fp32, a few
 # steps each, with bouss check's memory line), devcompare (developed Ra = 1e7, this build
-# against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph).
+# against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph),
+# fixedcycles (the multigrid's divergence step by step with its cycles fixed between checks).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -244,6 +245,30 @@ print("%-13s %-26s %7.3f ms/step  cycles %.2f  floor %.3f ms (%.0f%%)  max|div u
     for every in 2 5 10; do
       cmpbench .devpack mg_fp64_device_levels_check_$every --set pressure.solver=multigrid --set pressure.cpu_coarse_cells=0 \
         --set pressure.check_interval=$every
+    done
+  done
+fi
+if has fixedcycles; then
+  # The multigrid's V-cycles fixed between residual checks (pressure.check_interval), every
+  # level on the device: Ra = 1e7 from rest to t = 40 with the diagnostics series every step
+  # (max|div u|, cycles), checked every step and every 10; the series come back in $out.
+  step "multigrid cycles fixed between checks: Ra = 1e7 from rest to t = 40, the series every step"
+  for every in ${FIXED_INTERVALS:-1 10}; do
+    $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --set time.end=${FIXED_END:-40} \
+      --set pressure.solver=multigrid --set pressure.cpu_coarse_cells=0 --set pressure.check_interval=$every \
+      --set "output={\"file\": \"$out/fixedcycles_$every.nc\", \"fields\": [], \"profiles\": [\"T_mean\"], \"interval_steps\": 1000000, \"diagnostics_interval_steps\": 1}" \
+      --progress 0 2>&1 | tail -1
+  done
+  step "multigrid cycles fixed between checks on smaller grids: bench, host coarse levels (the default) against all on the device checked every 10 steps"
+  for c in "onset_no_slip [64,32,64] 300 30" "onset_cube [64,64,64] 300 30" "rayleigh_benard [48,48,24] 300 30" \
+           "lock_exchange [128,128,128] 50 20"; do
+    set -- $c
+    for variant in "" "--set pressure.cpu_coarse_cells=0 --set pressure.check_interval=10"; do
+      $bin/bouss bench cases/$1.json --backend cuda --set grid.n=$2 --set pressure.solver=multigrid --steps $3 --warmup $4 \
+        --json $variant | python3 -c '
+import json, sys; r = json.load(sys.stdin)
+print("%-16s %-14s %-52s %7.3f ms/step  cycles %.2f  max|div u| %.1e" % (sys.argv[1], sys.argv[2], sys.argv[3] or "defaults",
+      r["ms_per_step"], r["mg_cycles_per_step"], r["max_divergence"]))' $1 $2 "$variant"
     done
   done
 fi
