@@ -41,6 +41,8 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
   }
   fill(phi_, 0);
   pressure_solver_ = make_pressure_solver<R>(c.pressure, backend_, grid_, bc_.pressure);
+  if (pressure_solver_->solves_in_fixed_passes())
+    check_interval_ = pressure_check_interval(c.pressure, choose_pressure_solver(c.pressure, PressureGrid::of(c)).name, backend_);
   if (extrapolates_pressure(c)) {
     phi_previous_ = Field<R>(backend_, L, Stagger::centre, "p (previous step)");
     fill(phi_previous_, 0);
@@ -150,8 +152,8 @@ StepClock FlowSimulation<R>::device_clock() const {
 
 template <class R>
 int FlowSimulation<R>::fixed_passes() const {
-  const int every = case_.pressure.check_interval.value_or(pressure_solver_->default_check_interval());
-  if (every <= 1 || passes_ <= 0 || !pressure_solver_->solves_in_fixed_passes()) return 0;
+  const int every = check_interval_;
+  if (every <= 1 || passes_ <= 0) return 0;
   return step_ % every == 0 ? 0 : passes_;
 }
 

@@ -84,6 +84,9 @@ class FlowSimulation final : public Simulation {
   AsyncValue<StepClock> clock_;
   StepLimits limits_;
   int passes_ = 0;  // the passes of the latest checked pressure solve (0: none yet)
+  // pressure_check_interval where the solver can solve in fixed passes, else 1: steps between
+  // the solve's residual checks
+  int check_interval_ = 1;
   CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
   bool fixed_steps_run_ = false;  // one has run kernel by kernel since construction or restore
 };

@@ -41,7 +41,6 @@ class FourierSolver final : public PressureSolver<R> {
   // The solve and passes - 1 refinements (at most two) without measuring a residual: the
   // same kernels as solve_with's that many passes, so the same x bit for bit.
   bool solves_in_fixed_passes() const override { return true; }
-  int default_check_interval() const override { return 10; }
   SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum

@@ -600,12 +600,18 @@ SolveStats Multigrid<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, cons
 }
 
 template <class R>
-bool Multigrid<R>::solves_in_fixed_passes() const {
-  // FMG's first cycle is not a V-cycle; host coarse levels read back every cycle anyway.
-  if (opt_.fmg) return false;
-  for (int l = 0; l < levels(); ++l)
-    if (backend_.is_cuda() && level_on_host(l)) return false;
+bool Multigrid<R>::fixed_passes_possible(const Backend& backend, const MultigridOptions& opt,
+                                         const std::vector<LevelPlan>& levels) {
+  // FMG's first cycle is not a V-cycle; host coarse levels of a GPU run read back every cycle.
+  if (opt.fmg) return false;
+  for (const LevelPlan& l : levels)
+    if (backend.is_cuda() && l.on_host) return false;
   return true;
+}
+
+template <class R>
+bool Multigrid<R>::solves_in_fixed_passes() const {
+  return fixed_passes_possible(backend_, opt_, plan(backend_, grid_.layout.n, opt_));
 }
 
 template class Multigrid<double>;

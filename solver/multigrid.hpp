@@ -74,7 +74,6 @@ class Multigrid final : public PressureSolver<R> {
   // the backend (pressure.cpu_coarse_cells = 0: host levels read back each cycle) and
   // without FMG: device work alone, which the step can replay as one CUDA graph.
   bool solves_in_fixed_passes() const override;
-  int default_check_interval() const override { return backend_.is_cuda() ? multigrid_check_interval : 1; }
   SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
 
   // The levels a multigrid of this grid would have, finest first, and which run on the host
@@ -84,6 +83,9 @@ class Multigrid final : public PressureSolver<R> {
     bool on_host;
   };
   static std::vector<LevelPlan> plan(const Backend& backend, const std::array<int, 3>& n, const MultigridOptions& opt);
+  // Whether those levels and options allow solve_passes: no FMG, no host level in a GPU run.
+  static bool fixed_passes_possible(const Backend& backend, const MultigridOptions& opt,
+                                    const std::vector<LevelPlan>& levels);
   // Bytes a multigrid for this grid and these options allocates: {on the backend, on the
   // host} (host coarse levels of a GPU run are pinned host memory).
   static std::pair<double, double> estimate_memory(const Backend& backend, const Grid& fine,

@@ -136,6 +136,12 @@ bool extrapolates_pressure(const Case& c) {
 
 std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
+  const int every = pressure_check_interval(c.pressure, choice.name, backend);
+  // The cadence where the solver takes it: fft, and the multigrid where its plan allows
+  // (Multigrid::fixed_passes_possible).
+  const auto cadence = [&](bool fixed) {
+    return fixed && every > 1 ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
+  };
   const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
                           (c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "");
   const bool single = c.precision == "single";
@@ -153,7 +159,7 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   if (choice.name == "fft")
     return fmt::format("Fourier-tridiagonal direct solve ({} plane transforms, a tridiagonal solve per horizontal "
                        "mode){}{}",
-                       backend.is_cuda() ? "cuFFT" : "FFTW", single ? " (fp32)" : " (fp64)", why);
+                       backend.is_cuda() ? "cuFFT" : "FFTW", single ? " (fp32)" : " (fp64)", cadence(true) + why);
   if (choice.name == "line_pcg")
     return fmt::format("line-preconditioned CG (vertical lines solved exactly) to {:g}{}, at most {} iterations{}",
                        c.pressure.tolerance, single ? " (fp32)" : " (fp64)", line_pcg_options(c.pressure).max_iterations,
@@ -168,7 +174,7 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   for (std::size_t l = 0; l < levels.size(); ++l)
     text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
                         levels[l].on_host ? " (host)" : "");
-  return text + why;
+  return text + cadence(Multigrid<double>::fixed_passes_possible(backend, opt, levels)) + why;
 }
 
 std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid) {
@@ -195,6 +201,13 @@ LineMultigridOptions line_multigrid_options(const PressureParams& p) {
   return o;
 }
 
+int pressure_check_interval(const PressureParams& p, const std::string& solver, const Backend& backend) {
+  if (p.check_interval) return *p.check_interval;
+  if (solver == "fft") return 10;
+  if (solver == "multigrid" && backend.is_cuda()) return multigrid_check_interval;
+  return 1;
+}
+
 MultigridOptions multigrid_options(const PressureParams& p, const Backend& backend) {
   MultigridOptions o;
   o.pre_sweeps = p.pre_sweeps;
@@ -207,7 +220,7 @@ MultigridOptions multigrid_options(const PressureParams& p, const Backend& backe
   o.mixed_precision = p.mixed_precision.value_or(backend.is_cuda());
   o.cuda_graphs = p.cuda_graphs;
   // Cycles fixed between checks need every level on the device (host levels read back).
-  const bool fixed_cycles = backend.is_cuda() && !p.fmg && p.check_interval.value_or(multigrid_check_interval) > 1;
+  const bool fixed_cycles = backend.is_cuda() && !p.fmg && pressure_check_interval(p, "multigrid", backend) > 1;
   o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(fixed_cycles ? 0 : default_cpu_coarse_cells);
   return o;
 }

@@ -122,8 +122,6 @@ class PressureSolver {
   // (pressure.check_interval): device work alone, with no value read back to the host, so
   // that the whole step can be replayed as one CUDA graph. The direct fft solve can.
   virtual bool solves_in_fixed_passes() const { return false; }
-  // Steps between its residual checks when the case leaves pressure.check_interval unset.
-  virtual int default_check_interval() const { return 1; }
   // That solve: `passes` passes (the count a checked solve took), x's ghosts filled.
   virtual SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
     (void)x, (void)b, (void)passes, (void)lent;
@@ -175,6 +173,12 @@ struct SolverRefusal {
   bool solver_at_fault = false;  // another solver would take this grid
 };
 std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, const PressureGrid& g);
+// Steps between the residual checks of `solver` (a resolved name: choose_pressure_solver)
+// on `backend`: pressure.check_interval, or unset the solver's default: 10 for fft, 10 for
+// the multigrid on CUDA (multigrid.hpp multigrid_check_interval), 1 otherwise. It takes
+// effect where the solver can solve in fixed passes (PressureSolver::solves_in_fixed_passes).
+int pressure_check_interval(const PressureParams& p, const std::string& solver, const Backend& backend);
+
 // Whether the step extrapolates the pressure in time for the solve's start: pressure.first_guess
 // "extrapolated" with a solver that starts from a guess (every one but the direct fft).
 bool extrapolates_pressure(const Case& c);
