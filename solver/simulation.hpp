@@ -9,8 +9,9 @@
 // Every field stays on the backend for the whole run: no host loop over cells and no
 // host-device copy in step() except the step's clock (dt and time, planned on the device:
 // physics/time_step.hpp), solver residuals, and the multigrid's small host levels (the
-// restricted residual down, the correction back). The fft solve between its residual checks
-// reads nothing back, and its whole step is one CUDA graph.
+// restricted residual down, the correction back). Between the pressure solve's residual
+// checks (pressure.check_interval: the fft solve, and the multigrid on CUDA by default) the
+// step reads nothing back, and the whole step is one CUDA graph.
 #pragma once
 
 #include <array>
