@@ -38,6 +38,12 @@ class AsyncValue {
     ready_.wait();
     return *host_;
   }
+  // The value now, without a publish: copies it and waits for the stream (off the hot path).
+  T read() const {
+    ready_.wait();  // a copy still under way into host_ lands first
+    copy_bytes(host_, host_backend_, device_, backend_, sizeof(T));
+    return *host_;
+  }
 
  private:
   Backend backend_, host_backend_;

@@ -90,7 +90,8 @@ struct PressureParams {
   bool cuda_graphs = true;       // replay the V-cycle's (and a step of fixed passes') device launches as CUDA graphs
   // Steps between the residual checks of a solver that can solve in fixed passes (fft; the
   // multigrid with every level on the device): between checks it repeats the last checked
-  // solve's pass count and reads nothing back. Unset: the solver's default (fft 10, else 1).
+  // solve's pass count and reads nothing back. Unset: the solver's default
+  // (solver/pressure_solver.hpp pressure_check_interval).
   std::optional<int> check_interval;
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
   int max_failures = 3;  // solves in a row that stop at max_cycles unconverged before the run fails

@@ -22,8 +22,9 @@ struct BoxBounds {
     return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
   }
 };
-// The smallest box holding all four.
-Box union_of(const std::array<Box, 4>& boxes) {
+// The smallest box holding all of them.
+template <std::size_t N>
+Box union_of(const std::array<Box, N>& boxes) {
   Box u = boxes[0];
   for (const Box& b : boxes)
     for (int a = 0; a < 3; ++a) {
@@ -96,7 +97,7 @@ void subtract_gradient_all(const Stencil<R, Z>& st, const Field<R>& phi, KernelS
   const CView<R> p = phi.cview();
   const View<R> u = f.u.view(), v = f.v.view(), w = f.w.view();
   const BoxBounds in_u(unknown[0]), in_v(unknown[1]), in_w(unknown[2]);
-  const std::array<Box, 4> velocity{unknown[0], unknown[1], unknown[2], unknown[0]};
+  const std::array<Box, 3> velocity{unknown[0], unknown[1], unknown[2]};
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   for_each(phi.backend(), union_of(velocity), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;

@@ -14,11 +14,13 @@
 // conduction state that would otherwise set the scale of the pressure residual. Everything
 // a user sees (output, profiles, Nusselt numbers, heat content) is T = theta + T_ref(z).
 //
-// Each function launches one pointwise kernel (physics/operators_kernels.hpp) per field
-// on the fields' backend; nothing here copies to the host except the scalar reductions.
+// Each function launches one kernel of the pointwise functions in physics/operators_kernels.hpp
+// on the fields' backend (the AB2 step and the gradient subtraction one for all their
+// fields); nothing here copies to the host except the scalar reductions that return a value.
 // Everything is a template on the fields' precision R (float or double, both compiled in
-// physics/flow.cu); the step's arithmetic is in R, coefficients and dt arrive in double and
-// are rounded to R once, and reductions (norms, sums, means) come back in double.
+// physics/flow.cu); the step's arithmetic is in R, coefficients and dt arrive in double
+// (dt, AB2's a and b fixed or read on the device: KernelScalar) and are rounded to R once,
+// and reductions (norms, sums, means) come back in double.
 #pragma once
 
 #include <array>

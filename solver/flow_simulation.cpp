@@ -94,17 +94,15 @@ void FlowSimulation<R>::set_initial_condition() {
 template <class R>
 void FlowSimulation<R>::queue_state_check() {
   state_rate_into(grid_, now_, state_rate_.target());
-  state_rate_.publish();
-  checked_step_ = step_;
 }
 
 template <class R>
-double FlowSimulation<R>::checked_rate() const { return checked(state_rate_.get()); }
+double FlowSimulation<R>::checked_rate() const { return checked(state_rate_.read()); }
 
 template <class R>
 double FlowSimulation<R>::checked(double rate) const {
   if (!std::isfinite(rate))
-    throw std::runtime_error("step " + std::to_string(checked_step_) + " (t = " + std::to_string(time_) +
+    throw std::runtime_error("step " + std::to_string(step_) + " (t = " + std::to_string(time_) +
                              "): the flow holds NaN or Inf values (u, v, w or T): the run blew up; "
                              "lower time.cfl or time.dt");
   return rate;
@@ -189,7 +187,6 @@ void FlowSimulation<R>::step() {
     device_step();
     if (solve_.checked && solve_.cycles > 0) passes_ = solve_.cycles;
   }
-  state_rate_.publish();
   const StepClock clock = clock_.get();
   checked(clock.rate);  // the state this step started from
   if (!std::isfinite(clock.dt))
@@ -200,7 +197,6 @@ void FlowSimulation<R>::step() {
   time_ = clock.time;
   dt_old_ = clock.dt;
   step_ = clock.steps;
-  checked_step_ = step_;
 }
 
 // With passes > 0 the solve takes that many passes and reads nothing back (its stats are

@@ -74,11 +74,9 @@ class FlowSimulation final : public Simulation {
   // latest solve (the ratio of the steps' dt is the clock's)
   Field<R> phi_previous_;
   std::unique_ptr<PressureSolver<R>> pressure_solver_;
-  // The state check of the latest state: its value arrives on the host without a device
-  // sync; with an adaptive dt the next step needs it anyway, with a fixed dt it is read
-  // once the next step's first kernels are queued, so the device never waits for it.
+  // The state check of the latest state, on the device: the next step's plan_step reads it
+  // there (its clock carries it back to the host); verify_state reads it on demand.
   AsyncValue<double> state_rate_;
-  long checked_step_ = 0;
   // The run's clock on the device, planned there at the start of each step (physics/
   // time_step.hpp plan_step) and copied back to the host as soon as it is; the case's limits.
   AsyncValue<StepClock> clock_;

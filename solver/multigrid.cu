@@ -546,16 +546,10 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
     defect_into(grid_, x, b, H.b0());
     monitor.record(max_abs(H.b0(), interior));
     while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
-      if (opt_.fmg && stats.cycles == 0) {
-        H.fmg();
-        stats.fmg = true;
-      } else {
-        fill(H.x0(), 0);
-        H.vcycle();
-      }
+      const bool fmg_start = opt_.fmg && stats.cycles == 0;
+      correct_from_defect(x, fmg_start);
+      stats.fmg = stats.fmg || fmg_start;
       ++stats.cycles;
-      add_field(x, H.x0(), grid_.layout.interior(Stagger::centre));
-      fill_ghosts(x, bc_, grid_);
       defect_into(grid_, x, b, H.b0());
       if (!monitor.record(max_abs(H.b0(), interior))) break;
     }
@@ -574,7 +568,6 @@ SolveStats Multigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
 template <class R>
 SolveStats Multigrid<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
   (void)lent;
-  const Box interior = grid_.layout.interior(Stagger::centre);
   const bool singular = bc_.singular();
   if (singular) remove_mean_max_abs_queued(b, means_);
   fill_ghosts(x, bc_, grid_);
@@ -582,14 +575,9 @@ SolveStats Multigrid<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, cons
     direct_->attach(x, b, false);
     for (int c = 0; c < passes; ++c) direct_->vcycle();
   } else {
-    MultigridHierarchy<float>& H = *cheap_;
-    defect_into(grid_, x, b, H.b0());
     for (int c = 0; c < passes; ++c) {
-      if (c > 0) defect_into(grid_, x, b, H.b0());
-      fill(H.x0(), 0);
-      H.vcycle();
-      add_field(x, H.x0(), interior);
-      fill_ghosts(x, bc_, grid_);
+      defect_into(grid_, x, b, cheap_->b0());
+      correct_from_defect(x, false);
     }
   }
   if (singular) {
@@ -597,6 +585,20 @@ SolveStats Multigrid<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, cons
     fill_ghosts(x, bc_, grid_);
   }
   return SolveStats::unchecked(passes);
+}
+
+// One fp32 cycle (or the FMG start) on the defect in cheap_'s finest level, added to x.
+template <class R>
+void Multigrid<R>::correct_from_defect(Field<R>& x, bool fmg_start) {
+  MultigridHierarchy<float>& H = *cheap_;
+  if (fmg_start) {
+    H.fmg();
+  } else {
+    fill(H.x0(), 0);
+    H.vcycle();
+  }
+  add_field(x, H.x0(), grid_.layout.interior(Stagger::centre));
+  fill_ghosts(x, bc_, grid_);
 }
 
 template <class R>

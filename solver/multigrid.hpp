@@ -109,9 +109,10 @@ class Multigrid final : public PressureSolver<R> {
   static bool cheaper_cycles(const MultigridOptions& o) { return sizeof(R) > sizeof(float) && o.mixed_precision; }
   std::unique_ptr<MultigridHierarchy<R>> direct_;     // cycles on x and b themselves
   std::unique_ptr<MultigridHierarchy<float>> cheap_;  // cycles on the defect in float
-  Field<R> defect_, correction_;
+  Field<R> defect_, correction_;  // FMG on the defect in R
+  void correct_from_defect(Field<R>& x, bool fmg_start);
   static constexpr int mean_slots = 4;  // b's sum, max and min, then x's sum (solve_passes)
-  double* means_ = nullptr;             // on the backend  // FMG on the defect in R
+  double* means_ = nullptr;             // on the backend
 };
 
 // Paper 004's Figure 2 measurement: milliseconds for `sweeps` red-black relaxations

@@ -120,7 +120,8 @@ class PressureSolver {
   }
   // Whether the solver can solve in a fixed number of passes without measuring a residual
   // (pressure.check_interval): device work alone, with no value read back to the host, so
-  // that the whole step can be replayed as one CUDA graph. The direct fft solve can.
+  // that the whole step can be replayed as one CUDA graph: the direct fft solve, and the
+  // multigrid with every level on the backend and no FMG.
   virtual bool solves_in_fixed_passes() const { return false; }
   // That solve: `passes` passes (the count a checked solve took), x's ghosts filled.
   virtual SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {

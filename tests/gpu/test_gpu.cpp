@@ -98,6 +98,23 @@ TEST(GpuFixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {
   check_solve_of_fixed_passes<float>(gpu);
 }
 
+// On CUDA the multigrid checks every 10 steps by default with every level on the device
+// (its cycles fixed between); asked to check every step, or with FMG, it keeps the host's
+// coarse levels. The fft's default is the same on both backends.
+TEST(GpuFixedPasses, TheMultigridsCadenceAndLevelsByDefault) {
+  BOUSS_GPU_OR_SKIP();
+  PressureParams p;
+  EXPECT_EQ(pressure_check_interval(p, "multigrid", gpu), 10);
+  EXPECT_EQ(pressure_check_interval(p, "fft", gpu), 10);
+  EXPECT_EQ(pressure_check_interval(p, "line_multigrid", gpu), 1);
+  EXPECT_EQ(multigrid_options(p, gpu).cpu_coarse_cells, 0);
+  p.check_interval = 1;
+  EXPECT_EQ(multigrid_options(p, gpu).cpu_coarse_cells, default_cpu_coarse_cells);
+  p.check_interval.reset();
+  p.fmg = true;
+  EXPECT_EQ(multigrid_options(p, gpu).cpu_coarse_cells, default_cpu_coarse_cells);
+}
+
 // The whole step as one CUDA graph against the same step launched kernel by kernel.
 TEST(GpuStepGraph, EqualsTheStepLaunchedKernelByKernelBitForBit) {
   BOUSS_GPU_OR_SKIP();

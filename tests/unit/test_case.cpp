@@ -12,6 +12,8 @@
 #include "grid/stretching.hpp"
 #include "io/case.hpp"
 #include "io/case_json.hpp"
+#include "solver/multigrid.hpp"
+#include "solver/pressure_solver.hpp"
 
 namespace bouss {
 namespace {
@@ -1477,6 +1479,34 @@ TEST(LockExchangeUnits, TheCaseFileIsTheGravityCurrentLockExchange) {
   EXPECT_LT(c.initial.left, c.initial.right) << "the dense (cold) fluid on the left";
   EXPECT_EQ(c.faces[4].velocity, VelocityBC::no_slip);
   EXPECT_EQ(c.faces[5].velocity, VelocityBC::free_slip);
+}
+
+TEST(CaseFile, PressureCheckInterval) {
+  EXPECT_FALSE(parse(minimal_case()).pressure.check_interval) << "unset: the solver's default";
+  json j = minimal_case();
+  j["pressure"] = {{"check_interval", 4}};
+  const Case c = parse(j);
+  EXPECT_EQ(c.pressure.check_interval, 4);
+  EXPECT_EQ(parse_case(case_to_json(c).dump(), kSource).pressure.check_interval, 4) << "written back as given";
+  EXPECT_FALSE(parse_case(case_to_json(parse(minimal_case())).dump(), kSource).pressure.check_interval)
+      << "an unset interval stays unset (its default depends on the solver and the backend)";
+  j["pressure"] = {{"check_interval", 0}};
+  EXPECT_TRUE(fails_with(j, "/pressure/check_interval", {"expected a positive integer, got 0"}));
+  j["pressure"] = {{"check_interval", "often"}};
+  EXPECT_TRUE(fails_with(j, "/pressure/check_interval", {"expected a positive integer"}));
+}
+
+// The cadence's defaults (pressure_check_interval): 10 for the direct fft solve, 1 for the
+// iterative solvers on the CPU (the multigrid's 10 on CUDA is checked by the gpu suite);
+// a case's own interval wins everywhere.
+TEST(CaseFile, PressureCheckIntervalDefaultsPerSolver) {
+  PressureParams p;
+  const Backend cpu = Backend::cpu();
+  EXPECT_EQ(pressure_check_interval(p, "fft", cpu), 10);
+  for (const char* solver : {"multigrid", "line_multigrid", "line_pcg"}) EXPECT_EQ(pressure_check_interval(p, solver, cpu), 1);
+  EXPECT_EQ(multigrid_options(p, cpu).cpu_coarse_cells, default_cpu_coarse_cells);
+  p.check_interval = 3;
+  for (const char* solver : {"fft", "multigrid", "line_multigrid", "line_pcg"}) EXPECT_EQ(pressure_check_interval(p, solver, cpu), 3);
 }
 
 }  // namespace
