@@ -2,12 +2,16 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "grid/backend.hpp"
 #include "grid/layout.hpp"
 #include "grid/view.hpp"
+#if defined(BOUSS_LOADS_TEX)
+#include "grid/texture.hpp"
+#endif
 
 namespace bouss {
 
@@ -18,6 +22,10 @@ class Field {
   Field(const Backend& backend, const Layout& layout, Stagger stagger, std::string name)
       : backend_(backend), layout_(layout), stagger_(stagger), name_(std::move(name)) {
     data_ = static_cast<T*>(backend_.allocate(bytes()));
+#if defined(BOUSS_LOADS_TEX)
+    if (std::is_floating_point<T>::value)
+      texture_ = make_linear_texture(backend_, data_, std::size_t(layout_.size), int(sizeof(T)));
+#endif
   }
   ~Field() { release(); }
   Field(const Field&) = delete;
@@ -32,15 +40,31 @@ class Field {
       name_ = std::move(o.name_);
       data_ = o.data_;
       o.data_ = nullptr;
+#if defined(BOUSS_LOADS_TEX)
+      texture_ = o.texture_;
+      o.texture_ = 0;
+#endif
     }
     return *this;
   }
 
-  View<T> view() { return View<T>{data_ + layout_.origin, layout_.sy, layout_.sz, -layout_.origin, layout_.size - layout_.origin}; }
+  View<T> view() {
+    View<T> v{data_ + layout_.origin, layout_.sy, layout_.sz, -layout_.origin, layout_.size - layout_.origin};
+#if defined(BOUSS_LOADS_TEX)
+    v.texture = texture_;
+    v.texture_origin = layout_.origin;
+#endif
+    return v;
+  }
   View<const T> view() const { return cview(); }
   View<const T> cview() const {
-    return View<const T>(data_ + layout_.origin, layout_.sy, layout_.sz, -layout_.origin,
-                         layout_.size - layout_.origin);
+    View<const T> v(data_ + layout_.origin, layout_.sy, layout_.sz, -layout_.origin,
+                    layout_.size - layout_.origin);
+#if defined(BOUSS_LOADS_TEX)
+    v.texture = texture_;
+    v.texture_origin = layout_.origin;
+#endif
+    return v;
   }
 
   const Backend& backend() const { return backend_; }
@@ -68,10 +92,17 @@ class Field {
 
   void swap(Field& o) noexcept {
     std::swap(data_, o.data_);  // the storage moves; names and layouts stay
+#if defined(BOUSS_LOADS_TEX)
+    std::swap(texture_, o.texture_);
+#endif
   }
 
  private:
   void release() {
+#if defined(BOUSS_LOADS_TEX)
+    destroy_texture(texture_);
+    texture_ = 0;
+#endif
     if (data_) backend_.deallocate(data_);
     data_ = nullptr;
   }
@@ -80,6 +111,9 @@ class Field {
   Stagger stagger_ = Stagger::centre;
   std::string name_;
   T* data_ = nullptr;
+#if defined(BOUSS_LOADS_TEX)
+  std::uint64_t texture_ = 0;
+#endif
 };
 
 }  // namespace bouss

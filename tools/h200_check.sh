@@ -20,7 +20,7 @@
 # fft and multigrid, fp64 and fp32, the multigrid's first guess previous and extrapolated),
 # profile (ncu: each kernel's time and DRAM bytes in the Ra = 1e7 step; PROFILE_SOLVER picks
 # the solver), tableone (paper 004's Table I: this build against the variant builds carried
-# in .variants/{plain,cg,unpadded}, made by tools/h200_variants.sh), largest (the largest
+# in .variants/{plain,cg,tex,unpadded} (those present), made by tools/h200_variants.sh), largest (the largest
 # grids: Ra = 1e7 with fft at 1088x1088x1056 in fp64 and 1408x1408x1120 in fp32, a few
 # steps each, with bouss check's memory line), devcompare (developed Ra = 1e7, this build
 # against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph),
@@ -301,9 +301,9 @@ for name, (n, ns, b) in sorted(agg.items(), key=lambda x: -x[1][1]):
 ' "$out/profile.csv"
 fi
 if has tableone; then
-  step "paper 004 Table I: __ldg (default) / plain / L2-only loads, padded / unpadded rows (Ra = 1e7 from rest; 100 relaxations of 256^3)"
+  step "paper 004 Table I: __ldg (default) / plain / L2-only / texture loads, padded / unpadded rows (Ra = 1e7 from rest; 100 relaxations of 256^3)"
   for round in 1 2; do
-    for v in default plain cg unpadded; do
+    for v in default plain cg tex unpadded; do
       # A variant's libbouss.so, with its own executable where it has one (unpadded rows: the
       # layout is inline in the executable's code too), else this build's.
       if [ $v = default ]; then b=$bin/bouss; lib=""; else lib=$PWD/.variants/$v; b=.variants/$v/bouss; [ -x $b ] || b=$bin/bouss; fi
@@ -311,7 +311,7 @@ if has tableone; then
       for s in "fft_fp64" "fft_fp32 --set precision=single --set pressure.tolerance=1e-4" "mg_fp64 --set pressure.solver=multigrid"; do
         set -- $s; tag=$1; shift
         ms=$(LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
-               --steps 30 --warmup 10 --json "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f ms/step (%.0f%% of its floor)" % (r["ms_per_step"], 100*r["fraction_of_floor"]))')
+               --steps 30 --warmup 10 --json "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f ms/step (%.0f%% of its floor; KE %.15e, max div %.3e)" % (r["ms_per_step"], 100*r["fraction_of_floor"], r["kinetic_energy"], r["max_divergence"]))')
         echo "round $round $v $tag: $ms"
       done
       LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench relax --sizes 256 --sweeps 100 2>&1 | grep "n = " | sed "s/^/round $round $v relax (cpu | launches | graph ms) /"
