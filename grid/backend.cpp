@@ -70,8 +70,14 @@ struct Backend::State {
   void* copy_stream = nullptr;
   void* ptr = nullptr;
   std::size_t bytes = 0;
+  struct Block {
+    void* ptr = nullptr;
+    std::size_t bytes = 0;
+  };
+  Block buffers[4];  // Backend::Buffer
   explicit State(BackendKind k) : kind(k) {}
   ~State() {
+    for (int b = 0; b < 4; ++b) release_buffer(b);
 #ifdef BOUSS_HAVE_CUDA
     if (kind == BackendKind::cuda) {
       if (ptr) cudaFree(ptr);
@@ -81,6 +87,23 @@ struct Backend::State {
     }
 #endif
     std::free(ptr);
+  }
+  // Buffers 0 and 1 live where the backend's fields do, 2 and 3 on the host (page-locked
+  // for a CUDA backend).
+  static bool on_device(int b) { return b < 2; }
+  void release_buffer(int b) {
+    Block& k = buffers[b];
+    if (!k.ptr) return;
+#ifdef BOUSS_HAVE_CUDA
+    if (kind == BackendKind::cuda) {
+      if (on_device(b)) cudaFree(k.ptr);
+      else cudaFreeHost(k.ptr);
+      k = Block{};
+      return;
+    }
+#endif
+    std::free(k.ptr);
+    k = Block{};
   }
 };
 
@@ -261,6 +284,26 @@ void Backend::synchronize() const {
 }
 
 std::size_t Backend::scratch_bytes() const { return state_->bytes; }
+
+void* Backend::buffer(Buffer which, std::size_t bytes) const {
+  State& s = *state_;
+  const int b = int(which);
+  State::Block& k = s.buffers[b];
+  if (bytes <= k.bytes) return k.ptr;
+  s.release_buffer(b);
+  const std::size_t size = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda()) {
+    check_cuda(State::on_device(b) ? cudaMalloc(&k.ptr, size) : cudaMallocHost(&k.ptr, size), "halo buffer");
+    k.bytes = size;
+    return k.ptr;
+  }
+#endif
+  k.ptr = std::aligned_alloc(256, size);
+  if (!k.ptr) throw std::runtime_error("cannot allocate " + std::to_string(size >> 20) + " MiB of host memory");
+  k.bytes = size;
+  return k.ptr;
+}
 
 void* Backend::scratch(std::size_t bytes) const {
   State& s = *state_;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "parallel/communicator.hpp"
+
 namespace bouss {
 
 enum class BackendKind { cpu, cuda };
@@ -46,6 +48,24 @@ class Backend {
   // State memory for reductions on this backend, grown as needed and kept.
   void* scratch(std::size_t bytes) const;
   std::size_t scratch_bytes() const;  // its size now
+  // Message buffers of the halo exchange, grown as needed and kept: in this backend's
+  // memory, and, for a CUDA backend whose MPI cannot read device memory, page-locked host
+  // memory to stage them through.
+  enum class Buffer { send, receive, send_host, receive_host };
+  void* buffer(Buffer which, std::size_t bytes) const;
+
+  // The ranks this backend computes with (one rank unless with_ranks set them): every
+  // reduction over its fields is combined across them (grid/reduce.hpp), so that a sum or a
+  // maximum is over the whole domain whichever part of it this rank holds.
+  const Communicator& ranks() const { return ranks_ ? *ranks_ : *Communicator::self(); }
+  const std::shared_ptr<const Communicator>& ranks_ptr() const { return ranks_; }
+  // The same device, stream and scratch, combining across `ranks` (Communicator::self():
+  // this rank alone, for a problem gathered onto it).
+  Backend with_ranks(std::shared_ptr<const Communicator> ranks) const {
+    Backend b = *this;
+    b.ranks_ = std::move(ranks);
+    return b;
+  }
 
   bool operator==(const Backend& o) const { return kind_ == o.kind_; }
   bool operator!=(const Backend& o) const { return !(*this == o); }
@@ -54,6 +74,7 @@ class Backend {
   struct State;
   BackendKind kind_ = BackendKind::cpu;
   std::shared_ptr<State> state_;
+  std::shared_ptr<const Communicator> ranks_;
 };
 
 // Copies bytes between any two backends' memories (host<->device, device<->device),

@@ -7,6 +7,7 @@
 
 #include "grid/for_each.hpp"
 #include "grid/grid.hpp"
+#include "grid/halo.hpp"
 
 namespace bouss {
 
@@ -14,19 +15,21 @@ namespace {
 
 // Ghost layer m (1..g) on both sides of one axis, for data located at cell centres along
 // that axis (interior points 0..n-1; the boundary face lies half a cell beyond).
+// A side exchanged with another rank (xlo, xhi) is left to the halo exchange.
 template <class S>
 struct CentreFill {
   BOUSS_HD static void apply(S* p, std::ptrdiff_t s, int n, int m, BoundaryKind klo, S vlo,
-                             BoundaryKind khi, S vhi, S hlo, S hhi) {
+                             BoundaryKind khi, S vhi, S hlo, S hhi, bool xlo, bool xhi) {
     S* lo_ghost = p - m * s;
     S* hi_ghost = p + (n - 1 + m) * s;
     if (klo == BoundaryKind::periodic) {
+      if (xlo) return;  // a cut periodic axis: both sides exchanged
       *lo_ghost = p[(n - m) * s];
       *hi_ghost = p[(m - 1) * s];
       return;
     }
-    *lo_ghost = cell_wall_ghost(klo, vlo, hlo, 0, m)(p[(m - 1) * s]);
-    *hi_ghost = cell_wall_ghost(khi, vhi, hhi, 1, m)(p[(n - m) * s]);
+    if (!xlo) *lo_ghost = cell_wall_ghost(klo, vlo, hlo, 0, m)(p[(m - 1) * s]);
+    if (!xhi) *hi_ghost = cell_wall_ghost(khi, vhi, hhi, 1, m)(p[(n - m) * s]);
   }
 };
 
@@ -35,20 +38,21 @@ struct CentreFill {
 template <class S>
 struct FaceFill {
   BOUSS_HD static void apply(S* p, std::ptrdiff_t s, int n, int m, BoundaryKind klo, S vlo,
-                             BoundaryKind khi, S vhi, S hlo, S hhi) {
+                             BoundaryKind khi, S vhi, S hlo, S hhi, bool xlo, bool xhi) {
     if (klo == BoundaryKind::periodic) {
+      if (xlo) return;
       if (m == 1) p[n * s] = p[0];
       p[-m * s] = p[(n - m) * s];
       p[(n + m) * s] = p[m * s];
       return;
     }
     if (m == 1) {
-      if (klo == BoundaryKind::value) p[0] = vlo;
-      if (khi == BoundaryKind::value) p[n * s] = vhi;
+      if (klo == BoundaryKind::value && !xlo) p[0] = vlo;
+      if (khi == BoundaryKind::value && !xhi) p[n * s] = vhi;
     }
     const S lo_in = p[m * s], hi_in = p[(n - m) * s];
-    p[-m * s] = klo == BoundaryKind::value ? 2 * vlo - lo_in : lo_in - 2 * m * hlo * vlo;
-    p[(n + m) * s] = khi == BoundaryKind::value ? 2 * vhi - hi_in : hi_in + 2 * m * hhi * vhi;
+    if (!xlo) p[-m * s] = klo == BoundaryKind::value ? 2 * vlo - lo_in : lo_in - 2 * m * hlo * vlo;
+    if (!xhi) p[(n + m) * s] = khi == BoundaryKind::value ? 2 * vhi - hi_in : hi_in + 2 * m * hhi * vhi;
   }
 };
 
@@ -59,6 +63,7 @@ struct AxisFill {
   int n;         // interior points along the axis (cells, or faces less the duplicate one)
   int hib, hic;  // the end of the field's padded range along the other two axes
   bool faces;
+  bool xlo, xhi;  // sides exchanged with other ranks
   BoundaryKind klo, khi;
   S vlo, vhi, slo, shi;
   const double* height;  // z of the points along z (the z tables' centres or faces)
@@ -100,6 +105,10 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       F.n = L.points(f.stagger(), a) - (F.faces ? 1 : 0);
       F.klo = bc.face[2 * a].kind;
       F.khi = bc.face[2 * a + 1].kind;
+      F.xlo = bc.exchanged(2 * a);
+      F.xhi = bc.exchanged(2 * a + 1);
+      if (F.xlo != bcs[0]->exchanged(2 * a) || F.xhi != bcs[0]->exchanged(2 * a + 1))
+        throw std::logic_error("fill_ghosts: fields filled together must be cut alike");
       F.vlo = S(bc.face[2 * a].value);
       F.vhi = S(bc.face[2 * a + 1].value);
       // z-varying wall values: value + slope (z - z0) at the point's height.
@@ -127,9 +136,10 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       // Only where a slope is non-zero is c the z axis (never for the z fill).
       const S z = F.slo != S(0) || F.shi != S(0) ? S(F.height[kc] - z0) : S(0);
       S* p = F.origin + jb * sb + kc * sc;
-      if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi);
-      else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi);
+      if (F.faces) FaceFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi, F.xlo, F.xhi);
+      else CentreFill<S>::apply(p, sa, F.n, m, F.klo, F.vlo + F.slo * z, F.khi, F.vhi + F.shi * z, hlo, hhi, F.xlo, F.xhi);
     }, a == 0 ? "fill_ghosts x" : a == 1 ? "fill_ghosts y" : "fill_ghosts z", names.c_str());
+    if (bcs[0]->exchanged(2 * a) || bcs[0]->exchanged(2 * a + 1)) exchange_halos(fields, bcs, count, a);
   }
 }
 
@@ -149,12 +159,9 @@ Box unknown_box(const Layout& layout, Stagger s, const FieldBC& bc) {
   Box box = layout.interior(s);
   for (int a = 0; a < 3; ++a) {
     if (!staggered_along(s, a)) continue;
-    if (bc.periodic(a)) {
-      box.hi[a] -= 1;  // face n duplicates face 0
-    } else {
-      if (bc.face[2 * a].kind == BoundaryKind::value) box.lo[a] += 1;
-      if (bc.face[2 * a + 1].kind == BoundaryKind::value) box.hi[a] -= 1;
-    }
+    // Face n duplicates face 0 across a periodic axis, or is the next rank's face 0.
+    if (bc.periodic(a) || bc.exchanged(2 * a + 1) || bc.face[2 * a + 1].kind == BoundaryKind::value) box.hi[a] -= 1;
+    if (!bc.periodic(a) && !bc.exchanged(2 * a) && bc.face[2 * a].kind == BoundaryKind::value) box.lo[a] += 1;
   }
   return box;
 }

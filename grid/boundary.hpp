@@ -7,6 +7,7 @@
 #include <array>
 
 #include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 
@@ -22,6 +23,11 @@ struct FaceBC {
   // Value conditions on x and y faces may vary linearly with height: the boundary value at
   // height z is value + slope_z * (z - z0), z0 the bottom of the domain (conducting walls).
   double slope_z = 0;
+  // The rank whose cells lie across this face when the domain is cut there (FieldBC::on_rank),
+  // or -1. The kind stays the domain's (a cut periodic axis is still periodic); the ghosts of
+  // an exchanged face come from that rank (grid/halo.hpp), and the face's condition applies
+  // on the rank at the domain's edge alone.
+  int exchange_with = -1;
 };
 
 // The one home of the wall rule for cell-centred values: ghost layer m (1, 2, ...) beyond a
@@ -49,6 +55,17 @@ struct FieldBC {
   std::array<FaceBC, 6> face{};
 
   bool periodic(int axis) const { return face[2 * axis].kind == BoundaryKind::periodic; }
+  // Whether face f's ghosts come from another rank.
+  bool exchanged(int f) const { return face[f].exchange_with >= 0; }
+  // Whether a periodic axis wraps within this rank's array (periodic and not cut).
+  bool wraps(int axis) const { return periodic(axis) && !exchanged(2 * axis) && !exchanged(2 * axis + 1); }
+  // The same conditions on one rank's block of a decomposed domain: the faces it shares
+  // with other ranks exchange halos.
+  FieldBC on_rank(const Decomposition& d) const {
+    FieldBC r = *this;
+    for (int f = 0; f < 6; ++f) r.face[f].exchange_with = d.exchanges(f) ? d.neighbour[f] : -1;
+    return r;
+  }
   // No value condition anywhere: the Laplacian has the constants in its null space.
   bool singular() const {
     for (const auto& f : face)
@@ -66,6 +83,9 @@ struct FieldBC {
 // Fills every ghost layer of `f` (and, for face fields under a value condition, the
 // boundary faces themselves) from its interior values, axis by axis (x, then y, then z),
 // each sweep covering the other axes' ghosts too, so edges and corners are consistent.
+// Faces exchanged with other ranks (FaceBC::exchange_with) take their ghosts, and a face
+// field its duplicate face n, from the neighbour's interior (grid/halo.hpp), in the same
+// axis order; every rank of a decomposed run makes the call.
 // The grid's spacings (at a z wall, the wall cell's thickness) enter gradient conditions,
 // its heights the z-varying side-wall values. Instantiated for double and float fields.
 template <class S>

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "grid/config.hpp"
+#include "grid/decomposition.hpp"
 #include "grid/layout.hpp"
 #include "grid/z_tables.hpp"
 
@@ -39,6 +40,8 @@ struct Grid {
   std::shared_ptr<const std::vector<double>> stretched_z;
   // The z tables this geometry has put on each backend (z_view), shared by copies of it.
   mutable std::shared_ptr<ZTableCache> z_cache;
+  // Where this block lies in a grid cut over ranks (part()); null for a whole grid.
+  std::shared_ptr<const Decomposition> decomposition;
 
   static Grid make(const std::array<int, 3>& n, const std::array<double, 3>& lo,
                    const std::array<double, 3>& length, int ghost = 1, std::size_t elem_bytes = sizeof(double)) {
@@ -67,6 +70,22 @@ struct Grid {
     g.z_cache.reset();
     return g;
   }
+
+  // This rank's block of the grid: d.n cells from cell d.offset, at their own positions,
+  // with the same spacings and z faces (z is never cut).
+  Grid part(const Decomposition& d) const {
+    if (d.global_n != layout.n) throw std::invalid_argument("Grid::part: the decomposition is of another grid");
+    Grid g = *this;
+    g.layout = Layout::make(d.n, layout.ghost, layout.elem_bytes);
+    for (int a = 0; a < 2; ++a) g.lo[a] = lo[a] + d.offset[a] * h[a];
+    g.z_cache.reset();
+    g.decomposition = std::make_shared<const Decomposition>(d);
+    return g;
+  }
+  // The global index of this block's cell 0 along each axis (0 for a whole grid).
+  std::array<int, 3> offset() const { return decomposition ? decomposition->offset : std::array<int, 3>{0, 0, 0}; }
+  // The cells of the whole grid.
+  std::array<int, 3> global_n() const { return decomposition ? decomposition->global_n : layout.n; }
 
   const std::array<int, 3>& n() const { return layout.n; }
   bool stretched() const { return bool(stretched_z); }

@@ -16,6 +16,7 @@
 #include "grid/box.hpp"
 #include "grid/config.hpp"
 #include "grid/for_each.hpp"
+#include "parallel/communicator.hpp"
 
 #if defined(__CUDACC__)
 #include <cub/device/device_reduce.cuh>
@@ -197,9 +198,9 @@ void reduce_levels_on_host(const Box& box, T init, Op op, F f, T* out) {
   }
 }
 
-// Where the levels go: `out`, or the backend's scratch when out is null (see reduce_levels_to_scratch).
+// This rank's levels.
 template <class T, class Op, class F>
-T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
+T* reduce_levels_here(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
   const int levels = box.extent(2);
   if (levels == 0) return out;
   if (box.empty()) {  // levels with no points: init each
@@ -213,27 +214,54 @@ T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* 
   reduce_levels_on_host(box, init, op, f, out);
   return out;
 }
+
+// Where the levels go: `out`, or the backend's scratch when out is null (see reduce_levels_to_scratch);
+// across ranks, each level combined in rank order.
+template <class T, class Op, class F>
+T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what) {
+  out = reduce_levels_here(backend, box, init, op, f, out, what);
+  const int levels = box.extent(2);
+  if (backend.ranks().alone() || levels == 0) return out;
+  std::vector<T> mine(levels);
+  copy_bytes(mine.data(), Backend::cpu(), out, backend, mine.size() * sizeof(T));
+  combine_across_ranks(backend.ranks(), mine.data(), levels, op);
+  copy_bytes(out, backend, mine.data(), Backend::cpu(), mine.size() * sizeof(T));
+  return out;
+}
 }  // namespace detail
 
 // Reduces f over the box into *out, which lives in the backend's memory (device memory
 // on the GPU, host memory on the CPU). On the GPU the work is queued on the backend's
 // stream and *out is ready once the stream reaches this point.
+//
+// Under several ranks (Backend::ranks) every reduction is collective: each rank reduces its
+// part, then the parts are combined in rank order (combine_across_ranks), the same value on
+// every rank; every rank must make the call, with an empty box where it holds nothing. The
+// combination goes through the host, so that reduce_into then waits for the device.
 template <class T, class Op, class F>
 void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
   if (box.empty()) copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
   else if (backend.is_cuda()) detail::reduce_on_device(backend, box, init, op, f, out, what);
   else *out = detail::reduce_on_host(box, init, op, f);
+  if (backend.ranks().alone()) return;
+  T mine{};
+  copy_bytes(&mine, Backend::cpu(), out, backend, sizeof(T));
+  const T all = combine_across_ranks(backend.ranks(), mine, op);
+  copy_bytes(out, backend, &all, Backend::cpu(), sizeof(T));
 }
 
 // The same, returned to the host (waits for the device).
 template <class T, class Op, class F>
 T reduce(const Backend& backend, const Box& box, T init, Op op, F f, const char* what = "reduce") {
-  if (box.empty()) return init;
-  if (!backend.is_cuda()) return detail::reduce_on_host(box, init, op, f);
-  const T* out = detail::reduce_on_device(backend, box, init, op, f, static_cast<T*>(nullptr), what);
-  T result{};
-  copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
-  return result;
+  T result = init;
+  if (box.empty()) {
+  } else if (!backend.is_cuda()) {
+    result = detail::reduce_on_host(box, init, op, f);
+  } else {
+    const T* out = detail::reduce_on_device(backend, box, init, op, f, static_cast<T*>(nullptr), what);
+    copy_bytes(&result, Backend::cpu(), out, backend, sizeof(T));
+  }
+  return combine_across_ranks(backend.ranks(), result, op);
 }
 
 // Reduces f(i, j, k) over each z-level k of the box (all its i and j) into out[k - box.lo[2]],

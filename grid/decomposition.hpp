@@ -1,0 +1,48 @@
+// Which part of the global grid a rank holds: pencils of whole z columns cut in x and y
+// (paper 001: the vertical line solves stay within a rank), over a process grid of
+// dims[0] x dims[1] ranks, rank = cx + dims[0] * cy. Cuts fall on multiples of the largest
+// power of two that leaves every rank at least one block, so the multigrid's first levels
+// coarsen within each rank; a rank count that does not divide the blocks evenly gives the
+// first ranks of an axis one block more (3 ranks over 96 cells: 32 each; over 64: 32, 16, 16).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace bouss {
+
+struct Decomposition {
+  std::array<int, 2> dims{1, 1};       // ranks along x and y
+  std::array<int, 2> coords{0, 0};     // this rank's place in the process grid
+  std::array<int, 3> global_n{0, 0, 0};
+  std::array<int, 3> offset{0, 0, 0};  // global index of this rank's cell (0, 0, 0)
+  std::array<int, 3> n{0, 0, 0};       // this rank's cells
+  // The rank across each face (x_lo, x_hi, y_lo, y_hi, z_lo, z_hi), or -1 at a wall of the
+  // domain; across a periodic axis that is not cut, this rank itself.
+  std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};
+  int rank = 0;
+
+  int ranks() const { return dims[0] * dims[1]; }
+  // Whether the axis is cut between ranks (its faces then exchange halos).
+  bool split(int axis) const { return axis < 2 && dims[axis] > 1; }
+  // Whether face 2 * axis + side borders another rank's cells.
+  bool exchanges(int face) const { return split(face / 2) && neighbour[face] >= 0; }
+  // "4x2"
+  std::string describe() const { return std::to_string(dims[0]) + "x" + std::to_string(dims[1]); }
+
+  // The whole grid on one rank.
+  static Decomposition single(const std::array<int, 3>& n, const std::array<bool, 3>& periodic);
+  // This rank's part of a grid of global_n cells over `ranks` ranks: dims as given, or,
+  // with {0, 0}, chosen to exchange the fewest halo cells (choose_dims). Throws
+  // std::invalid_argument with a sentence when the grid cannot be cut so.
+  static Decomposition make(const std::array<int, 3>& global_n, const std::array<bool, 3>& periodic, int ranks,
+                            int rank, std::array<int, 2> dims = {0, 0});
+  static std::array<int, 2> choose_dims(const std::array<int, 3>& global_n, int ranks);
+  // The first cell of each of `parts` pieces of n cells, and n at the end (parts + 1 values).
+  static std::vector<int> cuts(int n, int parts);
+  // Parses "4x2" (the --decomposition option); throws std::invalid_argument.
+  static std::array<int, 2> parse_dims(const std::string& text);
+};
+
+}  // namespace bouss

@@ -1,0 +1,19 @@
+// Halo exchange: the ghost layers of fields along one axis, from the ranks across the
+// faces that FieldBC::exchange_with names. The fields go together, one message each way
+// per neighbour: each rank packs its interior layers next to the face, sends them to the
+// neighbour and unpacks what comes back into its ghosts. A face field sends its face 0 too,
+// which is the lower neighbour's duplicate face n. On CUDA the messages go from device
+// memory when the MPI library reads it (CUDA-aware, Communicator::cuda_aware), else through
+// page-locked host buffers.
+#pragma once
+
+#include "grid/boundary.hpp"
+#include "grid/field.hpp"
+
+namespace bouss {
+
+// Called by fill_ghosts after its own fill of axis `axis`, on every rank.
+template <class S>
+void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int count, int axis);
+
+}  // namespace bouss

@@ -1,0 +1,181 @@
+#include "parallel/communicator.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#ifdef BOUSS_HAVE_MPI
+// MPI's C API alone (Open MPI's deprecated C++ bindings are not linked).
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#endif
+
+namespace bouss {
+
+namespace {
+#ifdef BOUSS_HAVE_MPI
+// Started by an MPI launcher (Open MPI's mpirun, PMI or PMIx): only then is MPI initialised,
+// so that a plain `bouss run` neither pays for MPI's start-up nor depends on its daemons.
+bool under_launcher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE", "PMI_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+void check(int e, const char* what) {
+  if (e != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(e, text, &length);
+    throw std::runtime_error(std::string("MPI error in ") + what + ": " + std::string(text, length));
+  }
+}
+int count_of(std::size_t bytes, const char* what) {
+  if (bytes > std::size_t(std::numeric_limits<int>::max()))
+    throw std::runtime_error(std::string(what) + ": a message over 2 GiB");
+  return int(bytes);
+}
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+#endif
+}  // namespace
+
+bool Communicator::mpi_compiled() {
+#ifdef BOUSS_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::shared_ptr<const Communicator> Communicator::self() {
+  static const std::shared_ptr<const Communicator> one(new Communicator());
+  return one;
+}
+
+std::shared_ptr<const Communicator> Communicator::world() {
+#ifdef BOUSS_HAVE_MPI
+  static const std::shared_ptr<const Communicator> w = []() -> std::shared_ptr<const Communicator> {
+    if (!under_launcher()) return self();
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) {
+      int provided = 0;
+      // Only the main thread calls MPI (the output writer's thread does not).
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      std::atexit(finalize_at_exit);
+    }
+    auto* c = new Communicator();
+    c->mpi_ = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size_);
+#if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
+    c->cuda_aware_ = MPIX_Query_cuda_support() == 1;  // the library loaded at run time decides
+#endif
+    return std::shared_ptr<const Communicator>(c);
+  }();
+  return w;
+#else
+  return self();
+#endif
+}
+
+void Communicator::allgather(const void* src, void* dst, std::size_t bytes) const {
+  if (!mpi_) {
+    if (dst != src) std::memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef BOUSS_HAVE_MPI
+  check(MPI_Allgather(src, count_of(bytes, "allgather"), MPI_BYTE, dst, int(bytes), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Allgather");
+#endif
+}
+
+void Communicator::broadcast(void* p, std::size_t bytes, int root) const {
+  if (!mpi_) return;
+#ifdef BOUSS_HAVE_MPI
+  check(MPI_Bcast(p, count_of(bytes, "broadcast"), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+#else
+  (void)p, (void)bytes, (void)root;
+#endif
+}
+
+void Communicator::sendrecv(const void* send, std::size_t send_bytes, int dest, void* recv, std::size_t recv_bytes,
+                            int source, int tag) const {
+  if (!mpi_) {
+    // One rank: its own neighbour (a periodic axis), or none.
+    if (dest == 0 && source == 0) {
+      if (send_bytes != recv_bytes) throw std::logic_error("sendrecv to itself: sizes differ");
+      std::memmove(recv, send, send_bytes);
+    }
+    return;
+  }
+#ifdef BOUSS_HAVE_MPI
+  check(MPI_Sendrecv(send, count_of(send_bytes, "sendrecv"), MPI_BYTE, dest < 0 ? MPI_PROC_NULL : dest, tag, recv,
+                     count_of(recv_bytes, "sendrecv"), MPI_BYTE, source < 0 ? MPI_PROC_NULL : source, tag,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
+#endif
+}
+
+void Communicator::gatherv(const void* send, std::size_t bytes, std::vector<char>* recv_on_root, int root) const {
+  if (!mpi_) {
+    recv_on_root->assign(static_cast<const char*>(send), static_cast<const char*>(send) + bytes);
+    return;
+  }
+#ifdef BOUSS_HAVE_MPI
+  const int mine = count_of(bytes, "gatherv");
+  std::vector<int> counts(size_), displs(size_);
+  check(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
+  if (rank_ == root) {
+    std::size_t total = 0;
+    for (int p = 0; p < size_; ++p) {
+      displs[p] = count_of(total, "gatherv");
+      total += std::size_t(counts[p]);
+    }
+    count_of(total, "gatherv");
+    recv_on_root->resize(total);
+  }
+  check(MPI_Gatherv(send, mine, MPI_BYTE, rank_ == root ? recv_on_root->data() : nullptr, counts.data(),
+                    displs.data(), MPI_BYTE, root, MPI_COMM_WORLD),
+        "MPI_Gatherv");
+#endif
+}
+
+bool Communicator::any(bool mine) const {
+  if (!mpi_) return mine;
+#ifdef BOUSS_HAVE_MPI
+  int in = mine ? 1 : 0, out = 0;
+  check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out != 0;
+#else
+  return mine;
+#endif
+}
+
+void Communicator::barrier() const {
+#ifdef BOUSS_HAVE_MPI
+  if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+#endif
+}
+
+void Communicator::abort(int code) const {
+#ifdef BOUSS_HAVE_MPI
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  std::exit(code);
+}
+
+std::string Communicator::describe() const {
+  if (size_ == 1) return "";
+  return "rank " + std::to_string(rank_) + " of " + std::to_string(size_);
+}
+
+}  // namespace bouss
