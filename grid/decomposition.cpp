@@ -1,5 +1,6 @@
 #include "grid/decomposition.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -19,7 +20,7 @@ std::vector<int> Decomposition::cuts(int n, int parts) {
 
 std::array<int, 2> Decomposition::choose_dims(const std::array<int, 3>& global_n, int ranks) {
   std::array<int, 2> best{0, 0};
-  double best_cost = std::numeric_limits<double>::infinity();
+  double best_cost = std::numeric_limits<double>::infinity(), best_squareness = 0;
   for (int px = 1; px <= ranks; ++px) {
     if (ranks % px) continue;
     const int py = ranks / px;
@@ -27,7 +28,11 @@ std::array<int, 2> Decomposition::choose_dims(const std::array<int, 3>& global_n
     // Halo cells a rank exchanges: a y-z face of its block per cut x side, an x-z face per cut y side.
     const double nx = double(global_n[0]) / px, ny = double(global_n[1]) / py;
     const double cost = (px > 1 ? 2 * ny : 0) + (py > 1 ? 2 * nx : 0);
-    if (cost < best_cost) best_cost = cost, best = {px, py};
+    // Ties go to the squarer block (its multigrid levels coarsen further within the rank),
+    // then to more ranks along x.
+    const double squareness = std::abs(nx - ny);
+    if (cost < best_cost || (cost == best_cost && squareness <= best_squareness))
+      best_cost = cost, best_squareness = squareness, best = {px, py};
   }
   if (best[0] == 0)
     throw std::invalid_argument("cannot cut a grid of " + std::to_string(global_n[0]) + "x" +

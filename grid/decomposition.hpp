@@ -34,7 +34,8 @@ struct Decomposition {
   // The whole grid on one rank.
   static Decomposition single(const std::array<int, 3>& n, const std::array<bool, 3>& periodic);
   // This rank's part of a grid of global_n cells over `ranks` ranks: dims as given, or,
-  // with {0, 0}, chosen to exchange the fewest halo cells (choose_dims). Throws
+  // with {0, 0}, chosen to exchange the fewest halo cells per rank, ties to the squarer
+  // block and then to more ranks along x (choose_dims). Throws
   // std::invalid_argument with a sentence when the grid cannot be cut so.
   static Decomposition make(const std::array<int, 3>& global_n, const std::array<bool, 3>& periodic, int ranks,
                             int rank, std::array<int, 2> dims = {0, 0});
