@@ -59,6 +59,12 @@ struct FieldBC {
   bool exchanged(int f) const { return face[f].exchange_with >= 0; }
   // Whether a periodic axis wraps within this rank's array (periodic and not cut).
   bool wraps(int axis) const { return periodic(axis) && !exchanged(2 * axis) && !exchanged(2 * axis + 1); }
+  // The conditions of the whole domain: no face exchanged.
+  FieldBC whole() const {
+    FieldBC r = *this;
+    for (auto& f : r.face) f.exchange_with = -1;
+    return r;
+  }
   // The same conditions on one rank's block of a decomposed domain: the faces it shares
   // with other ranks exchange halos.
   FieldBC on_rank(const Decomposition& d) const {

@@ -25,7 +25,8 @@ CapturedWork::~CapturedWork() {
 
 void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t key, const std::function<void()>& work) {
 #ifdef BOUSS_HAVE_CUDA
-  if (use_graph && backend.is_cuda()) {
+  // Work of several ranks calls MPI, which a graph cannot hold.
+  if (use_graph && backend.is_cuda() && backend.ranks().alone()) {
     const auto stream = static_cast<cudaStream_t>(backend.stream());
     // Inside another capture (a whole step captured around this work): part of that graph.
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;

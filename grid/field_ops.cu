@@ -89,10 +89,18 @@ void extrapolate_in_time(Field<S>& x, Field<S>& previous, KernelScalar ratio) {
 template void extrapolate_in_time<double>(Field<double>&, Field<double>&, KernelScalar);
 template void extrapolate_in_time<float>(Field<float>&, Field<float>&, KernelScalar);
 
+namespace {
+// The points of the box on every rank together (the means of a cut grid are the whole's).
+template <class S>
+double cells_on_all_ranks(const Field<S>& f, const Box& box) {
+  return combine_across_ranks(f.backend().ranks(), double(box.cells()), SumOp{});
+}
+}  // namespace
+
 template <class S>
 double remove_mean(Field<S>& f) {
   const Box box = f.layout().interior(Stagger::centre);
-  const double mean = sum(f, box) / double(box.cells());
+  const double mean = sum(f, box) / cells_on_all_ranks(f, box);
   add_constant(f, box, -mean);
   return mean;
 }
@@ -104,7 +112,7 @@ template <class S>
 void subtract_mean_at(Field<S>& f, const Box& box, const double* sum) {
   const View<S> v = f.view();
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
-  const double cells = double(box.cells());
+  const double cells = cells_on_all_ranks(f, box);
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) { v[i + j * sy + k * sz] += S(-(*sum / cells)); },
            "remove_mean (queued)", f.name().c_str());
 }
@@ -138,7 +146,7 @@ double remove_mean_max_abs(Field<S>& f) {
     const double x = double(v[i + j * sy + k * sz]);
     return SumMaxMin{x, x, x};
   }, "remove_mean_max_abs");
-  const double mean = r.sum / double(box.cells());
+  const double mean = r.sum / cells_on_all_ranks(f, box);
   add_constant(f, box, -mean);
   // Rounding is monotonic, so the extremes of f - mean are those of f, shifted: the same
   // max |f - mean| as a second pass over the shifted field would find.

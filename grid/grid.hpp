@@ -82,6 +82,16 @@ struct Grid {
     g.decomposition = std::make_shared<const Decomposition>(d);
     return g;
   }
+  // The whole grid that part() cut this block from (itself when it was not cut).
+  Grid whole() const {
+    if (!decomposition) return *this;
+    Grid g = *this;
+    g.layout = Layout::make(decomposition->global_n, layout.ghost, layout.elem_bytes);
+    for (int a = 0; a < 2; ++a) g.lo[a] = lo[a] - decomposition->offset[a] * h[a];
+    g.z_cache.reset();
+    g.decomposition.reset();
+    return g;
+  }
   // The global index of this block's cell 0 along each axis (0 for a whole grid).
   std::array<int, 3> offset() const { return decomposition ? decomposition->offset : std::array<int, 3>{0, 0, 0}; }
   // The cells of the whole grid.

@@ -176,6 +176,9 @@ struct Case {
   OutputParams output;
   CheckpointParams checkpoint;
   std::string backend = "auto";  // auto | cuda | cpu
+  // The process grid a run under mpirun cuts x and y into (--decomposition PXxPY; not a case
+  // file key); {0, 0}: chosen from the grid (grid/decomposition.hpp).
+  std::array<int, 2> decomposition{0, 0};
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
   bool stretched() const { return !z_faces.empty(); }

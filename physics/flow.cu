@@ -223,7 +223,7 @@ double kinetic_energy(const Grid& g, const FlowFields<R>& f) {
                               return double(R(0.25) * (u0 * u0 + u1 * u1 + v0 * v0 + v1 * v1 + w0 * w0 + w1 * w1)) *
                                      (z.zf[k + 1] - z.zf[k]);
                             }, "kinetic_energy");
-  return sum / (double(g.layout.n[0]) * g.layout.n[1] * g.length(2));
+  return sum / (double(g.global_n()[0]) * g.global_n()[1] * g.length(2));
 }
 
 template <class R>
@@ -255,7 +255,7 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const auto& n = g.layout.n;
   const double H = g.length(2), dT = T_bottom - T_top, conductive = c.kappa * dT / H;
-  const double plate_cells = double(n[0]) * n[1];
+  const double plate_cells = double(g.global_n()[0]) * g.global_n()[1];
   const int top = n[2] - 1;
   // The wall distance of the centres next to each plate.
   const double half_bottom = g.dz(0) / 2, half_top = g.dz(top) / 2;

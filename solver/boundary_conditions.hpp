@@ -14,6 +14,13 @@ namespace bouss {
 struct FlowConditions {
   std::array<FieldBC, 4> flow;
   FieldBC pressure;
+  // The same on one rank's block (FieldBC::on_rank).
+  FlowConditions on_rank(const Decomposition& d) const {
+    FlowConditions r = *this;
+    for (FieldBC& f : r.flow) f = f.on_rank(d);
+    r.pressure = pressure.on_rank(d);
+    return r;
+  }
 };
 
 // The conditions of the fields the step holds: T's are those of theta = T - T_ref(z), each

@@ -64,6 +64,7 @@ void FlowSimulation<R>::set_initial_condition() {
   const InitialCondition& ic = case_.initial;
   std::vector<R> T(L.size, 0);
   const double z0 = case_.extent[2][0], H = case_.length(2);
+  const std::array<int, 3> o = grid_.offset(), N = grid_.global_n();
   for (int k = 0; k < L.n[2]; ++k)
     for (int j = 0; j < L.n[1]; ++j)
       for (int i = 0; i < L.n[0]; ++i) {
@@ -76,7 +77,8 @@ void FlowSimulation<R>::set_initial_condition() {
           value = 0.5 * (ic.left + ic.right) + 0.5 * (ic.left - ic.right) * std::tanh((ic.position - x) / ic.thickness);
         }
         if (ic.perturbation_shape == PerturbationShape::random) {
-          const std::uint64_t cell = std::uint64_t(i) + std::uint64_t(L.n[0]) * (j + std::uint64_t(L.n[1]) * k);
+          // Numbered over the whole grid: the same noise on any decomposition.
+          const std::uint64_t cell = std::uint64_t(i + o[0]) + std::uint64_t(N[0]) * (j + o[1] + std::uint64_t(N[1]) * (k + o[2]));
           value += ic.perturbation_amplitude * noise(ic.seed, cell);
         } else {
           const double x = grid_.coordinate(Stagger::centre, 0, i) - case_.extent[0][0];

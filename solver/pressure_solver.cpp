@@ -8,6 +8,7 @@
 
 #include "grid/coarsening.hpp"
 #include "solver/fourier_solver.hpp"
+#include "solver/gathered_solver.hpp"
 #include "solver/line_multigrid.hpp"
 #include "solver/line_pcg.hpp"
 #include "solver/multigrid.hpp"
@@ -123,6 +124,8 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
                                                         const FieldBC& bc) {
+  // A grid cut over ranks: solved whole on rank 0 (the solvers do not yet work on blocks).
+  if (grid.decomposition && !backend.ranks().alone()) return std::make_unique<GatheredSolver<R>>(p, backend, grid, bc);
   const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
   if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
   if (choice.name == "line_pcg") return std::make_unique<LinePcg<R>>(backend, grid, bc, line_pcg_options(p));

@@ -30,6 +30,23 @@ Grid make_grid(const Case& c, std::size_t elem_bytes) {
   return Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes);
 }
 
+Decomposition decompose(const Case& c, const Communicator& ranks) {
+  return Decomposition::make(c.n, {c.periodic(0), c.periodic(1), c.periodic(2)}, ranks.size(), ranks.rank(),
+                             c.decomposition);
+}
+
+namespace {
+// This rank's block of the case's grid, and the conditions on it; the whole grid for one rank.
+Grid rank_grid(const Case& c, std::size_t elem_bytes, const Communicator& ranks) {
+  const Grid whole = make_grid(c, elem_bytes);
+  return ranks.alone() ? whole : whole.part(decompose(c, ranks));
+}
+FlowConditions rank_conditions(const Case& c, const Grid& g) {
+  const FlowConditions bc = flow_conditions(c, reference_profile(c));
+  return g.decomposition ? bc.on_rank(*g.decomposition) : bc;
+}
+}  // namespace
+
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const std::size_t elem = field_bytes(c);
   const Grid g = make_grid(c, elem);
@@ -78,7 +95,7 @@ void check_memory(const Case& c, const Backend& backend) {
 }
 
 Simulation::Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes)
-    : case_(c), backend_(backend), grid_(make_grid(c, elem_bytes)), bc_(flow_conditions(c, reference_profile(c))) {
+    : case_(c), backend_(backend), grid_(rank_grid(c, elem_bytes, backend.ranks())), bc_(rank_conditions(c, grid_)) {
   coeffs_.nu = c.physics.nu;
   coeffs_.kappa = c.physics.kappa;
   coeffs_.b_T = c.physics.buoyancy;

@@ -15,7 +15,7 @@ void remove_volume_mean(const Grid& g, Field<R>& f) {
                             [=] BOUSS_HD(int i, int j, int k) {
                               return double(v[i + j * sy + k * sz]) * (z.zf[k + 1] - z.zf[k]);
                             }, "volume mean");
-  const R mean = R(sum / (double(g.layout.n[0]) * g.layout.n[1] * g.length(2)));
+  const R mean = R(sum / (double(g.global_n()[0]) * g.global_n()[1] * g.length(2)));
   for_each(f.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
     v[i + j * sy + k * sz] -= mean;
   }, "remove volume mean");

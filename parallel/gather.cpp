@@ -1,0 +1,121 @@
+#include "parallel/gather.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "grid/field_ops.hpp"
+
+namespace bouss {
+
+namespace {
+
+// Rank p's block of the decomposition that `part` belongs to.
+Decomposition block_of(const Decomposition& d, int p) {
+  return Decomposition::make(d.global_n, {false, false, false}, d.ranks(), p, d.dims);
+}
+
+// The supplied box of a block (d) in the whole grid's indices, and the block's own points
+// per axis.
+Box supplied_in_whole(const Decomposition& d, Stagger s) {
+  Box b{{0, 0, 0}, {0, 0, 0}};
+  for (int a = 0; a < 3; ++a) {
+    const bool faces = staggered_along(s, a);
+    const bool last = a > 1 || d.coords[a] == d.dims[a] - 1;
+    b.lo[a] = d.offset[a];
+    b.hi[a] = d.offset[a] + d.n[a] + (faces && last ? 1 : 0);
+  }
+  return b;
+}
+
+std::array<int, 3> points_of(const std::array<int, 3>& n, Stagger s) {
+  return {n[0] + staggered_along(s, 0), n[1] + staggered_along(s, 1), n[2] + staggered_along(s, 2)};
+}
+
+}  // namespace
+
+Box supplied_box(const Grid& part, Stagger s) {
+  if (!part.decomposition) return part.layout.interior(s);
+  Box b = supplied_in_whole(*part.decomposition, s);
+  for (int a = 0; a < 3; ++a) b.lo[a] -= part.decomposition->offset[a], b.hi[a] -= part.decomposition->offset[a];
+  return b;
+}
+
+std::vector<double> gather_interior(const std::vector<double>& all, Stagger s, const Grid& part,
+                                    const Communicator& ranks, int root) {
+  if (!part.decomposition || ranks.alone()) return all;
+  const Decomposition& d = *part.decomposition;
+  const std::array<int, 3> mine = points_of(d.n, s);
+  if (all.size() != std::size_t(mine[0]) * mine[1] * mine[2])
+    throw std::invalid_argument("gather_interior: the values are not the block's interior");
+  const Box sup = supplied_box(part, s);
+  std::vector<double> send;
+  send.reserve(std::size_t(sup.cells()));
+  for (int k = sup.lo[2]; k < sup.hi[2]; ++k)
+    for (int j = sup.lo[1]; j < sup.hi[1]; ++j)
+      for (int i = sup.lo[0]; i < sup.hi[0]; ++i)
+        send.push_back(all[i + std::size_t(mine[0]) * (j + std::size_t(mine[1]) * k)]);
+  std::vector<char> received;
+  ranks.gatherv(send.data(), send.size() * sizeof(double), &received, root);
+  if (ranks.rank() != root) return {};
+  const std::array<int, 3> whole = points_of(d.global_n, s);
+  std::vector<double> out(std::size_t(whole[0]) * whole[1] * whole[2]);
+  const double* v = reinterpret_cast<const double*>(received.data());
+  for (int p = 0; p < ranks.size(); ++p) {
+    const Box b = supplied_in_whole(block_of(d, p), s);
+    for (int k = b.lo[2]; k < b.hi[2]; ++k)
+      for (int j = b.lo[1]; j < b.hi[1]; ++j)
+        for (int i = b.lo[0]; i < b.hi[0]; ++i) out[i + std::size_t(whole[0]) * (j + std::size_t(whole[1]) * k)] = *v++;
+  }
+  return out;
+}
+
+template <class S>
+std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int root) {
+  return gather_interior(interior_values(f), f.stagger(), part, f.backend().ranks(), root);
+}
+
+template <class S>
+void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid& part, int root) {
+  const Communicator& ranks = f.backend().ranks();
+  if (!part.decomposition || ranks.alone()) {
+    set_interior_values(f, whole);
+    return;
+  }
+  const Decomposition& d = *part.decomposition;
+  const std::array<int, 3> points = points_of(d.global_n, f.stagger());
+  // Each rank's whole interior, face n of a cut axis included (the next block's face 0).
+  auto block_values = [&](const Decomposition& b) {
+    const std::array<int, 3> n = points_of(b.n, f.stagger());
+    std::vector<double> v;
+    v.reserve(std::size_t(n[0]) * n[1] * n[2]);
+    for (int k = 0; k < n[2]; ++k)
+      for (int j = 0; j < n[1]; ++j)
+        for (int i = 0; i < n[0]; ++i) {
+          const int I = i + b.offset[0], J = j + b.offset[1];  // the last block's face n: the whole's face N
+          v.push_back(whole[I + std::size_t(points[0]) * (J + std::size_t(points[1]) * k)]);
+        }
+    return v;
+  };
+  std::vector<double> mine;
+  if (ranks.rank() == root) {
+    std::vector<std::vector<double>> parts(ranks.size());
+    for (int p = 0; p < ranks.size(); ++p) parts[p] = block_values(block_of(d, p));
+    for (int p = 0; p < ranks.size(); ++p) {
+      if (p == root) continue;
+      ranks.sendrecv(parts[p].data(), parts[p].size() * sizeof(double), p, nullptr, 0, -1, 7);
+    }
+    mine = std::move(parts[root]);
+  } else {
+    const std::array<int, 3> n = points_of(d.n, f.stagger());
+    mine.resize(std::size_t(n[0]) * n[1] * n[2]);
+    ranks.sendrecv(nullptr, 0, -1, mine.data(), mine.size() * sizeof(double), root, 7);
+  }
+  set_interior_values(f, mine);
+}
+
+template std::vector<double> gather_interior<double>(const Field<double>&, const Grid&, int);
+template std::vector<double> gather_interior<float>(const Field<float>&, const Grid&, int);
+template void scatter_interior<double>(const std::vector<double>&, Field<double>&, const Grid&, int);
+template void scatter_interior<float>(const std::vector<double>&, Field<float>&, const Grid&, int);
+
+}  // namespace bouss

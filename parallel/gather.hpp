@@ -1,0 +1,33 @@
+// A field of a grid cut over ranks, gathered onto one rank as the whole grid's interior and
+// scattered back: the pressure solve done whole on one rank (solver/gathered_solver.hpp),
+// and the tests that compare a decomposed run with one rank. Values travel as doubles
+// (exact for float fields). A face field's duplicate face n on a cut axis is the next
+// rank's face 0: each point of the whole grid comes from exactly one rank.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "grid/box.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+
+namespace bouss {
+
+// The points of the whole grid's interior that this rank's block supplies, in its own
+// indices (every interior point, less face n along a cut axis unless the block is last).
+Box supplied_box(const Grid& part, Stagger s);
+
+// Every rank's supplied points of f gathered onto rank root as the whole grid's interior
+// (x fastest, as interior_values orders them); empty on the other ranks. Collective.
+template <class S>
+std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int root = 0);
+// The same from the block's interior values on the host (interior_values' order).
+std::vector<double> gather_interior(const std::vector<double>& values, Stagger s, const Grid& part,
+                                    const Communicator& ranks, int root = 0);
+// The reverse: root's whole-grid interior values (ignored elsewhere) into every rank's
+// interior, face n of a cut axis included; ghosts are not filled. Collective.
+template <class S>
+void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid& part, int root = 0);
+
+}  // namespace bouss

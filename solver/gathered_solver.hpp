@@ -1,0 +1,35 @@
+// The pressure solve of a grid cut over ranks, done whole on rank 0: b and the warm start x
+// gathered there (parallel/gather.hpp), solved by the solver the case names on the whole
+// grid, on rank 0's backend alone, then x scattered back, its ghosts exchanged, and the
+// solve's statistics broadcast. It gives the iterates of one rank on any decomposition, and
+// it does not scale: rank 0 holds and solves the whole grid while the others wait. It is
+// the agglomeration that distributed solvers end in (their coarse levels gathered onto one
+// rank), used here from the finest level until the solvers work on their blocks.
+#pragma once
+
+#include <memory>
+
+#include "solver/pressure_solver.hpp"
+
+namespace bouss {
+
+template <class R>
+class GatheredSolver : public PressureSolver<R> {
+ public:
+  GatheredSolver(const PressureParams& p, const Backend& backend, const Grid& part, const FieldBC& bc);
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  double bytes_per_solve(const SolveStats& s) const override;
+
+ private:
+  static constexpr int root = 0;
+  Backend backend_;
+  Grid part_, whole_;
+  FieldBC bc_part_;
+  // On rank 0 alone: the whole grid's solver and its x and b.
+  std::unique_ptr<PressureSolver<R>> solver_;
+  mutable Field<R> x_, b_;
+  void gather(const Field<R>& f, Field<R>& whole) const;
+};
+
+}  // namespace bouss

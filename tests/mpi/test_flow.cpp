@@ -1,0 +1,78 @@
+// A run cut over the ranks gives the run of one rank: Rayleigh-Benard steps on every process
+// grid the rank count allows, the state gathered and compared with one rank's on rank 0.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "io/case.hpp"
+#include "mpi_support.hpp"
+#include "parallel/gather.hpp"
+#include "solver/simulation.hpp"
+
+namespace bouss {
+namespace {
+
+Case small_case(const std::vector<std::string>& more) {
+  std::vector<std::string> o = {"grid.n=[32,16,8]", "grid.extent=[[0,4],[0,2],[0,1]]", "output=[]",
+                                "time.steps=20", "physics.rayleigh=1e6", "initial.perturbation.amplitude=0.1"};
+  o.insert(o.end(), more.begin(), more.end());
+  return load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/rayleigh_benard.json", o);
+}
+
+double max_relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double scale = 0, diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) scale = std::max(scale, std::abs(b[i]));
+  for (std::size_t i = 0; i < a.size(); ++i) diff = std::max(diff, std::abs(a[i] - b[i]));
+  return diff / (scale > 0 ? scale : 1);
+}
+
+// Twenty steps on every process grid against one rank: each array of the state within
+// 1e-12 of the whole grid's (the sums across ranks round in another order).
+void check_against_one_rank(const Case& c, double tolerance) {
+  const auto world = Communicator::world();
+  const std::vector<std::string> names = Simulation::state_names(c);
+  std::vector<std::vector<double>> reference;
+  double time = 0;
+  if (world->rank() == 0) {
+    auto one = make_simulation(c, Backend::cpu());
+    while (!one->finished()) one->step();
+    for (const std::string& name : names) reference.push_back(one->host_values(name));
+    time = one->time();
+  }
+  for (const std::array<int, 2>& dims : process_grids(world->size(), c.n)) {
+    Case cut = c;
+    cut.decomposition = dims;
+    auto sim = make_simulation(cut, Backend::cpu().with_ranks(world));
+    while (!sim->finished()) sim->step();
+    for (std::size_t q = 0; q < names.size(); ++q) {
+      const std::vector<double> whole = gather_interior(sim->host_values(names[q]), Simulation::stagger_of(names[q]),
+                                                        sim->grid(), *world, 0);
+      if (world->rank() != 0) continue;
+      ASSERT_EQ(whole.size(), reference[q].size()) << names[q];
+      EXPECT_LE(max_relative_difference(whole, reference[q]), tolerance)
+          << names[q] << " on " << dims[0] << "x" << dims[1] << " ranks";
+    }
+    if (world->rank() == 0) EXPECT_EQ(sim->time(), time) << "the ranks' dt differ from one rank's";
+  }
+}
+
+TEST(MpiFlow, RayleighBenardStepsEqualOneRanks) {
+  check_against_one_rank(small_case({}), 1e-12);
+}
+
+TEST(MpiFlow, WalledSidesAndTheMultigridEqualOneRanks) {
+  check_against_one_rank(small_case({"boundaries.x_lo={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}",
+                                     "boundaries.x_hi={\"velocity\": \"free_slip\", \"temperature\": \"insulating\"}",
+                                     "pressure.solver=\"multigrid\""}),
+                         1e-12);
+}
+
+TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
+  check_against_one_rank(small_case({"precision=\"single\"", "pressure.tolerance=1e-4"}), 1e-5);
+}
+
+}  // namespace
+}  // namespace bouss
