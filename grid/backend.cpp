@@ -141,6 +141,19 @@ bool Backend::cuda_compiled() {
 #endif
 }
 
+int Backend::cuda_devices() {
+#ifdef BOUSS_HAVE_CUDA
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return count;
+#else
+  return 0;
+#endif
+}
+
 bool Backend::cuda_available() {
 #ifdef BOUSS_HAVE_CUDA
   int count = 0;

@@ -22,6 +22,7 @@ class Backend {
   static Backend from_name(const std::string& name);
   static bool cuda_compiled();
   static bool cuda_available();  // compiled with CUDA and a device is present
+  static int cuda_devices();     // the devices present (0 without CUDA)
 
   BackendKind kind() const { return kind_; }
   bool is_cuda() const { return kind_ == BackendKind::cuda; }

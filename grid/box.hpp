@@ -14,4 +14,15 @@ struct Box {
   bool empty() const { return cells() == 0; }
 };
 
+// The points two boxes share (empty when none).
+inline Box intersect(const Box& a, const Box& b) {
+  Box r;
+  for (int d = 0; d < 3; ++d) {
+    r.lo[d] = a.lo[d] > b.lo[d] ? a.lo[d] : b.lo[d];
+    r.hi[d] = a.hi[d] < b.hi[d] ? a.hi[d] : b.hi[d];
+    if (r.hi[d] < r.lo[d]) r.hi[d] = r.lo[d];
+  }
+  return r;
+}
+
 }  // namespace bouss

@@ -179,6 +179,7 @@ struct Case {
   // The process grid a run under mpirun cuts x and y into (--decomposition PXxPY; not a case
   // file key); {0, 0}: chosen from the grid (grid/decomposition.hpp).
   std::array<int, 2> decomposition{0, 0};
+  int ranks = 1;  // the ranks the run holds (set by the run driver: the output's mpi_ranks)
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
   bool stretched() const { return !z_faces.empty(); }

@@ -605,6 +605,10 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("history", utc_now_iso8601() + ": created by " + source_string() + " from " +
                           (c.source.empty() ? std::string("(unnamed case)") : c.source));
   f.putAtt("case_file", c.source);
+  // The ranks that wrote it and their process grid (x by y): one file whatever the count.
+  f.putAtt("mpi_ranks", netCDF::ncInt, c.ranks);
+  f.putAtt("decomposition", c.ranks > 1 ? std::to_string(c.decomposition[0]) + "x" + std::to_string(c.decomposition[1])
+                                        : std::string("1x1"));
   f.putAtt("case_json", c.json_text);
   f.putAtt("units_system", units_system_name(c.physics.units));
   f.putAtt("nu", netCDF::ncDouble, c.physics.nu);

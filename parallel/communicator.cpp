@@ -76,6 +76,10 @@ std::shared_ptr<const Communicator> Communicator::world() {
     c->mpi_ = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size_);
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank_, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+    MPI_Comm_rank(node, &c->local_rank_);
+    MPI_Comm_free(&node);
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     c->cuda_aware_ = MPIX_Query_cuda_support() == 1;  // the library loaded at run time decides
 #endif
@@ -158,6 +162,29 @@ bool Communicator::any(bool mine) const {
 #else
   return mine;
 #endif
+}
+
+unsigned Communicator::any_bits(unsigned mine) const {
+  if (!mpi_) return mine;
+#ifdef BOUSS_HAVE_MPI
+  unsigned out = 0;
+  check(MPI_Allreduce(&mine, &out, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD), "MPI_Allreduce");
+  return out;
+#else
+  return mine;
+#endif
+}
+
+std::string first_failure(const Communicator& c, bool failed, const std::string& message) {
+  if (c.alone()) return failed ? message : std::string();
+  const int first = combine_across_ranks(c, failed ? c.rank() : c.size(), [](int a, int b) { return a < b ? a : b; });
+  if (first == c.size()) return {};
+  std::string text = c.rank() == first ? message : std::string();
+  std::size_t size = text.size();
+  c.broadcast(&size, sizeof size, first);
+  text.resize(size);
+  c.broadcast(text.data(), size, first);
+  return text.empty() ? "rank " + std::to_string(first) + " failed" : text;
 }
 
 void Communicator::barrier() const {

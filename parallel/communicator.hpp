@@ -26,6 +26,8 @@ class Communicator {
   bool cuda_aware() const { return cuda_aware_; }
 
   int rank() const { return rank_; }
+  // This rank's number among the ranks of its node (which GPU it takes).
+  int local_rank() const { return local_rank_; }
   int size() const { return size_; }
   bool alone() const { return size_ == 1; }
 
@@ -41,6 +43,8 @@ class Communicator {
   void gatherv(const void* send, std::size_t bytes, std::vector<char>* recv_on_root, int root) const;
   // True on every rank when `mine` is true on any.
   bool any(bool mine) const;
+  // The bits set on any rank (a bitwise or), on every rank: several flags agreed at once.
+  unsigned any_bits(unsigned mine) const;
   void barrier() const;
   // Ends every rank of the run (MPI_Abort), for errors one rank cannot recover from alone.
   [[noreturn]] void abort(int code) const;
@@ -50,9 +54,14 @@ class Communicator {
 
  private:
   Communicator() = default;
-  int rank_ = 0, size_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool mpi_ = false, cuda_aware_ = false;
 };
+
+// Every rank learns whether any failed, and the first failing rank's message (in rank
+// order): `failed` and `message` are this rank's; returns the agreed message, empty when
+// none failed. Collective: the ranks call it at the same point of their work.
+std::string first_failure(const Communicator& c, bool failed, const std::string& message);
 
 // Combines a value computed on each rank with op, in rank order, the same result on every
 // rank (a fold of the gathered values: deterministic for any op, not only MPI's own).

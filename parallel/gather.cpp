@@ -33,6 +33,8 @@ std::array<int, 3> points_of(const std::array<int, 3>& n, Stagger s) {
 
 }  // namespace
 
+Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s) { return supplied_in_whole(block_of(d, p), s); }
+
 Box supplied_box(const Grid& part, Stagger s) {
   if (!part.decomposition) return part.layout.interior(s);
   Box b = supplied_in_whole(*part.decomposition, s);
@@ -74,6 +76,23 @@ std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int roo
   return gather_interior(interior_values(f), f.stagger(), part, f.backend().ranks(), root);
 }
 
+std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part) {
+  if (!part.decomposition) return whole;
+  const Decomposition& b = *part.decomposition;
+  const std::array<int, 3> points = points_of(b.global_n, s), n = points_of(b.n, s);
+  if (whole.size() != std::size_t(points[0]) * points[1] * points[2])
+    throw std::invalid_argument("block_of_whole: the values are not the whole grid's interior");
+  std::vector<double> v;
+  v.reserve(std::size_t(n[0]) * n[1] * n[2]);
+  for (int k = 0; k < n[2]; ++k)
+    for (int j = 0; j < n[1]; ++j)
+      for (int i = 0; i < n[0]; ++i) {
+        const int I = i + b.offset[0], J = j + b.offset[1];  // the last block's face n: the whole's face N
+        v.push_back(whole[I + std::size_t(points[0]) * (J + std::size_t(points[1]) * k)]);
+      }
+  return v;
+}
+
 template <class S>
 void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid& part, int root) {
   const Communicator& ranks = f.backend().ranks();
@@ -82,29 +101,16 @@ void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid&
     return;
   }
   const Decomposition& d = *part.decomposition;
-  const std::array<int, 3> points = points_of(d.global_n, f.stagger());
-  // Each rank's whole interior, face n of a cut axis included (the next block's face 0).
-  auto block_values = [&](const Decomposition& b) {
-    const std::array<int, 3> n = points_of(b.n, f.stagger());
-    std::vector<double> v;
-    v.reserve(std::size_t(n[0]) * n[1] * n[2]);
-    for (int k = 0; k < n[2]; ++k)
-      for (int j = 0; j < n[1]; ++j)
-        for (int i = 0; i < n[0]; ++i) {
-          const int I = i + b.offset[0], J = j + b.offset[1];  // the last block's face n: the whole's face N
-          v.push_back(whole[I + std::size_t(points[0]) * (J + std::size_t(points[1]) * k)]);
-        }
-    return v;
-  };
   std::vector<double> mine;
   if (ranks.rank() == root) {
-    std::vector<std::vector<double>> parts(ranks.size());
-    for (int p = 0; p < ranks.size(); ++p) parts[p] = block_values(block_of(d, p));
     for (int p = 0; p < ranks.size(); ++p) {
       if (p == root) continue;
-      ranks.sendrecv(parts[p].data(), parts[p].size() * sizeof(double), p, nullptr, 0, -1, 7);
+      Grid other = part;
+      other.decomposition = std::make_shared<const Decomposition>(block_of(d, p));
+      const std::vector<double> values = block_of_whole(whole, f.stagger(), other);
+      ranks.sendrecv(values.data(), values.size() * sizeof(double), p, nullptr, 0, -1, 7);
     }
-    mine = std::move(parts[root]);
+    mine = block_of_whole(whole, f.stagger(), part);
   } else {
     const std::array<int, 3> n = points_of(d.n, f.stagger());
     mine.resize(std::size_t(n[0]) * n[1] * n[2]);

@@ -17,6 +17,8 @@ namespace bouss {
 // The points of the whole grid's interior that this rank's block supplies, in its own
 // indices (every interior point, less face n along a cut axis unless the block is last).
 Box supplied_box(const Grid& part, Stagger s);
+// Those of rank p of the decomposition d, in the whole grid's indices.
+Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s);
 
 // Every rank's supplied points of f gathered onto rank root as the whole grid's interior
 // (x fastest, as interior_values orders them); empty on the other ranks. Collective.
@@ -25,6 +27,9 @@ std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int roo
 // The same from the block's interior values on the host (interior_values' order).
 std::vector<double> gather_interior(const std::vector<double>& values, Stagger s, const Grid& part,
                                     const Communicator& ranks, int root = 0);
+// This rank's block of the whole grid's interior values (its interior, face n of a cut
+// axis included), without communication: every rank holds the whole (a checkpoint read).
+std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part);
 // The reverse: root's whole-grid interior values (ignored elsewhere) into every rank's
 // interior, face n of a cut axis included; ghosts are not filled. Collective.
 template <class S>

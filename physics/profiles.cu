@@ -75,9 +75,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
                               const std::vector<std::string>& names, double* dst) {
   const std::vector<int> kinds = profile_kinds_of(names);
   if (kinds.empty()) return;
-  // Each level's sums are shifted by T at the block's (0, 0, k), which differs from rank to rank.
-  if (!f.T.backend().ranks().alone())
-    throw std::runtime_error("horizontal profiles of a grid cut over ranks are not computed yet (issue 13)");
+
   const auto& n = g.layout.n;
   const int nz = n[2];
   ProfilePlan plan{};
@@ -94,13 +92,32 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Backend& backend = f.T.backend();
   const LevelLine on_centres = reference.on_centres(g, backend), on_faces = reference.on_zfaces(g, backend);
+  // Each level's sums are of T less a shift, T at (0, 0, k) of the whole grid (for the
+  // round-off of the variance): read in place on one rank; under several ranks rank 0's
+  // column, broadcast, so that every rank's sums share it.
+  const Communicator& ranks = backend.ranks();
+  const R* shift = T.origin;
+  std::ptrdiff_t shift_stride = sz;
+  R* column = nullptr;
+  if (!ranks.alone()) {
+    std::vector<R> host(nz);
+    if (ranks.rank() == 0) {
+      const std::vector<R> all = f.T.to_host();
+      for (int k = 0; k < nz; ++k) host[k] = all[f.T.layout().origin + k * sz];
+    }
+    ranks.broadcast(host.data(), host.size() * sizeof(R), 0);
+    column = static_cast<R*>(backend.allocate(host.size() * sizeof(R)));
+    copy_bytes(column, backend, host.data(), Backend::cpu(), host.size() * sizeof(R));
+    shift = column;
+    shift_stride = 1;
+  }
   const LevelSums* sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
         const std::ptrdiff_t idx = i + j * sy + k * sz;
         LevelSums s{0, 0, 0, 0, 0, 0};
         if (k < nz) {
-          const double t = double(T[idx]) - double(T[k * sz]);  // T' (LevelSums)
+          const double t = double(T[idx]) - double(shift[k * shift_stride]);  // T' (LevelSums)
           const double u0 = u[idx], u1 = u[idx + 1], v0 = v[idx], v1 = v[idx + sy];
           s.T = t;
           s.T2 = t * t;
@@ -122,7 +139,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
     const LevelSums s = sums[k];
     double value = 0;
     switch (kind) {
-      case T_mean: value = double(T[k * sz]) + s.T / points + on_centres(k); break;
+      case T_mean: value = double(shift[k * shift_stride]) + s.T / points + on_centres(k); break;
       case T_rms: {
         const double mean = s.T / points, variance = s.T2 / points - mean * mean;  // of T'
         value = sqrt(variance < 0 ? 0.0 : variance);  // round-off below 0 clipped; a NaN kept
@@ -136,6 +153,10 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
     }
     dst[plan.offset[p] + k] = value;
   }, "horizontal profiles");
+  if (column) {
+    backend.synchronize();
+    backend.deallocate(column);
+  }
 }
 
 template void horizontal_profiles_into<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,

@@ -14,6 +14,7 @@
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
+#include "parallel/gather.hpp"
 #include "solver/stop_signals.hpp"
 
 namespace bouss {
@@ -55,7 +56,44 @@ double progress_fraction(const Simulation& sim) {
 }
 
 Run::Run(const Case& c, const Backend& backend, RunControl control)
-    : case_(c), backend_(backend), control_(std::move(control)) {}
+    : case_(c), backend_(backend), control_(std::move(control)) {
+  // Under several ranks the case records them and their process grid (the output's
+  // mpi_ranks and decomposition attributes).
+  if (!backend_.ranks().alone()) {
+    try {
+      case_.decomposition = decompose(case_, backend_.ranks()).dims;
+    } catch (const std::invalid_argument& e) {
+      throw CaseError(case_.source + ": /grid/n: " + e.what());
+    }
+    case_.ranks = backend_.ranks().size();
+  }
+}
+
+// Every rank throws the first failing rank's error when any failed (a CaseError stays one),
+// so that no rank goes on into a collective the others never reach.
+void Run::agree(const std::function<void()>& work) const {
+  bool failed = false, case_error = false;
+  std::string message;
+  try {
+    work();
+  } catch (const CaseError& e) {
+    failed = case_error = true;
+    message = e.what();
+  } catch (const std::exception& e) {
+    failed = true;
+    message = e.what();
+  }
+  const Communicator& ranks = backend_.ranks();
+  if (ranks.alone()) {
+    if (!failed) return;
+    if (case_error) throw CaseError(message);
+    throw std::runtime_error(message);
+  }
+  const std::string first = first_failure(ranks, failed, (case_error ? "C" : "R") + message);
+  if (first.empty()) return;
+  if (first[0] == 'C') throw CaseError(first.substr(1));
+  throw std::runtime_error(first.substr(1));
+}
 
 // Every job queued for this run (snapshot slabs reading the staging ring, checkpoints) has
 // run, or been skipped after a failure, before the ring and the writer go.
@@ -107,6 +145,7 @@ void Run::start() {
 namespace {
 void refuse_early(const Case& c, const Backend& backend, const std::string& checkpoint_stem) {
   check_memory(c, backend);
+  if (backend.ranks().rank() != 0) return;  // the writer rank's files
   try {
     for (const OutputStream& s : c.output.streams) check_output_writable(s.file);
     if (c.checkpoint.enabled()) check_output_writable(checkpoint_path(checkpoint_stem, 0));
@@ -119,16 +158,16 @@ void refuse_early(const Case& c, const Backend& backend, const std::string& chec
 }  // namespace
 
 void Run::start_fresh() {
-  refuse_early(case_, backend_, checkpoint_stem());
+  agree([&] { refuse_early(case_, backend_, checkpoint_stem()); });
   sim_ = make_simulation(case_, backend_);
   start_budget();
   if (budget_) budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
   open_outputs();
-  for (auto& s : streams_) {
-    s->open(sim_->grid().layout);
-    s->write_record(*sim_);
-  }
+  agree([&] {
+    for (auto& s : streams_) s->open(sim_->grid().whole().layout);
+  });
+  for (auto& s : streams_) s->write_record(*sim_);
   if (control_.series) record_series();
 }
 
@@ -145,11 +184,14 @@ void Run::open_outputs() {
 void Run::start_from_checkpoint() {
   const std::string& path = *control_.restart;
   Checkpoint ck;
-  try {
-    ck = IoThread::instance().call([&] { return read_checkpoint(path); });
-  } catch (const std::exception& e) {
-    throw CaseError(e.what());
-  }
+  // Every rank reads it (the whole arrays) and keeps its block.
+  agree([&] {
+    try {
+      ck = IoThread::instance().call([&] { return read_checkpoint(path); });
+    } catch (const std::exception& e) {
+      throw CaseError(e.what());
+    }
+  });
   const Case saved = parse_case(ck.case_json, path + " (its case)");
   const std::vector<std::string> differences = restart_differences(saved, case_, control_.restart_scope);
   if (!differences.empty()) {
@@ -165,11 +207,12 @@ void Run::start_from_checkpoint() {
     throw CaseError(case_.source + ": /time: the checkpoint " + path + " is at step " + std::to_string(ck.step) +
                     ", t = " + fmt::format("{:.6g}", ck.time) + ", where the case already ends: raise " +
                     (past_steps ? "time.steps" : "time.end") + " to continue");
-  refuse_early(case_, backend_, checkpoint_stem());
+  agree([&] { refuse_early(case_, backend_, checkpoint_stem()); });
 
   sim_ = make_simulation(case_, backend_);
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
-  for (CheckpointArray& a : ck.arrays) arrays.emplace_back(a.name, std::move(a.values));
+  for (CheckpointArray& a : ck.arrays)
+    arrays.emplace_back(a.name, block_of_whole(a.values, Simulation::stagger_of(a.name), sim_->grid()));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
   start_budget();
@@ -205,7 +248,7 @@ void Run::start_from_checkpoint() {
     stream->schedule() = Schedule(o.interval, o.interval_steps, ck.time);
     if (saved < 0) {
       // A new file, whose first record is the state at the restart.
-      stream->open(sim_->grid().layout);
+      agree([&] { stream->open(sim_->grid().whole().layout); });
       stream->write_record(*sim_);
       new_series_file = new_series_file || o.diagnostics;
       spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, o.file);
@@ -227,13 +270,15 @@ void Run::start_from_checkpoint() {
                                     ? ck.state.at(saved_key("output_diagnostics")) != 0
                                     : saved == 0;
       const long series_records = o.diagnostics && saved_series ? long(ck.series_records) : 0;
-      stream->open(sim_->grid().layout);
-      stream->copy_records_from(source, records, series_records);
+      agree([&] {
+        stream->open(sim_->grid().whole().layout);
+        stream->copy_records_from(source, records, series_records);
+      });
       if (from_partial) stream->superseded_partial = saved_partial;
       spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} records, {} diagnostics records "
                    "kept from {})", path, ck.step, ck.time, o.file, records, series_records, source);
     }
-    stream->append_history(history);
+    agree([&] { stream->append_history(history); });
   }
   // A new file that holds the series starts it with the state at the restart.
   if (control_.series && new_series_file) record_series();
@@ -287,7 +332,9 @@ void Run::account_pressure_solve() {
 
 bool Run::step() {
   if (!started_) start();
-  IoThread::instance().check();  // a write that failed in the background stops the run here
+  // A write that failed in the background stops the run here (every rank: the writer's
+  // failure is agreed on).
+  agree([] { IoThread::instance().check(); });
   const auto t0 = clock::now();
   sim_->step();
   account_pressure_solve();
@@ -296,25 +343,33 @@ bool Run::step() {
   if (control_.series && step % case_.output.diagnostics_interval_steps == 0) record_series();
   for (auto& s : streams_)
     if (s->schedule().due(sim_->time(), step)) s->write_record(*sim_);
-  bool checkpoint = checkpoints_.due(sim_->time(), step);
-  if (control_.signals && stop_signals::take_checkpoint_request()) checkpoint = true;
-  if (checkpoint) write_checkpoint();
-  slowest_step_ = std::max(slowest_step_, std::chrono::duration<double>(clock::now() - t0).count());
-  if (control_.after_step) control_.after_step(*this);
+  // What each rank's clock and signals say, agreed on by every rank (one reduction), so that
+  // the ranks checkpoint, report and stop at the same step.
+  enum : unsigned { checkpoint_asked = 1, progress_due = 2, signal_stop = 4, wall_stop = 8 };
+  unsigned flags = 0;
+  if (control_.signals && stop_signals::take_checkpoint_request()) flags |= checkpoint_asked;
   if (control_.progress_seconds &&
       std::chrono::duration<double>(clock::now() - last_progress_).count() >= *control_.progress_seconds)
-    report_progress();
+    flags |= progress_due;
+  if (control_.signals && stop_signals::stop_requested()) flags |= signal_stop;
+  if (wall_limit_near()) flags |= wall_stop;
+  flags = backend_.ranks().any_bits(flags);
+  if (checkpoints_.due(sim_->time(), step) || (flags & checkpoint_asked)) write_checkpoint();
+  slowest_step_ = std::max(slowest_step_, std::chrono::duration<double>(clock::now() - t0).count());
+  if (control_.after_step) control_.after_step(*this);
+  if (flags & progress_due) report_progress();
 
   if (sim_->finished()) {
     end_ = RunEnd::finished;
     return false;
   }
-  if (control_.signals && stop_signals::stop_requested()) {
+  if (flags & signal_stop) {
     stop_signal_ = stop_signals::stop_requested();
+    if (!stop_signal_) stop_signal_ = 15;  // another rank's: SIGTERM reached it first
     end_ = RunEnd::signal;
     return false;
   }
-  if (wall_limit_near()) {
+  if (flags & wall_stop) {
     end_ = RunEnd::wall_limit;
     return false;
   }
@@ -345,9 +400,13 @@ std::string Run::write_checkpoint() {
   ck.time = sim_->time();
   ck.last_dt = sim_->last_dt();
   ck.step = sim_->steps_done();
-  // The checkpoint's staggering: -1 for cell centres, else the axis of the faces.
-  for (const std::string& name : Simulation::state_names(case_))
-    ck.arrays.push_back({name, int(Simulation::stagger_of(name)) - 1, sim_->host_values(name)});
+  // The checkpoint's staggering: -1 for cell centres, else the axis of the faces. Under
+  // several ranks the whole arrays, gathered onto the writer rank.
+  const Communicator& ranks = backend_.ranks();
+  for (const std::string& name : Simulation::state_names(case_)) {
+    const Stagger st = Simulation::stagger_of(name);
+    ck.arrays.push_back({name, int(st) - 1, gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
+  }
   ck.state = series_.state();
   if (budget_)
     for (const auto& [key, value] : budget_->state()) ck.state[key] = value;
@@ -381,6 +440,7 @@ std::string Run::write_checkpoint() {
     remove.push_back(written_checkpoints_.front());
     written_checkpoints_.erase(written_checkpoints_.begin());
   }
+  if (ranks.rank() != 0) return path;  // the writer rank writes it
   // Written by the IO thread after every record queued before it, whose counts it takes
   // there; the run goes on meanwhile. One checkpoint at a time in memory.
   if (checkpoint_pending_) IoThread::instance().drain();

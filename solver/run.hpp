@@ -115,6 +115,7 @@ class Run {
   void account_pressure_solve();
   void report_progress();
   bool wall_limit_near() const;
+  void agree(const std::function<void()>& work) const;
 
   Case case_;
   Backend backend_;

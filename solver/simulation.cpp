@@ -49,15 +49,19 @@ FlowConditions rank_conditions(const Case& c, const Grid& g) {
 
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const std::size_t elem = field_bytes(c);
-  const Grid g = make_grid(c, elem);
+  // This rank's block (the whole grid on one rank).
+  const Grid g = rank_grid(c, elem, backend.ranks()), whole = g.whole();
   const double array = double(g.layout.size) * elem;
   MemoryEstimate m;
   // now, next and tendencies (u, v, w, T each) and phi (and phi a step before, where it is
   // extrapolated; the divergence lives in next's T between the steps); the state check.
   // + the state check's value, the step's clock and the z tables
   m.backend_bytes = (13 + extrapolates_pressure(c)) * array + sizeof(double) + sizeof(StepClock) + z_table_bytes(g.layout);
-  const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, g);
+  // Under several ranks rank 0 solves the pressure on the whole grid (solver/gathered_solver.hpp).
+  const bool gathers = !backend.ranks().alone() && backend.ranks().rank() == 0;
+  const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, gathers ? whole : g);
   m.backend_bytes += solver_backend;
+  if (gathers) m.backend_bytes += 2.0 * double(whole.layout.size) * elem;
   // pinned coarse levels; the host copies of the state check and the clock
   m.host_bytes = solver_host + sizeof(double) + sizeof(StepClock);
   // One field's padded host copy and its interior values at a time for a snapshot, or a
@@ -70,7 +74,7 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   m.output_bytes = std::max(snapshot, checkpoint);
   // Each stream's staging ring (solver/stream_output.hpp, io/staging_ring.hpp).
   for (const OutputStream& s : c.output.streams) {
-    const StreamPlan plan = plan_stream(c, s, g.layout);
+    const StreamPlan plan = plan_stream(c, s, whole.layout);
     const auto [device, pinned] = StagingRing::memory(backend, plan.slot_bytes, plan.slots);
     m.output_device_bytes += backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;

@@ -3,9 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "io/netcdf_writer.hpp"
 #include "io/xdmf.hpp"
+#include "parallel/gather.hpp"
 #include "physics/profiles.hpp"
 #include "solver/simulation.hpp"
 
@@ -74,8 +76,11 @@ std::string stream_checkpoint_key(const std::string& base, int index) {
 }
 
 void StreamOutput::open(const Layout& layout) {
-  writer_.emplace(stream_.file, case_, stream_);
-  partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
+  writes_ = backend_.ranks().rank() == writer_rank;
+  if (writes_) {
+    writer_.emplace(stream_.file, case_, stream_);
+    partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
+  }
   plan_ = plan_stream(case_, stream_, layout);
   ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);
 }
@@ -104,6 +109,10 @@ void post_slot(OnIoThread<NetcdfWriter>& writer, StagingRing& ring, StagingRing:
 // Asynchronous: no device sync here. The next step's kernels come after the pack kernels on
 // the step's stream, so they may overwrite the fields at once.
 void StreamOutput::write_record(const Simulation& sim) {
+  if (!backend_.ranks().alone()) {
+    write_gathered_record(sim);
+    return;
+  }
   const bool single = stream_.precision == "float";
   writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
     w.begin_record(time, {{"step", double(step)}});
@@ -131,27 +140,113 @@ void StreamOutput::write_record(const Simulation& sim) {
   last_step = sim.steps_done();
 }
 
+// Under several ranks: every rank packs the points of each slab it holds and copies them to
+// the host, the writer rank gathers them and assembles the slab in a slot of its ring (a
+// slab at a time, within the ring's memory), and the IO thread writes it from there. The
+// ranks wait for their copies: the gather needs the values on the host.
+void StreamOutput::write_gathered_record(const Simulation& sim) {
+  const Communicator& ranks = backend_.ranks();
+  const bool single = stream_.precision == "float";
+  const std::size_t elem = single ? sizeof(float) : sizeof(double);
+  if (writes_)
+    writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
+      w.begin_record(time, {{"step", double(step)}});
+    });
+  if (plan_.profile_bytes > 0) {
+    StagingRing::Slot& slot = ring_->acquire();
+    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));  // collective: every rank's levels
+    if (writes_) {
+      post_slot(writer_, *ring_, slot, plan_.profile_bytes,
+                [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
+    } else {
+      ring_->queue_copy(slot, 0);
+      slot.copied.wait();
+      ring_->release(slot, 0);
+    }
+  }
+  const Decomposition& d = *sim.grid().decomposition;
+  for (const StreamPlan::Item& item : plan_.items) {
+    const Stagger st = item.average_axis >= 0 ? Stagger::centre : stagger_of(item.source);
+    for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+      const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
+      Box slab = item.box;  // in the whole grid's indices
+      slab.lo[2] = item.box.lo[2] + k0;
+      slab.hi[2] = slab.lo[2] + nk;
+      // This rank's points of the slab, in its own indices.
+      const Box mine = intersect(slab, supplied_box_of_rank(d, ranks.rank(), st));
+      Box local = mine;
+      for (int a = 0; a < 3; ++a) local.lo[a] -= d.offset[a], local.hi[a] -= d.offset[a];
+      StagingRing::Slot& slot = ring_->acquire();
+      const std::size_t bytes = mine.empty() ? 0 : elem * std::size_t(mine.cells());
+      if (bytes) {
+        if (single) sim.pack(item.source, local, static_cast<float*>(slot.device), item.average_axis);
+        else sim.pack(item.source, local, static_cast<double*>(slot.device), item.average_axis);
+      }
+      ring_->queue_copy(slot, bytes);
+      slot.copied.wait();
+      std::vector<char> pieces;
+      ranks.gatherv(slot.host, bytes, &pieces, writer_rank);
+      if (!writes_) {
+        ring_->release(slot, 0);
+        continue;
+      }
+      // The writer: each rank's piece into its place in the slab (x fastest).
+      char* out = static_cast<char*>(slot.host);
+      const std::size_t ex = std::size_t(slab.extent(0)), ey = std::size_t(slab.extent(1));
+      const char* in = pieces.data();
+      for (int p = 0; p < ranks.size(); ++p) {
+        const Box b = intersect(slab, supplied_box_of_rank(d, p, st));
+        if (b.empty()) continue;
+        const std::size_t row = elem * std::size_t(b.extent(0));
+        for (int k = b.lo[2]; k < b.hi[2]; ++k)
+          for (int j = b.lo[1]; j < b.hi[1]; ++j, in += row)
+            std::memcpy(out + elem * ((std::size_t(k - slab.lo[2]) * ey + std::size_t(j - slab.lo[1])) * ex +
+                                      std::size_t(b.lo[0] - slab.lo[0])),
+                        in, row);
+      }
+      const std::size_t slab_bytes = item.plane_bytes * std::size_t(nk);
+      writer_.post([&slot, ring = ring_.get(), slab_bytes, k0, nk, field = item.field](NetcdfWriter& w) {
+        try {
+          w.write_slab(field, k0, nk, slot.host);
+        } catch (...) {
+          ring->release(slot, 0);
+          throw;
+        }
+        ring->release(slot, slab_bytes);
+      });
+    }
+  }
+  if (writes_) writer_.post([](NetcdfWriter& w) { w.end_record(); });
+  last_step = sim.steps_done();
+}
+
 void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {
+  if (!writes_) return;
   writer_.post([time, values](NetcdfWriter& w) { w.write_series(time, values); });
 }
 
 void StreamOutput::copy_records_from(const std::string& source, long records, long series_records) {
+  if (!writes_) return;
   writer_.call([&](NetcdfWriter& w) { w.copy_records_from(source, records, series_records); });
 }
 
 void StreamOutput::append_history(const std::string& text) {
+  if (!writes_) return;
   writer_.call([&](NetcdfWriter& w) { w.append_history(text); });
 }
 
 void StreamOutput::flush_to_disk() {
+  if (!writes_) return;
   writer_.call([](NetcdfWriter& w) { w.flush_to_disk(); });
 }
 
 std::pair<long, long> StreamOutput::counts() {
+  if (!writes_) return {0, 0};
   return writer_.call([](NetcdfWriter& w) { return std::make_pair(w.records(), w.series_records()); });
 }
 
 std::pair<long, long> StreamOutput::close() {
+  if (!writes_) return {0, 0};
   const auto counts = writer_.call([](NetcdfWriter& w) {
     w.close();
     return std::make_pair(w.records(), w.series_records());

@@ -58,7 +58,8 @@ class StreamOutput {
   StreamOutput(const StreamOutput&) = delete;
   StreamOutput& operator=(const StreamOutput&) = delete;
 
-  // Creates the partial file on the IO thread and the staging ring.
+  // Creates the partial file on the IO thread (on the writer rank alone under several
+  // ranks: one file) and the staging ring; `layout` is the whole grid's.
   void open(const Layout& layout);
   // Queues one record of the current state (asynchronous; see the header comment).
   void write_record(const Simulation& sim);
@@ -96,6 +97,9 @@ class StreamOutput {
   std::string partial_;
   StreamPlan plan_;
   std::unique_ptr<StagingRing> ring_;
+  static constexpr int writer_rank = 0;
+  bool writes_ = true;  // this rank writes the file (the only rank, or the writer rank)
+  void write_gathered_record(const Simulation& sim);
 };
 
 }  // namespace bouss

@@ -45,8 +45,10 @@ inline std::string slurp(const std::string& path) {
 
 class BoussProcess {
  public:
-  // Starts `bouss ARGS...` with stdout and stderr into OUT and ERR.
-  BoussProcess(const std::vector<std::string>& args, const std::string& out, const std::string& err)
+  // Starts `bouss ARGS...` with stdout and stderr into OUT and ERR; with a launcher
+  // (mpirun_launcher), `LAUNCHER... bouss ARGS...`.
+  BoussProcess(const std::vector<std::string>& args, const std::string& out, const std::string& err,
+               const std::vector<std::string>& launcher = {})
       : out_(out), err_(err) {
     const pid_t parent = ::getpid();
     pid_ = ::fork();
@@ -58,12 +60,12 @@ class BoussProcess {
       ::unsetenv("HDF5_USE_FILE_LOCKING");  // the run writes as a user's would
       if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
       std::vector<char*> argv;
-      std::string exe = bouss_exe();
-      argv.push_back(exe.data());
-      std::vector<std::string> copy = args;
+      std::vector<std::string> copy = launcher;
+      copy.push_back(bouss_exe());
+      copy.insert(copy.end(), args.begin(), args.end());
       for (auto& a : copy) argv.push_back(a.data());
       argv.push_back(nullptr);
-      ::execv(exe.c_str(), argv.data());
+      ::execv(copy.front().c_str(), argv.data());
       ::_exit(127);
     }
   }
@@ -96,6 +98,19 @@ class BoussProcess {
   bool done_ = false;
   std::string out_, err_;
 };
+
+// `mpirun -np RANKS` as CI can run it (more ranks than cores, as root), or empty when the
+// build has no MPI (BOUSS_MPIEXEC, tests/CMakeLists.txt).
+inline std::vector<std::string> mpirun_launcher(int ranks) {
+#ifdef BOUSS_MPIEXEC
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  return {BOUSS_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe"};
+#else
+  (void)ranks;
+  return {};
+#endif
+}
 
 // Polls `ready` every 10 ms for up to `seconds`; whether it became true.
 inline bool wait_until(const std::function<bool()>& ready, double seconds = 120) {

@@ -45,7 +45,7 @@ std::unique_ptr<Run> bench_run(const Case& c, const Backend& backend, const std:
 int bench_command(const BenchOptions& o) {
   Case c;
   Backend backend;
-  if (!load_command_case(o.case_file, o.overrides, o.backend, c, backend)) return 2;
+  if (!load_command_case(o.case_file, o.overrides, o.backend, c, backend, o.decomposition)) return 2;
   configure_logging(o.json);
   if (!o.json) log_case_summary(c, backend);
   const std::string stem = checkpoint_stem(c);

@@ -17,12 +17,14 @@ struct RunOptions {
   double progress_seconds = 5;          // 0: no progress lines
   std::optional<std::string> restart;   // a checkpoint to continue from
   std::optional<std::string> wall_limit;  // HH:MM or HH:MM:SS of wall time
+  std::string decomposition;            // --decomposition PXxPY under mpirun ("" = chosen)
   bool json = false;                    // check: the validated case as JSON only
 };
 
 struct BenchOptions {
   std::string case_file;  // a case, or "poisson" / "relax"
   std::string backend;
+  std::string decomposition;  // --decomposition PXxPY under mpirun
   std::vector<std::string> overrides;
   int steps = 20;
   int warmup = 5;

@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--restart", run.restart, "Continue the run from this checkpoint (STEM.checkpoint.STEP.nc)");
   run_cmd->add_option("--wall-limit", run.wall_limit,
                       "Write a checkpoint and stop cleanly before this much wall time (HH:MM or HH:MM:SS)");
+  run_cmd->add_option("--decomposition", run.decomposition,
+                      "Under mpirun: the process grid PXxPY that cuts x and y (default: the fewest halo cells per rank)");
 
   bouss::RunOptions check;
   auto* check_cmd = app.add_subcommand(
@@ -80,6 +82,8 @@ int main(int argc, char** argv) {
                         "Where the timed steps start: a checkpoint (its flow, timed under this case's solver and "
                         "precision), latest (the case's newest checkpoint if it has one, else rest; the default) or rest");
   bench_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
+  bench_cmd->add_option("--decomposition", bench.decomposition,
+                        "Under mpirun: the process grid PXxPY that cuts x and y (default: the fewest halo cells per rank)");
   bench_cmd->add_option("--output-every", bench.output_every,
                         "The cost of output: time the steps with no output and with snapshots every N steps "
                         "(a list: 1,10), each ending with the file fsynced; with the disk's and the writer's rates")

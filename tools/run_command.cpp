@@ -44,7 +44,7 @@ int run_command(const RunOptions& o) {
   Case c;
   Backend backend;
   RunControl control;
-  if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
+  if (!load_command_case(o.case_file, overrides, o.backend, c, backend, o.decomposition)) return 2;
   try {
     if (o.wall_limit) control.wall_limit_seconds = parse_wall_time(*o.wall_limit, "--wall-limit");
   } catch (const std::exception& e) {

@@ -15,10 +15,21 @@
 namespace bouss {
 
 bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
-                       const std::string& backend_name, Case& c, Backend& backend) {
+                       const std::string& backend_name, Case& c, Backend& backend, const std::string& decomposition) {
   try {
+    const auto world = Communicator::world();
     c = load_case(case_file, overrides);
+    if (!decomposition.empty()) c.decomposition = Decomposition::parse_dims(decomposition);
     backend = Backend::from_name(backend_name.empty() ? c.backend : backend_name);
+    if (!world->alone()) {
+      // Each rank on a GPU of its node, round robin; logging from the first rank alone.
+      if (backend.is_cuda()) backend = Backend::cuda(world->local_rank() % Backend::cuda_devices());
+      backend = backend.with_ranks(world);
+      decompose(c, *world);  // refuses a process grid that does not fit the grid
+    } else if (!decomposition.empty() && c.decomposition != std::array<int, 2>{1, 1}) {
+      throw CaseError("--decomposition " + decomposition + ": this run has one rank (start it with mpirun -np " +
+                      std::to_string(c.decomposition[0] * c.decomposition[1]) + ")");
+    }
     return true;
   } catch (const std::exception& e) {
     print_error(e.what());
@@ -43,6 +54,8 @@ int start_command_run(Run& run) {
 void configure_logging(bool to_stderr) {
   if (to_stderr) spdlog::set_default_logger(spdlog::stderr_color_mt("bouss"));
   spdlog::set_pattern("[%H:%M:%S] %v");
+  // Under several ranks the first logs for all; the others say only errors.
+  if (Communicator::world()->rank() != 0) spdlog::set_level(spdlog::level::err);
 }
 
 namespace {
@@ -84,6 +97,12 @@ void log_case_summary(const Case& c, const Backend& backend) {
     spdlog::info("nu = {:g}, kappa = {:g}, alpha g = {:g} (dimensional)", c.physics.nu, c.physics.kappa,
                  c.physics.buoyancy);
   spdlog::info("backend {}", backend.describe());
+  const Communicator& ranks = backend.ranks();
+  if (!ranks.alone()) {
+    const Decomposition d = decompose(c, ranks);
+    spdlog::info("{} ranks, process grid {} (x by y; rank 0's block {} x {} x {} cells); the pressure is gathered and "
+                 "solved whole on rank 0", ranks.size(), d.describe(), d.n[0], d.n[1], d.n[2]);
+  }
 }
 
 void log_solver_summary(const Simulation& sim) {

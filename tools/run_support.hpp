@@ -15,8 +15,11 @@ class Run;
 
 // The case of a command (from CASE.json with --set overrides) and its backend (--backend,
 // else the case's). On bad input prints the one error line and returns false (exit 2).
+// Under mpirun the backend holds every rank (Communicator::world), each on a GPU of its
+// node, and `decomposition` ("PXxPY", or "" to choose) cuts the grid.
 bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
-                       const std::string& backend_name, Case& c, Backend& backend);
+                       const std::string& backend_name, Case& c, Backend& backend,
+                       const std::string& decomposition = "");
 // Prints the error line of a failed command and returns its exit code: 2 for bad input (a
 // CaseError: refused before the run), 1 for a failure while running.
 int report_failure(const std::exception& e);

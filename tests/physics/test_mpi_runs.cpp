@@ -1,0 +1,178 @@
+// `mpirun -np N bouss run` as a user starts it: one output file with the fields of a run on
+// one rank, checkpoints that restart on another rank count, and a failure of one rank that
+// stops them all. Skipped (visibly) in a build without MPI.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "netcdf_compare.hpp"
+#include "process.hpp"
+#include "scratch_dir.hpp"
+
+namespace bouss::test {
+namespace {
+
+#define BOUSS_MPI_OR_SKIP() \
+  if (mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI"
+
+struct Finished {
+  int status = -1;
+  std::string out, err;
+  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
+  int code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
+};
+
+// `bouss run` of a small convection case to t = 2 (T, u, v, w and p every 0.5, the series,
+// a checkpoint every 1) on `ranks` ranks (0: without mpirun), with the extra arguments.
+Finished run_case(const ScratchDir& dir, const std::string& tag, int ranks, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--progress", "0",
+                                   "--set", "grid.n=[32,16,16]", "--set", "grid.extent=[[0,4],[0,2],[0,1]]",
+                                   "--set", "physics.rayleigh=1e6", "--set", "time.end=2",
+                                   "--set", "output=[{\"file\": \"" + dir.file(tag + ".nc") +
+                                                "\", \"interval\": 0.5, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}, "
+                                                "{\"file\": \"" + dir.file(tag + "_profiles.nc") + "\", \"interval\": 0.5, \"profiles\": true}]",
+                                   "--set", "checkpoint.interval=1", "--set", "checkpoint.keep=5", "--backend", "cpu"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});
+  Finished f;
+  f.status = p.wait();
+  f.out = p.out();
+  f.err = p.err();
+  return f;
+}
+
+// The largest difference between two files' variables over each one's largest value (the
+// fields T, u, v, w, p, or with no names every variable of the first file).
+double relative_difference(const std::string& a, const std::string& b, std::vector<std::string> names = {"T", "u", "v", "w", "p"}) {
+  const auto va = read_variables(a), vb = read_variables(b);
+  if (names.empty())
+    for (const auto& [name, values] : va) names.push_back(name);
+  if (names.empty()) return INFINITY;
+  double worst = 0;
+  for (const std::string& name : names) {
+    const auto ia = va.find(name), ib = vb.find(name);
+    if (ia == va.end() || ib == vb.end() || ia->second.size() != ib->second.size()) return INFINITY;
+    double scale = 0, diff = 0;
+    for (std::size_t i = 0; i < ia->second.size(); ++i) {
+      scale = std::max(scale, std::abs(ia->second[i]));
+      diff = std::max(diff, std::abs(ia->second[i] - ib->second[i]));
+    }
+    worst = std::max(worst, diff / (scale > 0 ? scale : 1));
+  }
+  return worst;
+}
+
+std::string text_attribute(const std::string& path, const char* name) {
+  int nc = 0;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return "";
+  std::size_t len = 0;
+  std::string value;
+  if (nc_inq_attlen(nc, NC_GLOBAL, name, &len) == NC_NOERR) {
+    value.resize(len);
+    nc_get_att_text(nc, NC_GLOBAL, name, value.data());
+  }
+  nc_close(nc);
+  return value;
+}
+int int_attribute(const std::string& path, const char* name) {
+  int nc = 0, value = -1;
+  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
+  nc_get_att_int(nc, NC_GLOBAL, name, &value);
+  nc_close(nc);
+  return value;
+}
+
+TEST(MpiRuns, RanksWriteOneFileWithTheFieldsOfOneRank) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_runs");
+  const Finished one = run_case(dir, "one", 0);
+  ASSERT_TRUE(one.ok()) << one.err;
+  EXPECT_EQ(int_attribute(dir.file("one.nc"), "mpi_ranks"), 1);
+  for (const auto& [ranks, grid] : std::vector<std::pair<int, std::string>>{{2, "2x1"}, {3, "3x1"}, {4, "2x2"}}) {
+    const std::string tag = "ranks" + std::to_string(ranks);
+    const Finished cut = run_case(dir, tag, ranks, {"--decomposition", grid});
+    ASSERT_TRUE(cut.ok()) << cut.err;
+    EXPECT_LE(relative_difference(dir.file(tag + ".nc"), dir.file("one.nc")), 1e-12) << grid;
+    EXPECT_LE(relative_difference(dir.file(tag + "_profiles.nc"), dir.file("one_profiles.nc"), {}), 1e-12) << grid;
+    EXPECT_EQ(int_attribute(dir.file(tag + ".nc"), "mpi_ranks"), ranks);
+    EXPECT_EQ(text_attribute(dir.file(tag + ".nc"), "decomposition"), grid);
+    EXPECT_NE(cut.out.find(std::to_string(ranks) + " ranks, process grid " + grid), std::string::npos) << cut.out;
+  }
+}
+
+TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_restart");
+  const Finished two = run_case(dir, "two", 2);  // uninterrupted, on two ranks
+  ASSERT_TRUE(two.ok()) << two.err;
+  const Finished four = run_case(dir, "four", 4);
+  ASSERT_TRUE(four.ok()) << four.err;
+  // The checkpoint four ranks wrote at t = 1 (the first: step 14 or so), continued on two.
+  std::string checkpoint;
+  for (int step = 1; step < 100 && checkpoint.empty(); ++step) {
+    struct stat st;
+    const std::string path = dir.file("four.checkpoint." + std::to_string(step) + ".nc");
+    if (::stat(path.c_str(), &st) == 0) checkpoint = path;
+  }
+  ASSERT_FALSE(checkpoint.empty()) << "no checkpoint of the four-rank run";
+  const Finished restarted = run_case(dir, "four", 2, {"--restart", checkpoint});
+  ASSERT_TRUE(restarted.ok()) << restarted.err;
+  EXPECT_LE(relative_difference(dir.file("four.nc"), dir.file("two.nc")), 1e-12);
+  // On the same count, bit for bit: two ranks from two ranks' checkpoint.
+  std::string two_checkpoint = checkpoint;
+  two_checkpoint.replace(two_checkpoint.find("four.checkpoint"), 4, "two");
+  const Finished again = run_case(dir, "two", 2, {"--restart", two_checkpoint});
+  ASSERT_TRUE(again.ok()) << again.err;
+  const Finished reference = run_case(dir, "two_reference", 2);
+  ASSERT_TRUE(reference.ok()) << reference.err;
+  const auto a = read_variables(dir.file("two.nc")), b = read_variables(dir.file("two_reference.nc"));
+  for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
+}
+
+TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_fail");
+  // The writer rank refuses the output folder (a file stands where it should be); the
+  // others, which write nothing, stop with it: one error line, exit 2, no hang.
+  { std::ofstream(dir.file("blocked")) << "x"; }
+  std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu",
+                                   "--set", "grid.n=[32,16,16]", "--output", dir.file("blocked/out.nc")};
+  BoussProcess p(args, dir.file("fail.out"), dir.file("fail.err"), mpirun_launcher(3));
+  ASSERT_TRUE(wait_until([&] { return !p.running(); }, 60)) << "the ranks hung";
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+  const std::string err = p.err();
+  EXPECT_NE(err.find("bouss: error: "), std::string::npos) << err;
+  EXPECT_NE(err.find("blocked"), std::string::npos) << err;
+}
+
+TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_signal");
+  std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--progress", "0",
+                                   "--set", "grid.n=[32,16,16]", "--set", "time.end=1e6",
+                                   "--output", dir.file("long.nc")};
+  BoussProcess p(args, dir.file("sig.out"), dir.file("sig.err"), mpirun_launcher(2));
+  // Running: its partial output file is there (the writer rank made it after the first record).
+  ASSERT_TRUE(wait_until([&] {
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      if (e.path().extension() == ".partial") return true;
+    return false;
+  }, 60)) << p.err();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  p.signal(SIGTERM);
+  ASSERT_TRUE(wait_until([&] { return !p.running(); }, 60)) << "the ranks did not stop";
+  const std::string out = p.out();
+  EXPECT_NE(out.find("checkpoint "), std::string::npos) << out << p.err();
+  EXPECT_NE(out.find("wrote " + dir.file("long.nc")), std::string::npos) << out << p.err();
+}
+
+}  // namespace
+}  // namespace bouss::test
