@@ -2,7 +2,9 @@
 #include "grid/halo.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "grid/for_each.hpp"
 
@@ -48,6 +50,14 @@ void move_slabs(const Backend& be, const Slabs<S>& slabs, int count, const Layou
 
 }  // namespace
 
+bool halo_staged_through_host() {
+  static const bool staged = [] {
+    const char* v = std::getenv("BOUSS_HALO_STAGING");
+    return v && std::string(v) == "host";
+  }();
+  return staged;
+}
+
 template <class S>
 void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int count, int a) {
   const Layout& L = fields[0]->layout();
@@ -86,7 +96,7 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
     const int tag = 100 + 2 * a + phase;
     if (!be.is_cuda()) {
       ranks.sendrecv(send, dest >= 0 ? bytes : 0, dest, receive, source >= 0 ? bytes : 0, source, tag);
-    } else if (ranks.cuda_aware()) {
+    } else if (ranks.cuda_aware() && !halo_staged_through_host()) {
       be.synchronize();
       ranks.sendrecv(send, dest >= 0 ? bytes : 0, dest, receive, source >= 0 ? bytes : 0, source, tag);
     } else {

@@ -12,6 +12,11 @@
 
 namespace bouss {
 
+// Whether a CUDA backend's messages go through page-locked host buffers although the MPI
+// library reads device memory: BOUSS_HALO_STAGING=host in the environment, to measure the
+// two paths against each other (docs/mpi.md).
+bool halo_staged_through_host();
+
 // Called by fill_ghosts after its own fill of axis `axis`, on every rank.
 template <class S>
 void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int count, int axis);

@@ -65,7 +65,7 @@ class BoussProcess {
       copy.insert(copy.end(), args.begin(), args.end());
       for (auto& a : copy) argv.push_back(a.data());
       argv.push_back(nullptr);
-      ::execv(copy.front().c_str(), argv.data());
+      ::execvp(copy.front().c_str(), argv.data());
       ::_exit(127);
     }
   }
@@ -100,12 +100,14 @@ class BoussProcess {
 };
 
 // `mpirun -np RANKS` as CI can run it (more ranks than cores, as root), or empty when the
-// build has no MPI (BOUSS_MPIEXEC, tests/CMakeLists.txt).
+// build has no MPI. The mpirun found at configure time (BOUSS_MPIEXEC, tests/CMakeLists.txt),
+// or the environment's BOUSS_MPIEXEC (the GPU machine has its own).
 inline std::vector<std::string> mpirun_launcher(int ranks) {
 #ifdef BOUSS_MPIEXEC
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-  return {BOUSS_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe"};
+  const char* env = std::getenv("BOUSS_MPIEXEC");
+  return {env && *env ? env : BOUSS_MPIEXEC, "-np", std::to_string(ranks), "--oversubscribe"};
 #else
   (void)ranks;
   return {};

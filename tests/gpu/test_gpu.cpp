@@ -5,6 +5,7 @@
 #include "solver/flow_simulation.hpp"
 #include "ghost_checks.hpp"
 #include "lock_exchange_checks.hpp"
+#include "mpi_run_checks.hpp"
 #include "field_ops_checks.hpp"
 #include "operator_checks.hpp"
 #include "profile_checks.hpp"
@@ -555,4 +556,25 @@ TEST(GpuAgreement, LockExchangeFrontsAndEnergyBudgetOnCudaAndCpu) {
   EXPECT_NEAR(b.undershoot, a.undershoot, 1e-8);
   EXPECT_LT(std::fabs(b.heat_drift), 1e-14);
   EXPECT_NEAR(b.floor.speed, a.floor.speed, 1e-8);
+}
+
+// Two ranks sharing the GPU (correctness, not speed; through MPI: NCCL refuses two ranks on
+// one GPU): the file of `mpirun -np 2 bouss run --backend cuda` equals the file of one CUDA
+// rank to 1e-12, with the halos passed in device memory where the MPI library is CUDA-aware
+// and staged through the host when asked (BOUSS_HALO_STAGING=host).
+TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
+  BOUSS_GPU_OR_SKIP();
+  if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
+  test::ScratchDir dir("gpu_mpi");
+  const test::Finished one = test::run_case(dir, "one", 0, {}, "cuda");
+  ASSERT_TRUE(one.ok()) << one.err;
+  for (const char* staging : {"", "host"}) {
+    ::setenv("BOUSS_HALO_STAGING", staging, 1);
+    const std::string tag = std::string("two") + staging;
+    const test::Finished two = test::run_case(dir, tag, 2, {"--decomposition", "2x1"}, "cuda");
+    ASSERT_TRUE(two.ok()) << two.err;
+    EXPECT_LE(test::relative_difference(dir.file(tag + ".nc"), dir.file("one.nc")), 1e-12) << "staging " << staging;
+    EXPECT_LE(test::relative_difference(dir.file(tag + "_profiles.nc"), dir.file("one_profiles.nc"), {}), 1e-12);
+  }
+  ::unsetenv("BOUSS_HALO_STAGING");
 }

@@ -12,82 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "netcdf_compare.hpp"
-#include "process.hpp"
-#include "scratch_dir.hpp"
+#include "mpi_run_checks.hpp"
 
 namespace bouss::test {
 namespace {
-
-#define BOUSS_MPI_OR_SKIP() \
-  if (mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI"
-
-struct Finished {
-  int status = -1;
-  std::string out, err;
-  bool ok() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
-  int code() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
-
-// `bouss run` of a small convection case to t = 2 (T, u, v, w and p every 0.5, the series,
-// a checkpoint every 1) on `ranks` ranks (0: without mpirun), with the extra arguments.
-Finished run_case(const ScratchDir& dir, const std::string& tag, int ranks, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--progress", "0",
-                                   "--set", "grid.n=[32,16,16]", "--set", "grid.extent=[[0,4],[0,2],[0,1]]",
-                                   "--set", "physics.rayleigh=1e6", "--set", "time.end=2",
-                                   "--set", "output=[{\"file\": \"" + dir.file(tag + ".nc") +
-                                                "\", \"interval\": 0.5, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}, "
-                                                "{\"file\": \"" + dir.file(tag + "_profiles.nc") + "\", \"interval\": 0.5, \"profiles\": true}]",
-                                   "--set", "checkpoint.interval=1", "--set", "checkpoint.keep=5", "--backend", "cpu"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});
-  Finished f;
-  f.status = p.wait();
-  f.out = p.out();
-  f.err = p.err();
-  return f;
-}
-
-// The largest difference between two files' variables over each one's largest value (the
-// fields T, u, v, w, p, or with no names every variable of the first file).
-double relative_difference(const std::string& a, const std::string& b, std::vector<std::string> names = {"T", "u", "v", "w", "p"}) {
-  const auto va = read_variables(a), vb = read_variables(b);
-  if (names.empty())
-    for (const auto& [name, values] : va) names.push_back(name);
-  if (names.empty()) return INFINITY;
-  double worst = 0;
-  for (const std::string& name : names) {
-    const auto ia = va.find(name), ib = vb.find(name);
-    if (ia == va.end() || ib == vb.end() || ia->second.size() != ib->second.size()) return INFINITY;
-    double scale = 0, diff = 0;
-    for (std::size_t i = 0; i < ia->second.size(); ++i) {
-      scale = std::max(scale, std::abs(ia->second[i]));
-      diff = std::max(diff, std::abs(ia->second[i] - ib->second[i]));
-    }
-    worst = std::max(worst, diff / (scale > 0 ? scale : 1));
-  }
-  return worst;
-}
-
-std::string text_attribute(const std::string& path, const char* name) {
-  int nc = 0;
-  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return "";
-  std::size_t len = 0;
-  std::string value;
-  if (nc_inq_attlen(nc, NC_GLOBAL, name, &len) == NC_NOERR) {
-    value.resize(len);
-    nc_get_att_text(nc, NC_GLOBAL, name, value.data());
-  }
-  nc_close(nc);
-  return value;
-}
-int int_attribute(const std::string& path, const char* name) {
-  int nc = 0, value = -1;
-  if (nc_open(path.c_str(), NC_NOWRITE, &nc) != NC_NOERR) return -1;
-  nc_get_att_int(nc, NC_GLOBAL, name, &value);
-  nc_close(nc);
-  return value;
-}
 
 TEST(MpiRuns, RanksWriteOneFileWithTheFieldsOfOneRank) {
   BOUSS_MPI_OR_SKIP();
