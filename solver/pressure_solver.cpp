@@ -142,10 +142,13 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const int every = pressure_check_interval(c.pressure, choice.name, backend);
   // The cadence where the solver takes it: fft, and the multigrid where its plan allows
   // (Multigrid::fixed_passes_possible).
+  // Under several ranks the solve is gathered onto rank 0 and checked every step (solver/gathered_solver.hpp).
+  const bool gathered = !backend.ranks().alone();
   const auto cadence = [&](bool fixed) {
-    return fixed && every > 1 ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
+    return fixed && every > 1 && !gathered ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
   };
   const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
+                          (gathered ? ", gathered and solved whole on rank 0" : "") +
                           (c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "");
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") {

@@ -24,13 +24,17 @@
 # grids: Ra = 1e7 with fft at 1088x1088x1056 in fp64 and 1408x1408x1120 in fp32, a few
 # steps each, with bouss check's memory line), devcompare (developed Ra = 1e7, this build
 # against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph),
-# fixedcycles (the multigrid's divergence step by step with its cycles fixed between checks).
+# fixedcycles (the multigrid's divergence step by step with its cycles fixed between checks),
+# mpi (1, 2 and 4 ranks sharing the GPU: bench of Ra = 1e7 from rest, halos in device memory
+# and staged through the host).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
 bin=.devpack/bin
 sections=${*:-tests sanitizer solver small case survive}
 export BOUSS_EXE=$PWD/$bin/bouss BOUSS_SOURCE_DIR=$PWD
+# The machine's own mpirun (Open MPI with its CUDA extension) for the MPI tests and runs.
+export BOUSS_MPIEXEC=$(command -v mpirun || true) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 nvidia-smi -L
 step() { echo; echo "=== $*"; }
 has() { [[ " $sections " == *" $1 "* ]]; }
@@ -316,6 +320,17 @@ if has tableone; then
       done
       LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b bench relax --sizes 256 --sweeps 100 2>&1 | grep "n = " | sed "s/^/round $round $v relax (cpu | launches | graph ms) /"
       [ $round = 1 ] && LD_LIBRARY_PATH=${lib:+$lib:}$LD_LIBRARY_PATH $b --version
+    done
+  done
+fi
+if has mpi; then
+  step "MPI on one GPU: 1, 2 and 4 ranks sharing it (Ra = 1e7 from rest, fft gathered on rank 0; halos in device memory, then staged through the host)"
+  ompi_info 2>/dev/null | grep -i "cuda" | head -3
+  for np in 1 2 4; do
+    for staging in device host; do
+      [ $np = 1 ] && [ $staging = host ] && continue
+      BOUSS_HALO_STAGING=$([ $staging = host ] && echo host) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
+        --backend cuda --from rest --steps ${MPI_STEPS:-20} --warmup 5 2>&1 | grep -E "ranks, process|median|error" | sed "s/^/np $np $staging: /"
     done
   done
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up and builds bouss (tools/setup.sh), then runs the whole test suite with CTest
-# (labels unit, convergence, physics, gpu; gpu tests skip, reported as such, without a GPU).
+# (labels unit, convergence, physics, gpu, mpi; gpu tests skip, reported as such, without a GPU;
+# the mpi tests run under mpirun on CPU ranks).
 # Extra arguments go to ctest, e.g. tools/test.sh -L unit.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
