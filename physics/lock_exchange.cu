@@ -89,9 +89,14 @@ FrontPositions front_positions(const Grid& g, const FlowFields<R>& f, const Refe
   floor.threshold = lid.threshold = lock.fraction * lock.contrast();
   floor.direction = lock.dense_direction;
   lid.direction = -lock.dense_direction;
-  floor.x0 = lid.x0 = g.coordinate(Stagger::centre, 0, 0);
+  // Cells numbered over the whole grid (a block of a cut grid starts at its offset): the
+  // domain's ends bound the search, and a crossing between two blocks is found from the
+  // exchanged ghost.
+  const Grid whole = g.whole();
+  const int o = g.offset()[0];
+  floor.x0 = lid.x0 = whole.coordinate(Stagger::centre, 0, 0);
   floor.h = lid.h = g.h[0];
-  floor.n = lid.n = n[0];
+  floor.n = lid.n = whole.layout.n[0];
   const double none = -INFINITY;
   const CView<R> T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
@@ -99,8 +104,8 @@ FrontPositions front_positions(const Grid& g, const FlowFields<R>& f, const Refe
       f.T.backend(), Box{{0, 0, 0}, {n[0], n[1], 1}}, FrontPair{none, none}, FrontPairMax{},
       [=] BOUSS_HD(int i, int j, int) {
         const std::ptrdiff_t b = i + j * sy, t = b + top * sz;
-        return FrontPair{front_crossing(floor, i, double(T[b]) + ref_floor, double(T[b + floor.direction]) + ref_floor, none),
-                         front_crossing(lid, i, double(T[t]) + ref_lid, double(T[t + lid.direction]) + ref_lid, none)};
+        return FrontPair{front_crossing(floor, i + o, double(T[b]) + ref_floor, double(T[b + floor.direction]) + ref_floor, none),
+                         front_crossing(lid, i + o, double(T[t]) + ref_lid, double(T[t + lid.direction]) + ref_lid, none)};
       },
       "lock exchange fronts");
   FrontPositions p;
@@ -135,7 +140,7 @@ LockDiagnostics lock_diagnostics(const Grid& g, const FlowFields<R>& f, const Co
   LockDiagnostics d;
   d.fronts = front_positions(g, f, c.reference, lock);
   d.temperature = temperature_integrals(g, f, c);
-  d.kinetic_energy = kinetic_energy(g, f) * g.volume();
+  d.kinetic_energy = kinetic_energy(g, f) * g.whole().volume();
   return d;
 }
 

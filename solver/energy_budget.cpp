@@ -4,7 +4,7 @@ namespace bouss {
 
 EnergyBudget::EnergyBudget(const Simulation& sim, const Lock& lock)
     : lock_(lock),
-      volume_(sim.grid().volume()),
+      volume_(sim.grid().whole().volume()),
       rates_(sim.backend()) {}
 
 void EnergyBudget::start(const Simulation& sim, const LockDiagnostics& initial) {

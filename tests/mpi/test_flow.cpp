@@ -10,6 +10,7 @@
 #include "io/case.hpp"
 #include "mpi_support.hpp"
 #include "parallel/gather.hpp"
+#include "physics/lock_exchange.hpp"
 #include "solver/simulation.hpp"
 
 namespace bouss {
@@ -68,6 +69,43 @@ TEST(MpiFlow, WalledSidesAndTheMultigridEqualOneRanks) {
                                      "boundaries.x_hi={\"velocity\": \"free_slip\", \"temperature\": \"insulating\"}",
                                      "pressure.solver=\"multigrid\""}),
                          1e-12);
+}
+
+// A lock exchange (walls everywhere, the multigrid), its lock at x = 1 where two ranks cut x: the state,
+// the fronts (found across the blocks' edges), the heat, the energies and the budget's
+// rates as one rank's.
+TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) {
+  const Case c = load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange.json",
+                           {"grid.n=[32,8,16]", "grid.extent=[[0,2],[0,0.5],[0,1]]", "output=[]", "time.steps=15",
+                            "physics.nu=0.01", "physics.kappa=0.01", "initial.temperature.thickness=0.05",
+                            "initial.temperature.position=1.0",
+                            "pressure.tolerance=1e-10"});
+  check_against_one_rank(c, 1e-11);
+  const auto world = Communicator::world();
+  const Lock lock = lock_of(c);
+  LockDiagnostics one;
+  if (world->rank() == 0) {
+    auto sim = make_simulation(c, Backend::cpu());
+    while (!sim->finished()) sim->step();
+    one = sim->lock_diagnostics(lock);
+  }
+  for (const std::array<int, 2>& dims : process_grids(world->size(), c.n)) {
+    Case cut = c;
+    cut.decomposition = dims;
+    auto sim = make_simulation(cut, Backend::cpu().with_ranks(world));
+    while (!sim->finished()) sim->step();
+    const LockDiagnostics d = sim->lock_diagnostics(lock);
+    if (world->rank() != 0) continue;
+    const std::string on = " on " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
+    EXPECT_NEAR(d.fronts.floor_x, one.fronts.floor_x, 1e-12) << on;
+    EXPECT_NEAR(d.fronts.lid_x, one.fronts.lid_x, 1e-12) << on;
+    EXPECT_GT(std::abs(one.fronts.floor_travelled), 1e-3) << "the front did not move: nothing compared";
+    EXPECT_NEAR(d.temperature.heat, one.temperature.heat, 1e-12 * std::abs(one.temperature.heat) + 1e-14) << on;
+    EXPECT_NEAR(d.temperature.potential_energy, one.temperature.potential_energy,
+                1e-12 * std::abs(one.temperature.potential_energy)) << on;
+    EXPECT_NEAR(d.kinetic_energy, one.kinetic_energy, 1e-11 * one.kinetic_energy) << on;
+    EXPECT_EQ(d.temperature.T_max, one.temperature.T_max) << on;
+  }
 }
 
 TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
