@@ -220,6 +220,19 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis, Level
   }, "pack cell means for output", f.name().c_str());
 }
 
+template <class S>
+void unpack_box(Field<S>& f, const Box& box, const S* src) {
+  const View<S> v = f.view();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
+  const std::ptrdiff_t nx = box.extent(0), nxy = nx * box.extent(1);
+  for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
+    v[i + j * sy + k * sz] = src[(i - i0) + (j - j0) * nx + (k - k0) * nxy];
+  }, "unpack", f.name().c_str());
+}
+template void unpack_box<double>(Field<double>&, const Box&, const double*);
+template void unpack_box<float>(Field<float>&, const Box&, const float*);
+
 #define BOUSS_FIELD_OPS(S)                                     \
   template void fill<S>(Field<S>&, double);                      \
   template double sum<S>(const Field<S>&, const Box&);           \

@@ -54,6 +54,10 @@ template <class S> void set_interior_values(Field<S>& f, const std::vector<doubl
 // the values of level k (the temperature's reference profile, physics/flow.hpp).
 template <class S, class T>
 void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis = -1, LevelLine add = {});
+// The reverse, in the field's precision: src (backend memory, x fastest over the box) into
+// the box of f.
+template <class S>
+void unpack_box(Field<S>& f, const Box& box, const S* src);
 
 // Bandwidth of a plain copy kernel on this backend (bytes read + bytes written per
 // second, median of `repeats` after a warm-up): the ceiling `bouss bench` reports against.

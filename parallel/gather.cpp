@@ -119,6 +119,83 @@ void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid&
   set_interior_values(f, mine);
 }
 
+template <class S>
+void gather_field(const Field<S>& f, const Grid& part, Field<S>* whole, int root) {
+  const Backend& be = f.backend();
+  const Communicator& ranks = be.ranks();
+  const Decomposition& d = *part.decomposition;
+  const Stagger s = f.stagger();
+  const Box mine = supplied_box(part, s);
+  const std::size_t bytes = sizeof(S) * std::size_t(mine.cells());
+  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, bytes));
+  pack_box(f, mine, packed);
+  const void* message = packed;
+  if (be.is_cuda()) {
+    void* host = be.buffer(Backend::Buffer::send_host, bytes);
+    copy_bytes(host, Backend::cpu(), packed, be, bytes);
+    message = host;
+  }
+  std::vector<char> received;
+  ranks.gatherv(message, bytes, &received, root);
+  if (ranks.rank() != root) return;
+  S* pieces = static_cast<S*>(be.buffer(Backend::Buffer::receive, received.size()));
+  copy_bytes(pieces, be, received.data(), Backend::cpu(), received.size());
+  for (int p = 0; p < ranks.size(); ++p) {
+    const Box b = supplied_in_whole(block_of(d, p), s);
+    unpack_box(*whole, b, pieces);
+    pieces += b.cells();
+  }
+}
+
+template <class S>
+void scatter_field(const Field<S>* whole, Field<S>& f, const Grid& part, int root) {
+  const Backend& be = f.backend();
+  const Communicator& ranks = be.ranks();
+  const Decomposition& d = *part.decomposition;
+  const Stagger s = f.stagger();
+  const Box interior = f.layout().interior(s);
+  // A block's interior in the whole grid's indices.
+  auto block_box = [&](const Decomposition& b) {
+    const std::array<int, 3> n = points_of(b.n, s);
+    return Box{{b.offset[0], b.offset[1], 0}, {b.offset[0] + n[0], b.offset[1] + n[1], n[2]}};
+  };
+  if (ranks.rank() == root) {
+    for (int p = 0; p < ranks.size(); ++p) {
+      const Box b = block_box(block_of(d, p));
+      const std::size_t bytes = sizeof(S) * std::size_t(b.cells());
+      S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, bytes));
+      pack_box(*whole, b, packed);
+      if (p == root) {
+        unpack_box(f, interior, static_cast<const S*>(packed));
+        continue;
+      }
+      const void* message = packed;
+      if (be.is_cuda()) {
+        void* host = be.buffer(Backend::Buffer::send_host, bytes);
+        copy_bytes(host, Backend::cpu(), packed, be, bytes);
+        message = host;
+      }
+      ranks.sendrecv(message, bytes, p, nullptr, 0, -1, 8);
+    }
+    return;
+  }
+  const std::size_t bytes = sizeof(S) * std::size_t(interior.cells());
+  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::receive, bytes));
+  if (be.is_cuda()) {
+    void* host = be.buffer(Backend::Buffer::receive_host, bytes);
+    ranks.sendrecv(nullptr, 0, -1, host, bytes, root, 8);
+    copy_bytes(packed, be, host, Backend::cpu(), bytes);
+  } else {
+    ranks.sendrecv(nullptr, 0, -1, packed, bytes, root, 8);
+  }
+  unpack_box(f, interior, static_cast<const S*>(packed));
+}
+
+template void gather_field<double>(const Field<double>&, const Grid&, Field<double>*, int);
+template void gather_field<float>(const Field<float>&, const Grid&, Field<float>*, int);
+template void scatter_field<double>(const Field<double>*, Field<double>&, const Grid&, int);
+template void scatter_field<float>(const Field<float>*, Field<float>&, const Grid&, int);
+
 template std::vector<double> gather_interior<double>(const Field<double>&, const Grid&, int);
 template std::vector<double> gather_interior<float>(const Field<float>&, const Grid&, int);
 template void scatter_interior<double>(const std::vector<double>&, Field<double>&, const Grid&, int);

@@ -27,6 +27,16 @@ std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int roo
 // The same from the block's interior values on the host (interior_values' order).
 std::vector<double> gather_interior(const std::vector<double>& values, Stagger s, const Grid& part,
                                     const Communicator& ranks, int root = 0);
+// The same for fields, in their precision and without host arrays of the whole: each rank
+// packs its supplied points on its backend, rank root gathers them and unpacks each rank's
+// into `whole` (the whole grid's layout, on root's backend; null elsewhere). Collective.
+template <class S>
+void gather_field(const Field<S>& f, const Grid& part, Field<S>* whole, int root = 0);
+// And back: root packs each rank's block (its interior, face n of a cut axis included) from
+// `whole` and sends it; every rank unpacks its own into f's interior. Collective.
+template <class S>
+void scatter_field(const Field<S>* whole, Field<S>& f, const Grid& part, int root = 0);
+
 // This rank's block of the whole grid's interior values (its interior, face n of a cut
 // axis included), without communication: every rank holds the whole (a checkpoint read).
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part);

@@ -55,8 +55,7 @@ GatheredSolver<R>::GatheredSolver(const PressureParams& p, const Backend& backen
 
 template <class R>
 void GatheredSolver<R>::gather(const Field<R>& f, Field<R>& whole) const {
-  const std::vector<double> values = gather_interior(f, part_, root);
-  if (backend_.ranks().rank() == root) set_interior_values(whole, values);
+  gather_field(f, part_, backend_.ranks().rank() == root ? &whole : nullptr, root);
 }
 
 template <class R>
@@ -67,8 +66,8 @@ SolveStats GatheredSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) 
   SolveStats stats;
   if (ranks.rank() == root) stats = solver_->solve(x_, b_, tolerance);
   // b's mean was taken out by the solve (the contract): hand that back too.
-  scatter_interior(ranks.rank() == root ? interior_values(b_) : std::vector<double>(), b, part_, root);
-  scatter_interior(ranks.rank() == root ? interior_values(x_) : std::vector<double>(), x, part_, root);
+  scatter_field(ranks.rank() == root ? &b_ : nullptr, b, part_, root);
+  scatter_field(ranks.rank() == root ? &x_ : nullptr, x, part_, root);
   fill_ghosts(x, bc_part_, part_);
   return broadcast_stats(ranks, stats, root);
 }
