@@ -2,11 +2,13 @@
 #include "grid/halo.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "grid/for_each.hpp"
+#include "parallel/rank_costs.hpp"
 
 namespace bouss {
 
@@ -66,6 +68,8 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
   const int g = L.ghost, n = L.n[a];
   const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
   const int lower = bcs[0]->face[2 * a].exchange_with, upper = bcs[0]->face[2 * a + 1].exchange_with;
+  const auto started = std::chrono::steady_clock::now();
+  RankCosts& costs = rank_costs();
   // Two phases: down (my first planes to the lower rank, the upper rank's into my high
   // ghosts and, for faces, my face n), then up (my last g planes to the upper rank, the
   // lower rank's into my low ghosts). A face field sends g + 1 planes down.
@@ -107,7 +111,10 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
       if (source >= 0) copy_bytes(receive, be, host_receive, Backend::cpu(), bytes);
     }
     if (source >= 0) move_slabs(be, in, count, L, a, receive, false);
+    if (dest >= 0) costs.halo_bytes += double(bytes), ++costs.halo_exchanges;
   }
+  be.synchronize();  // the unpacking is part of the exchange's cost
+  costs.halo_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 template void exchange_halos<double>(Field<double>* const[], const FieldBC* const[], int, int);

@@ -1,9 +1,11 @@
 #include "solver/gathered_solver.hpp"
 
+#include <chrono>
 #include <cstring>
 
 #include "grid/field_ops.hpp"
 #include "parallel/gather.hpp"
+#include "parallel/rank_costs.hpp"
 
 namespace bouss {
 
@@ -61,6 +63,7 @@ void GatheredSolver<R>::gather(const Field<R>& f, Field<R>& whole) const {
 template <class R>
 SolveStats GatheredSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   const Communicator& ranks = backend_.ranks();
+  const auto started = std::chrono::steady_clock::now();
   gather(b, b_);
   gather(x, x_);
   SolveStats stats;
@@ -69,7 +72,9 @@ SolveStats GatheredSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) 
   scatter_field(ranks.rank() == root ? &b_ : nullptr, b, part_, root);
   scatter_field(ranks.rank() == root ? &x_ : nullptr, x, part_, root);
   fill_ghosts(x, bc_part_, part_);
-  return broadcast_stats(ranks, stats, root);
+  const SolveStats all = broadcast_stats(ranks, stats, root);
+  rank_costs().gathered_solve_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return all;
 }
 
 template <class R>

@@ -13,6 +13,7 @@
 #include "io/case.hpp"
 #include "io/checkpoint.hpp"
 #include "solver/run.hpp"
+#include "parallel/rank_costs.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 
@@ -92,6 +93,7 @@ int bench_command(const BenchOptions& o) {
     std::vector<int> cycles;
     double bytes = 0;
     RegionTimer timer(backend);
+    rank_costs() = RankCosts{};
     for (int s = 0; s < o.steps; ++s) {
       timer.start();
       run->step();
@@ -104,6 +106,22 @@ int bench_command(const BenchOptions& o) {
     const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
                                             : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
     const double mean_cycles = std::accumulate(cycles.begin(), cycles.end(), 0.0) / cycles.size();
+    // Under several ranks, what the cut cost each rank per step (parallel/rank_costs.hpp):
+    // the smallest and largest over the ranks.
+    const Communicator& ranks = backend.ranks();
+    struct PerStep {
+      double halo_ms, halo_mb, messages, gathered_ms;
+    };
+    const RankCosts& rc = rank_costs();
+    const PerStep mine{1e3 * rc.halo_seconds / o.steps, 1e-6 * rc.halo_bytes / o.steps, double(rc.halo_exchanges) / o.steps,
+                       1e3 * rc.gathered_solve_seconds / o.steps};
+    std::vector<PerStep> every(ranks.size());
+    ranks.allgather(&mine, every.data(), sizeof(PerStep));
+    auto span = [&](double PerStep::*m) {
+      double lo = every[0].*m, hi = lo;
+      for (const PerStep& p : every) lo = std::min(lo, p.*m), hi = std::max(hi, p.*m);
+      return std::make_pair(lo, hi);
+    };
     const double cells = double(sim.grid().whole().layout.cells());  // every rank's
     const double effective = bytes / (median * 1e-3);
     // The ceiling: a copy of 1 GiB on the GPU (device memory); on the CPU a copy of the
@@ -141,7 +159,16 @@ int bench_command(const BenchOptions& o) {
                           {"fraction_of_floor", floor_ms / median},
                           {"max_divergence", d.max_divergence},
                           {"kinetic_energy", d.kinetic_energy}};
-      std::printf("%s\n", j.dump(2).c_str());
+      if (!ranks.alone()) {
+        j["ranks"] = ranks.size();
+        j["decomposition"] = decompose(c, ranks).describe();
+        j["halo_ms_per_step_min"] = span(&PerStep::halo_ms).first;
+        j["halo_ms_per_step_max"] = span(&PerStep::halo_ms).second;
+        j["halo_mb_per_step_max"] = span(&PerStep::halo_mb).second;
+        j["halo_messages_per_step_max"] = span(&PerStep::messages).second;
+        j["gathered_solve_ms_per_step_max"] = span(&PerStep::gathered_ms).second;
+      }
+      if (ranks.rank() == 0) std::printf("%s\n", j.dump(2).c_str());
     } else {
       spdlog::info("{} steps after {} warm-up: median {:.3f} ms/step (min {:.3f}, max {:.3f})", o.steps, o.warmup,
                    median, sorted.front(), sorted.back());
@@ -152,6 +179,12 @@ int bench_command(const BenchOptions& o) {
                    "max|div u| {:.2e}",
                    timed_step, sim.steps_done(), from.empty() ? "rest" : from, timed_time, sim.time(),
                    d.kinetic_energy, d.max_divergence);
+      if (!ranks.alone())
+        spdlog::info("each rank per step (smallest to largest over the {} ranks): halo exchanges {:.3f} to {:.3f} ms, "
+                     "{:.0f} messages, {:.2f} MB sent; the pressure gathered onto rank 0 {:.3f} to {:.3f} ms",
+                     ranks.size(), span(&PerStep::halo_ms).first, span(&PerStep::halo_ms).second,
+                     span(&PerStep::messages).second, span(&PerStep::halo_mb).second, span(&PerStep::gathered_ms).first,
+                     span(&PerStep::gathered_ms).second);
       spdlog::info("traffic model{} {:.3f} GB/step -> effective {:.1f} GB/s; copy kernel {:.1f} GB/s -> floor {:.3f} "
                    "ms/step ({:.0f}% of it reached)",
                    sim.backend().ranks().alone() ? "" : " (rank 0's block and its whole-grid pressure solve)",

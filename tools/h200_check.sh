@@ -326,11 +326,14 @@ fi
 if has mpi; then
   step "MPI on one GPU: 1, 2 and 4 ranks sharing it (Ra = 1e7 from rest, fft gathered on rank 0; halos in device memory, then staged through the host)"
   ompi_info 2>/dev/null | grep -i "cuda" | head -3
-  for np in 1 2 4; do
-    for staging in device host; do
-      [ $np = 1 ] && [ $staging = host ] && continue
-      BOUSS_HALO_STAGING=$([ $staging = host ] && echo host) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
-        --backend cuda --from rest --steps ${MPI_STEPS:-20} --warmup 5 2>&1 | grep -E "ranks, process|median|error" | sed "s/^/np $np $staging: /"
+  for grid in "[256,256,128]" "[512,512,512]"; do
+    steps=$([ "$grid" = "[256,256,128]" ] && echo ${MPI_STEPS:-20} || echo 5)
+    for np in 1 2 4; do
+      for staging in device host; do
+        [ $np = 1 ] && [ $staging = host ] && continue
+        BOUSS_HALO_STAGING=$([ $staging = host ] && echo host) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
+          --backend cuda --from rest --set "grid.n=$grid" --steps $steps --warmup 2 2>&1 | grep -E "ranks, process|median|each rank|error" | sed "s/^/$grid np $np $staging: /"
+      done
     done
   done
 fi
