@@ -11,6 +11,7 @@
 #include <string>
 
 #include "io/build_info.hpp"
+#include "parallel/communicator.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -204,6 +205,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (plot_cmd->parsed()) return bouss::plot_command(plot_cmd->remaining());
+  // Under mpirun: run, check and a case's bench work on the ranks (docs/mpi.md); the other
+  // commands run one rank, so N copies of them would write over each other.
+  const bool on_ranks = !bouss::Communicator::world()->alone();
+  const bool bench_of_case = bench_cmd->parsed() && bench.case_file != "poisson" && bench.case_file != "elliptic" &&
+                             bench.case_file != "relax" && bench.output_every.empty() && bench.streams.empty();
+  if (on_ranks && !run_cmd->parsed() && !check_cmd->parsed() && !bench_of_case) {
+    bouss::print_error("this command runs on one rank: start it without mpirun (under mpirun: run, check, and bench of a "
+                       "case without --output-every or --stream; docs/mpi.md)");
+    return 2;
+  }
   if (run_cmd->parsed()) return bouss::run_command(run);
   if (check_cmd->parsed()) return bouss::check_command(check);
   if (xdmf_cmd->parsed()) return bouss::xdmf_command(xdmf_file);

@@ -102,5 +102,20 @@ TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
   EXPECT_NE(out.find("wrote " + dir.file("long.nc")), std::string::npos) << out << p.err();
 }
 
+// The commands that run one rank refuse mpirun with one line (two copies would write over
+// each other), instead of running once per rank.
+TEST(MpiRuns, OneRankCommandsRefuseMpirun) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_refuse");
+  BoussProcess p({"onset", source_path("cases/onset_free_slip.json"), "--resolutions", "8"}, dir.file("o.out"),
+                 dir.file("o.err"), mpirun_launcher(2));
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  const std::string err = p.err();
+  const auto first = err.find("bouss: error: this command runs on one rank");
+  EXPECT_NE(first, std::string::npos) << err;
+  EXPECT_EQ(err.find("bouss: error:", first + 1), std::string::npos) << "more than one error line: " << err;
+}
+
 }  // namespace
 }  // namespace bouss::test
