@@ -24,7 +24,10 @@ inline GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
       if (f.slope_z != 0) throw std::logic_error("multigrid: a wall value varying with z is not supported");
       signed char self = 0;
       S data = 0;
-      if (f.kind != BoundaryKind::periodic) {  // grid/boundary.hpp cell_wall_ghost
+      if (f.exchange_with >= 0) {
+        // A face cut between ranks: its ghosts are the neighbour's cells, filled by the
+        // exchange before each colour, whatever the domain's condition on that side.
+      } else if (f.kind != BoundaryKind::periodic) {  // grid/boundary.hpp cell_wall_ghost
         // The wall cell's spacing (a stretched z's thickness of its first or last cell).
         const double h = a == 2 ? g.dz(side ? n - 1 : 0) : g.h[a];
         const WallGhost<double> ghost = cell_wall_ghost(f.kind, f.value, h, side);
@@ -36,13 +39,14 @@ inline GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
       (side ? gs.hi : gs.lo)[a] = self;
       (side ? gs.data_hi : gs.data_lo)[a] = data;
     }
-    gs.wrap[a] = bc.face[2 * a].kind == BoundaryKind::periodic && n > 1 && n % 2 == 0;
+    gs.wrap[a] = bc.wraps(a) && n > 1 && n % 2 == 0;
   }
   return gs;
 }
 
 // Whether a sweep reads ghosts: along a periodic axis of odd length > 1 (neither a wall
-// nor wrapped), whose ghosts are filled before each colour.
+// nor wrapped), or across a face cut between ranks, whose ghosts are filled (exchanged)
+// before each colour.
 template <class S>
 inline bool sweeps_read_ghosts(const GhostSelf<S>& gs) {
   for (int a = 0; a < 3; ++a)
