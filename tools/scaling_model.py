@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The scaling model of docs/scaling.md: time per step on P GPUs as compute plus halo
+exchanges plus reductions (plus the transposes of a distributed FFT), from the inputs
+named below. Prints the tables of docs/scaling.md; python3, standard library only.
+
+    python3 tools/scaling_model.py            # the tables, Markdown
+"""
+import math
+
+# Measured on one H200 (README "Performance", build 9f4825b, developed Ra = 1e7 at
+# 256x256x128): ns per cell per step of the whole step, fp64.
+NS_PER_CELL = {"multigrid": 3.533e6 / (256 * 256 * 128), "fft": 1.098e6 / (256 * 256 * 128)}
+CYCLES = 3            # V-cycles a step, developed, extrapolated guess (README)
+SWEEP_EXCHANGES = 10  # per V-cycle level: V(2,2) = 4 sweeps x 2 colours, the residual, the prolongation
+STEP_EXCHANGES = [4, 3, 1]  # fields per exchange of the step: after the advance (u, v, w, T), the gradient (u, v, w), the pressure
+REDUCTIONS = 3 + 1 * CYCLES  # CFL rate, b's and x's means, a residual norm per cycle
+COARSE_MS = 0.2       # the agglomerated coarse levels on one GPU per cycle (latency-bound small levels)
+BYTES = 8             # fp64
+
+# Links (nominal, published): NVLink 4 of an H100/H200 SXM, 900 GB/s in all, 450 GB/s each
+# way (NVIDIA H100/H200 datasheets); InfiniBand NDR, 400 Gb/s = 50 GB/s each way per GPU
+# (one ConnectX-7 port per GPU, as in DGX H100). Latencies per message or reduction stage,
+# taken at 10 us on a node (a CUDA-aware or NCCL message with its synchronisation) and 15 us
+# between nodes; they are assumptions of this model, to be replaced by issue 14's measurements.
+GPUS_PER_NODE = 8
+BW_NODE, BW_NET = 450e9, 50e9
+ALPHA_NODE, ALPHA_NET = 10e-6, 15e-6
+
+
+def dims(n, p):
+    """The process grid of grid/decomposition.cpp: fewest halo cells, then the squarer block."""
+    best = None
+    for px in range(1, p + 1):
+        if p % px:
+            continue
+        py = p // px
+        if px > n[0] or py > n[1]:
+            continue
+        nx, ny = n[0] / px, n[1] / py
+        cost = (2 * ny if px > 1 else 0) + (2 * nx if py > 1 else 0)
+        key = (cost, abs(nx - ny))
+        if best is None or key <= best[0]:
+            best = (key, (px, py))
+    return best[1]
+
+
+def link(p):
+    """Bandwidth and latency of the slowest link a P-GPU run uses."""
+    return (BW_NODE, ALPHA_NODE) if p <= GPUS_PER_NODE else (BW_NET, ALPHA_NET)
+
+
+def exchange_seconds(face_cells, cut_axes, p):
+    """One exchange: each cut axis sends its two faces (both directions at once), axis after axis."""
+    bw, alpha = link(p)
+    return sum(2 * (alpha + face_cells[a] * BYTES / bw) for a in cut_axes)
+
+
+def step_ms(n, p, solver):
+    px, py = dims(n, p)
+    nx, ny, nz = n[0] / px, n[1] / py, n[2]
+    bw, alpha = link(p)
+    compute = NS_PER_CELL[solver] * 1e-9 * nx * ny * nz
+    cut = [a for a, d in ((0, px), (1, py)) if d > 1]
+    faces = {0: (ny + 2) * (nz + 2), 1: (nx + 2) * (nz + 2)}
+    halo = sum(f * exchange_seconds(faces, cut, p) for f in STEP_EXCHANGES)
+    reduce = REDUCTIONS * alpha * math.ceil(math.log2(p)) if p > 1 else 0
+    solve_comm = 0.0
+    if solver == "multigrid" and p > 1:
+        # Levels on the blocks while each block side has at least 4 cells, then the rest
+        # gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
+        lx, ly, lz = nx, ny, nz
+        while min(lx, ly) >= 4:
+            lfaces = {0: (ly + 2) * (lz + 2), 1: (lx + 2) * (lz + 2)}
+            solve_comm += CYCLES * SWEEP_EXCHANGES * exchange_seconds(lfaces, cut, p)
+            lx, ly, lz = lx / 2, ly / 2, max(lz / 2, 1)
+        solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
+    if solver == "fft" and p > 1:
+        # Pencils: four all-to-all transposes a solve (to and from x pencils, forward and
+        # inverse), each moving this GPU's share of the field (complex half spectrum: as
+        # many bytes as the real field) to the others, P - 1 messages each.
+        share = nx * ny * nz * BYTES
+        solve_comm += 4 * (share / bw + (p - 1) * alpha)
+    return 1e3 * (compute + halo + reduce + solve_comm), (px, py), 1e3 * compute
+
+
+def table(title, rows):
+    print(f"\n{title}\n")
+    print("| GPUs | process grid | solver | ms/step | compute ms | speed-up | efficiency |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| {} | {}x{} | {} | {:.3f} | {:.3f} | {} | {} |".format(*r))
+
+
+def strong(n, solver, ps, base):
+    rows = []
+    t0 = None
+    for p in ps:
+        t, d, c = step_ms(n, p, solver)
+        if t0 is None:
+            t0, p0 = t, p
+        speed = t0 / t
+        rows.append((p, d[0], d[1], solver, t, c, f"{speed:.2f}x", f"{100 * speed * p0 / p:.0f}%"))
+    return rows
+
+
+def weak(per_gpu, solver, ps):
+    rows = []
+    t1 = None
+    for p in ps:
+        px, py = dims((per_gpu[0] * p, per_gpu[1] * p, per_gpu[2]), p)
+        n = (per_gpu[0] * px, per_gpu[1] * py, per_gpu[2])
+        t, d, c = step_ms(n, p, solver)
+        t1 = t if t1 is None else t1
+        rows.append((p, d[0], d[1], solver, t, c, "", f"{100 * t1 / t:.0f}%"))
+    return rows
+
+
+if __name__ == "__main__":
+    ps = [1, 2, 4, 8, 16, 64, 256, 1024]
+    for solver in ("multigrid", "fft"):
+        table(f"Strong scaling, Ra = 1e7, 256x256x128, {solver}", strong((256, 256, 128), solver, ps, 1))
+    for solver in ("multigrid", "fft"):
+        table(f"Strong scaling, 2048^3 (from 8 GPUs, the fewest that hold it), {solver}",
+              strong((2048, 2048, 2048), solver, [8, 16, 64, 256, 1024], 8))
+    for solver in ("multigrid", "fft"):
+        table(f"Weak scaling, 512x512x256 per GPU, {solver}", weak((512, 512, 256), solver, ps))
