@@ -210,9 +210,9 @@ int main(int argc, char** argv) {
   const bool on_ranks = !bouss::Communicator::world()->alone();
   const bool bench_of_case = bench_cmd->parsed() && bench.case_file != "poisson" && bench.case_file != "elliptic" &&
                              bench.case_file != "relax" && bench.output_every.empty() && bench.streams.empty();
-  if (on_ranks && !run_cmd->parsed() && !check_cmd->parsed() && !bench_of_case) {
-    bouss::print_error("this command runs on one rank: start it without mpirun (under mpirun: run, check, and bench of a "
-                       "case without --output-every or --stream; docs/mpi.md)");
+  if (on_ranks && !run_cmd->parsed() && !check_cmd->parsed() && !onset_cmd->parsed() && !bench_of_case) {
+    bouss::print_error("this command runs on one rank: start it without mpirun (under mpirun: run, check, onset, and "
+                       "bench of a case without --output-every or --stream; docs/mpi.md)");
     return 2;
   }
   if (run_cmd->parsed()) return bouss::run_command(run);

@@ -14,17 +14,22 @@
 
 namespace bouss {
 
+Backend on_the_ranks(const Backend& backend) {
+  const auto world = Communicator::world();
+  if (world->alone()) return backend;
+  // Each rank on a GPU of its node, round robin.
+  const Backend mine = backend.is_cuda() ? Backend::cuda(world->local_rank() % Backend::cuda_devices()) : backend;
+  return mine.with_ranks(world);
+}
+
 bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,
                        const std::string& backend_name, Case& c, Backend& backend, const std::string& decomposition) {
   try {
     const auto world = Communicator::world();
     c = load_case(case_file, overrides);
     if (!decomposition.empty()) c.decomposition = Decomposition::parse_dims(decomposition);
-    backend = Backend::from_name(backend_name.empty() ? c.backend : backend_name);
+    backend = on_the_ranks(Backend::from_name(backend_name.empty() ? c.backend : backend_name));
     if (!world->alone()) {
-      // Each rank on a GPU of its node, round robin; logging from the first rank alone.
-      if (backend.is_cuda()) backend = Backend::cuda(world->local_rank() % Backend::cuda_devices());
-      backend = backend.with_ranks(world);
       decompose(c, *world);  // refuses a process grid that does not fit the grid
     } else if (!decomposition.empty() && c.decomposition != std::array<int, 2>{1, 1}) {
       throw CaseError("--decomposition " + decomposition + ": this run has one rank (start it with mpirun -np " +

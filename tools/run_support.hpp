@@ -15,6 +15,9 @@ class Run;
 
 // The case of a command (from CASE.json with --set overrides) and its backend (--backend,
 // else the case's). On bad input prints the one error line and returns false (exit 2).
+// The backend on every rank of the run (Communicator::world) when started by mpirun, each
+// rank on a GPU of its node; the backend itself otherwise.
+Backend on_the_ranks(const Backend& backend);
 // Under mpirun the backend holds every rank (Communicator::world), each on a GPU of its
 // node, and `decomposition` ("PXxPY", or "" to choose) cuts the grid.
 bool load_command_case(const std::string& case_file, const std::vector<std::string>& overrides,

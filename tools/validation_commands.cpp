@@ -105,7 +105,7 @@ Study load_study(const ValidationOptions& o, const std::function<void(const Case
   Study s;
   s.text = read_case_text(o.case_file);
   s.base = parse_case(s.text, o.case_file, o.overrides);
-  s.backend = Backend::from_name(o.backend.empty() ? s.base.backend : o.backend);
+  s.backend = on_the_ranks(Backend::from_name(o.backend.empty() ? s.base.backend : o.backend));
   if (check) check(s.base);
   s.grids = resolution_grids(s.base, o.resolutions);
   return s;
@@ -130,6 +130,9 @@ int onset_command(const ValidationOptions& o) {
   const Backend& backend = study.backend;
   const std::vector<std::array<int, 3>>& grids = study.grids;
   configure_logging(o.json);
+  // Under mpirun every rank runs the same study on its blocks; the first rank reports it.
+  const bool speaks = backend.ranks().rank() == 0;
+  if (!speaks && !std::freopen("/dev/null", "w", stdout)) return 1;
   const double ra1 = o.ra.size() == 2 ? o.ra[0] : 0.97 * *base.physics.rayleigh;
   const double ra2 = o.ra.size() == 2 ? o.ra[1] : 1.03 * *base.physics.rayleigh;
   if (!o.json)
@@ -157,9 +160,9 @@ int onset_command(const ValidationOptions& o) {
     };
   };
   // Long runs say how far they are (on stderr with --json, so stdout stays one JSON object).
-  auto progress = [&o](const GrowthMeasurement& m, double t) {
+  auto progress = [&o, speaks](const GrowthMeasurement& m, double t) {
     const std::string line = fmt::format("    Ra {:.6f}: t = {:.4g} ({} steps)", m.rayleigh, t, m.steps);
-    if (o.json) std::fprintf(stderr, "%s\n", line.c_str());
+    if (o.json && speaks) std::fprintf(stderr, "%s\n", line.c_str());
     else spdlog::info("{}", line);
   };
   try {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mpi_run_checks.hpp"
 
 namespace bouss::test {
@@ -102,12 +104,35 @@ TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
   EXPECT_NE(out.find("wrote " + dir.file("long.nc")), std::string::npos) << out << p.err();
 }
 
+// Paper 004's no-slip onset at 16x8x16 found on two ranks (2x1) as on one: the same
+// critical Rayleigh number to 1e-6 relative.
+TEST(MpiRuns, OnsetOnTwoRanksFindsOneRanksCriticalRayleighNumber) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_onset");
+  auto rac = [&](int ranks) {
+    const std::string tag = "onset" + std::to_string(ranks);
+    BoussProcess p({"onset", source_path("cases/onset_no_slip.json"), "--resolutions", "16", "--json", "--backend", "cpu"},
+                   dir.file(tag + ".out"), dir.file(tag + ".err"), ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});
+    const int status = p.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << p.err();
+    const nlohmann::json j = nlohmann::json::parse(p.out(), nullptr, false);
+    if (j.is_discarded() || !j.contains("rows") || j["rows"].empty()) {
+      ADD_FAILURE() << "no JSON result from " << ranks << " ranks: " << p.out() << p.err();
+      return 0.0;
+    }
+    return j["rows"][0]["rac"].get<double>();
+  };
+  const double one = rac(0), two = rac(2);
+  EXPECT_GT(one, 1600);
+  EXPECT_NEAR(two, one, 1e-6 * one);
+}
+
 // The commands that run one rank refuse mpirun with one line (two copies would write over
 // each other), instead of running once per rank.
 TEST(MpiRuns, OneRankCommandsRefuseMpirun) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_refuse");
-  BoussProcess p({"onset", source_path("cases/onset_free_slip.json"), "--resolutions", "8"}, dir.file("o.out"),
+  BoussProcess p({"converge", source_path("cases/onset_free_slip.json"), "--resolutions", "8,16"}, dir.file("o.out"),
                  dir.file("o.err"), mpirun_launcher(2));
   const int status = p.wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
