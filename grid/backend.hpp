@@ -59,7 +59,6 @@ class Backend {
   // reduction over its fields is combined across them (grid/reduce.hpp), so that a sum or a
   // maximum is over the whole domain whichever part of it this rank holds.
   const Communicator& ranks() const { return ranks_ ? *ranks_ : *Communicator::self(); }
-  const std::shared_ptr<const Communicator>& ranks_ptr() const { return ranks_; }
   // The same device, stream and scratch, combining across `ranks` (Communicator::self():
   // this rank alone, for a problem gathered onto it).
   Backend with_ranks(std::shared_ptr<const Communicator> ranks) const {

@@ -153,17 +153,6 @@ void Communicator::gatherv(const void* send, std::size_t bytes, std::vector<char
 #endif
 }
 
-bool Communicator::any(bool mine) const {
-  if (!mpi_) return mine;
-#ifdef BOUSS_HAVE_MPI
-  int in = mine ? 1 : 0, out = 0;
-  check(MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
-  return out != 0;
-#else
-  return mine;
-#endif
-}
-
 unsigned Communicator::any_bits(unsigned mine) const {
   if (!mpi_) return mine;
 #ifdef BOUSS_HAVE_MPI
@@ -185,19 +174,6 @@ std::string first_failure(const Communicator& c, bool failed, const std::string&
   text.resize(size);
   c.broadcast(text.data(), size, first);
   return text.empty() ? "rank " + std::to_string(first) + " failed" : text;
-}
-
-void Communicator::barrier() const {
-#ifdef BOUSS_HAVE_MPI
-  if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-#endif
-}
-
-void Communicator::abort(int code) const {
-#ifdef BOUSS_HAVE_MPI
-  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
-#endif
-  std::exit(code);
 }
 
 std::string Communicator::describe() const {

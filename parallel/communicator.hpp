@@ -41,13 +41,8 @@ class Communicator {
                 int source, int tag) const;
   // Rank root receives every rank's bytes in rank order (counts may differ; recv only on root).
   void gatherv(const void* send, std::size_t bytes, std::vector<char>* recv_on_root, int root) const;
-  // True on every rank when `mine` is true on any.
-  bool any(bool mine) const;
   // The bits set on any rank (a bitwise or), on every rank: several flags agreed at once.
   unsigned any_bits(unsigned mine) const;
-  void barrier() const;
-  // Ends every rank of the run (MPI_Abort), for errors one rank cannot recover from alone.
-  [[noreturn]] void abort(int code) const;
 
   // "rank r of n" for log lines, empty for a single rank.
   std::string describe() const;

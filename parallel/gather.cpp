@@ -71,11 +71,6 @@ std::vector<double> gather_interior(const std::vector<double>& all, Stagger s, c
   return out;
 }
 
-template <class S>
-std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int root) {
-  return gather_interior(interior_values(f), f.stagger(), part, f.backend().ranks(), root);
-}
-
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part) {
   if (!part.decomposition) return whole;
   const Decomposition& b = *part.decomposition;
@@ -91,32 +86,6 @@ std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, 
         v.push_back(whole[I + std::size_t(points[0]) * (J + std::size_t(points[1]) * k)]);
       }
   return v;
-}
-
-template <class S>
-void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid& part, int root) {
-  const Communicator& ranks = f.backend().ranks();
-  if (!part.decomposition || ranks.alone()) {
-    set_interior_values(f, whole);
-    return;
-  }
-  const Decomposition& d = *part.decomposition;
-  std::vector<double> mine;
-  if (ranks.rank() == root) {
-    for (int p = 0; p < ranks.size(); ++p) {
-      if (p == root) continue;
-      Grid other = part;
-      other.decomposition = std::make_shared<const Decomposition>(block_of(d, p));
-      const std::vector<double> values = block_of_whole(whole, f.stagger(), other);
-      ranks.sendrecv(values.data(), values.size() * sizeof(double), p, nullptr, 0, -1, 7);
-    }
-    mine = block_of_whole(whole, f.stagger(), part);
-  } else {
-    const std::array<int, 3> n = points_of(d.n, f.stagger());
-    mine.resize(std::size_t(n[0]) * n[1] * n[2]);
-    ranks.sendrecv(nullptr, 0, -1, mine.data(), mine.size() * sizeof(double), root, 7);
-  }
-  set_interior_values(f, mine);
 }
 
 template <class S>
@@ -196,9 +165,5 @@ template void gather_field<float>(const Field<float>&, const Grid&, Field<float>
 template void scatter_field<double>(const Field<double>*, Field<double>&, const Grid&, int);
 template void scatter_field<float>(const Field<float>*, Field<float>&, const Grid&, int);
 
-template std::vector<double> gather_interior<double>(const Field<double>&, const Grid&, int);
-template std::vector<double> gather_interior<float>(const Field<float>&, const Grid&, int);
-template void scatter_interior<double>(const std::vector<double>&, Field<double>&, const Grid&, int);
-template void scatter_interior<float>(const std::vector<double>&, Field<float>&, const Grid&, int);
 
 }  // namespace bouss

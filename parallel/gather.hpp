@@ -1,8 +1,9 @@
 // A field of a grid cut over ranks, gathered onto one rank as the whole grid's interior and
-// scattered back: the pressure solve done whole on one rank (solver/gathered_solver.hpp),
-// and the tests that compare a decomposed run with one rank. Values travel as doubles
-// (exact for float fields). A face field's duplicate face n on a cut axis is the next
-// rank's face 0: each point of the whole grid comes from exactly one rank.
+// scattered back: the pressure solve done whole on one rank (solver/gathered_solver.hpp:
+// fields, packed on the device), checkpoints and the tests that compare a decomposed run
+// with one rank (host values as doubles, exact for float fields). A face field's duplicate
+// face n on a cut axis is the next rank's face 0: each point of the whole grid comes from
+// exactly one rank.
 #pragma once
 
 #include <array>
@@ -20,11 +21,9 @@ Box supplied_box(const Grid& part, Stagger s);
 // Those of rank p of the decomposition d, in the whole grid's indices.
 Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s);
 
-// Every rank's supplied points of f gathered onto rank root as the whole grid's interior
-// (x fastest, as interior_values orders them); empty on the other ranks. Collective.
-template <class S>
-std::vector<double> gather_interior(const Field<S>& f, const Grid& part, int root = 0);
-// The same from the block's interior values on the host (interior_values' order).
+// Every rank's supplied points of its block's interior values (on the host, x fastest, as
+// interior_values and Simulation::host_values order them) gathered onto rank root as the
+// whole grid's interior; empty on the other ranks. Collective.
 std::vector<double> gather_interior(const std::vector<double>& values, Stagger s, const Grid& part,
                                     const Communicator& ranks, int root = 0);
 // The same for fields, in their precision and without host arrays of the whole: each rank
@@ -40,9 +39,5 @@ void scatter_field(const Field<S>* whole, Field<S>& f, const Grid& part, int roo
 // This rank's block of the whole grid's interior values (its interior, face n of a cut
 // axis included), without communication: every rank holds the whole (a checkpoint read).
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part);
-// The reverse: root's whole-grid interior values (ignored elsewhere) into every rank's
-// interior, face n of a cut axis included; ghosts are not filled. Collective.
-template <class S>
-void scatter_interior(const std::vector<double>& whole, Field<S>& f, const Grid& part, int root = 0);
 
 }  // namespace bouss

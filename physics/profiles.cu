@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
@@ -100,13 +101,14 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
   std::ptrdiff_t shift_stride = sz;
   R* column = nullptr;
   if (!ranks.alone()) {
+    // The column alone crosses to the host (nz values), not the field.
     std::vector<R> host(nz);
+    column = static_cast<R*>(backend.allocate(host.size() * sizeof(R)));
     if (ranks.rank() == 0) {
-      const std::vector<R> all = f.T.to_host();
-      for (int k = 0; k < nz; ++k) host[k] = all[f.T.layout().origin + k * sz];
+      pack_box(f.T, Box{{0, 0, 0}, {1, 1, nz}}, column);
+      copy_bytes(host.data(), Backend::cpu(), column, backend, host.size() * sizeof(R));
     }
     ranks.broadcast(host.data(), host.size() * sizeof(R), 0);
-    column = static_cast<R*>(backend.allocate(host.size() * sizeof(R)));
     copy_bytes(column, backend, host.data(), Backend::cpu(), host.size() * sizeof(R));
     shift = column;
     shift_stride = 1;

@@ -91,11 +91,11 @@ double GatheredSolver<R>::residual_norm(const Field<R>& x, const Field<R>& b) co
   return r;
 }
 
+// Rank 0's whole-grid solve; the other ranks move nothing through a solver of their own (a
+// query, not a collective: ranks may ask it apart).
 template <class R>
 double GatheredSolver<R>::bytes_per_solve(const SolveStats& s) const {
-  double bytes = solver_ ? solver_->bytes_per_solve(s) : 0;
-  backend_.ranks().broadcast(&bytes, sizeof bytes, root);
-  return bytes;
+  return solver_ ? solver_->bytes_per_solve(s) : 0;
 }
 
 template class GatheredSolver<double>;

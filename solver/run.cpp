@@ -60,11 +60,7 @@ Run::Run(const Case& c, const Backend& backend, RunControl control)
   // Under several ranks the case records them and their process grid (the output's
   // mpi_ranks and decomposition attributes).
   if (!backend_.ranks().alone()) {
-    try {
-      case_.decomposition = decompose(case_, backend_.ranks()).dims;
-    } catch (const std::invalid_argument& e) {
-      throw CaseError(case_.source + ": /grid/n: " + e.what());
-    }
+    case_.decomposition = decompose(case_, backend_.ranks()).dims;
     case_.ranks = backend_.ranks().size();
   }
 }

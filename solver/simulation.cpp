@@ -31,8 +31,14 @@ Grid make_grid(const Case& c, std::size_t elem_bytes) {
 }
 
 Decomposition decompose(const Case& c, const Communicator& ranks) {
-  return Decomposition::make(c.n, {c.periodic(0), c.periodic(1), c.periodic(2)}, ranks.size(), ranks.rank(),
-                             c.decomposition);
+  try {
+    return Decomposition::make(c.n, {c.periodic(0), c.periodic(1), c.periodic(2)}, ranks.size(), ranks.rank(),
+                               c.decomposition);
+  } catch (const std::invalid_argument& e) {
+    // A refused --decomposition names the flag; a grid too small for the ranks, the case's /grid/n.
+    const std::string what = e.what();
+    throw CaseError(what.rfind("--decomposition", 0) == 0 ? what : c.source + ": /grid/n: " + what);
+  }
 }
 
 namespace {

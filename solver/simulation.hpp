@@ -54,7 +54,8 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend);
 // The case's grid (its z faces when /grid/z stretches z), laid out for elem_bytes values.
 Grid make_grid(const Case& c, std::size_t elem_bytes);
-// This rank's block of the case's grid over the ranks (c.decomposition, or chosen).
+// This rank's block of the case's grid over the ranks (c.decomposition, or chosen); a
+// CaseError when the grid cannot be cut so.
 Decomposition decompose(const Case& c, const Communicator& ranks);
 // Throws CaseError "SOURCE: /grid/n: the run needs X of GPU memory, the device has Y free"
 // (or of host memory) when the run would not fit.

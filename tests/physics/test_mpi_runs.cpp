@@ -83,6 +83,19 @@ TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
   EXPECT_NE(err.find("blocked"), std::string::npos) << err;
 }
 
+// A grid too narrow for the ranks: one error line naming the case file and /grid/n, exit 2.
+TEST(MpiRuns, AGridTooSmallForTheRanksIsRefusedWithItsPath) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_small");
+  BoussProcess p({"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set", "grid.n=[2,2,16]",
+                  "--output", dir.file("x.nc")},
+                 dir.file("s.out"), dir.file("s.err"), mpirun_launcher(3));
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  EXPECT_NE(p.err().find("rayleigh_benard.json: /grid/n: cannot cut a grid of 2x2 columns over 3 ranks"), std::string::npos)
+      << p.err();
+}
+
 TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_signal");
