@@ -88,6 +88,31 @@ Decomposition Decomposition::make(const std::array<int, 3>& global_n, const std:
   return d;
 }
 
+bool Decomposition::coarsens_within_ranks(const std::array<int, 3>& halved, int min_block) const {
+  for (int a = 0; a < 3; ++a) {
+    if (!halved[a] || !split(a)) continue;
+    const std::vector<int> c = cuts(global_n[a], dims[a]);
+    for (int p = 0; p < dims[a]; ++p)
+      if (c[p] % 2 || c[p + 1] % 2 || (c[p + 1] - c[p]) / 2 < min_block) return false;
+  }
+  return true;
+}
+
+Decomposition Decomposition::coarsened(const std::array<int, 3>& halved) const {
+  Decomposition d = *this;
+  for (int a = 0; a < 3; ++a) {
+    if (!halved[a]) continue;
+    if (global_n[a] % 2 || offset[a] % 2 || n[a] % 2)
+      throw std::logic_error("Decomposition::coarsened: a block that does not halve within its rank");
+    d.global_n[a] /= 2, d.offset[a] /= 2, d.n[a] /= 2;
+  }
+  // The cuts of the halved grid are the halved cuts (gather/scatter recompute them so).
+  for (int a = 0; a < 2; ++a)
+    if (d.split(a) && cuts(d.global_n[a], d.dims[a])[d.coords[a]] != d.offset[a])
+      throw std::logic_error("Decomposition::coarsened: the halved cuts are not the coarse grid's");
+  return d;
+}
+
 std::array<int, 2> Decomposition::parse_dims(const std::string& text) {
   const auto x = text.find('x');
   try {

@@ -42,6 +42,14 @@ struct Decomposition {
   static std::array<int, 2> choose_dims(const std::array<int, 3>& global_n, int ranks);
   // The first cell of each of `parts` pieces of n cells, and n at the end (parts + 1 values).
   static std::vector<int> cuts(int n, int parts);
+  // Whether the blocks of every rank halve within their rank along the axes marked in
+  // `halved` (a multigrid level coarsened from this one): every cut along a cut axis falls on
+  // an even cell, and every coarse block keeps at least min_block cells along it. The same
+  // answer on every rank (it reads the cuts of all of them).
+  bool coarsens_within_ranks(const std::array<int, 3>& halved, int min_block) const;
+  // This rank's block of that coarser grid (coarsens_within_ranks must hold): offsets, cell
+  // counts and the whole grid halved along the halved axes, the neighbours unchanged.
+  Decomposition coarsened(const std::array<int, 3>& halved) const;
   // Parses "4x2" (the --decomposition option); throws std::invalid_argument.
   static std::array<int, 2> parse_dims(const std::string& text);
 };

@@ -94,6 +94,9 @@ struct PressureParams {
   // (solver/pressure_solver.hpp pressure_check_interval).
   std::optional<int> check_interval;
   std::optional<long> cpu_coarse_cells;  // levels up to this many cells on the host; default measured
+  // Under several ranks: multigrid levels whose blocks would be narrower than this many cells
+  // along a cut axis are gathered onto rank 0; unset: solver/multigrid.hpp's default.
+  std::optional<int> agglomerate_below;
   int max_failures = 3;  // solves in a row that stop at max_cycles unconverged before the run fails
 };
 

@@ -89,6 +89,7 @@ ojson case_to_json(const Case& c) {
   pressure["cuda_graphs"] = p.cuda_graphs;
   if (p.check_interval) pressure["check_interval"] = *p.check_interval;
   if (p.cpu_coarse_cells) pressure["cpu_coarse_cells"] = *p.cpu_coarse_cells;
+  if (p.agglomerate_below) pressure["agglomerate_below"] = *p.agglomerate_below;
   pressure["max_failures"] = p.max_failures;
   j["pressure"] = pressure;
   j["precision"] = c.precision;

@@ -902,7 +902,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   const auto scope = v.enter("pressure");
   v.check_no_unknown_keys(*pressure, {"solver", "tolerance", "max_cycles", "pre_sweeps", "post_sweeps", "omega",
                                       "fmg", "first_guess", "mixed_precision", "cuda_graphs", "check_interval", "cpu_coarse_cells",
-                                      "max_failures"});
+                                      "agglomerate_below", "max_failures"});
   p.solver = v.optional_string_in(*pressure, "solver", {"multigrid", "line_multigrid", "line_pcg", "fft", "auto"}).value_or(p.solver);
   const NumberRule tolerance_range{"a number in (0, 1)", 0.0, 1.0, true, true};
   p.tolerance = v.optional_number(*pressure, "tolerance", tolerance_range).value_or(p.tolerance);
@@ -920,6 +920,7 @@ PressureParams parse_pressure(Validator& v, const json& root) {
   p.cuda_graphs = v.optional_bool(*pressure, "cuda_graphs").value_or(p.cuda_graphs);
   if (const auto every = v.optional_int(*pressure, "check_interval", positive_int32)) p.check_interval = int(*every);
   if (const auto cells = v.optional_int(*pressure, "cpu_coarse_cells", nonnegative_int)) p.cpu_coarse_cells = *cells;
+  if (const auto cells = v.optional_int(*pressure, "agglomerate_below", positive_int32)) p.agglomerate_below = int(*cells);
   p.max_failures = static_cast<int>(
       v.optional_int(*pressure, "max_failures", positive_int32).value_or(p.max_failures));
   check_smoothing_sweeps(v, p);

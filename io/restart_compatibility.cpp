@@ -132,6 +132,8 @@ Entries restart_state(const Case& c, RestartScope scope) {
                  optional_value(q.check_interval, [](int n) { return std::to_string(n); }, "unset (the solver's default)"));
   e.emplace_back("/pressure/cpu_coarse_cells",
                  optional_value(q.cpu_coarse_cells, [](long n) { return std::to_string(n); }, "unset (the default)"));
+  e.emplace_back("/pressure/agglomerate_below",
+                 optional_value(q.agglomerate_below, [](int n) { return std::to_string(n); }, "unset (the default)"));
   e.emplace_back("/pressure/max_failures", std::to_string(q.max_failures));
   return e;
 }

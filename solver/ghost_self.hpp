@@ -46,11 +46,12 @@ inline GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
 
 // Whether a sweep reads ghosts: along a periodic axis of odd length > 1 (neither a wall
 // nor wrapped), or across a face cut between ranks, whose ghosts are filled (exchanged)
-// before each colour.
+// before each colour. Either side: a block at a wall of a cut axis exchanges the other
+// (every rank of a cut axis says yes, so that all of them exchange).
 template <class S>
 inline bool sweeps_read_ghosts(const GhostSelf<S>& gs) {
   for (int a = 0; a < 3; ++a)
-    if (gs.lo[a] == 0 && !gs.wrap[a]) return true;
+    if ((gs.lo[a] == 0 || gs.hi[a] == 0) && !gs.wrap[a]) return true;
   return false;
 }
 

@@ -11,6 +11,7 @@
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
+#include "parallel/gather.hpp"
 #include "physics/operators_kernels.hpp"
 #include "physics/stencil.hpp"
 #include "solver/coarse_operator.hpp"
@@ -42,8 +43,12 @@ void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>&
   const int nx = st.n[0];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Box half{{0, 0, 0}, {(nx + 1) / 2, st.n[1], st.n[2]}};
+  // The colour of a cell is that of its global indices: a block whose first cell sits at an
+  // odd offset (a grid cut over ranks) flips it, so that every decomposition sweeps the
+  // cells of one rank's run in the same order.
+  const int flip = (colour + g.offset()[0] + g.offset()[1]) & 1;
   for_each(be, half, [=] BOUSS_HD(int ih, int j, int k) {
-    const int i = 2 * ih + ((j + k + colour) & 1);
+    const int i = 2 * ih + ((j + k + flip) & 1);
     if (i >= nx) return;
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st, self, omega);
@@ -164,37 +169,89 @@ bool level_runs_on_host(const Backend& backend, const std::array<int, 3>& shape,
   return l > 0 && backend.is_cuda() && cell_count(shape) <= opt.cpu_coarse_cells;
 }
 
+// How many levels, finest first, stay cut over the ranks of a grid cut over several: the
+// finest, then each coarser one whose blocks halve within their rank into blocks of at least
+// agglomerate_below cells along each cut axis, never the coarsest (solved whole, directly).
+// The levels below are gathered onto rank 0 (agglomeration). Every level on one rank.
+int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
+  const auto shapes = multigrid_levels(fine.global_n());
+  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
+  if (shapes.size() < 2) throw std::logic_error("multigrid: a grid cut over ranks that does not coarsen");
+  Decomposition d = *fine.decomposition;
+  int kept = 1;
+  while (kept + 1 < int(shapes.size())) {
+    std::array<int, 3> halved{};
+    for (int a = 0; a < 3; ++a) halved[a] = shapes[kept][a] != shapes[kept - 1][a];
+    if (!d.coarsens_within_ranks(halved, opt.agglomerate_below)) break;
+    d = d.coarsened(halved);
+    ++kept;
+  }
+  return kept;
+}
+
+// Level l's grid: the fine grid's geometry on the level's shape, this rank's block of it
+// where the level is cut over the ranks.
+Grid level_grid_of(const Grid& fine, std::size_t elem_bytes, const std::array<int, 3>& global_shape,
+                   const Decomposition* block) {
+  const Grid whole = fine.whole();
+  std::array<double, 3> length{};
+  for (int a = 0; a < 3; ++a) length[a] = whole.length(a);
+  const Grid g = Grid::make(global_shape, whole.lo, length, fine.layout.ghost, elem_bytes);
+  return block ? g.part(*block) : g;
+}
+
 // Bytes a hierarchy of element type S allocates, on the fine grid's backend and on the
 // host; follows the constructor below allocation by allocation (the unit test
 // Multigrid.MemoryEstimateIsWhatItAllocates holds them together).
 template <class S>
 void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const MultigridOptions& opt, bool own_level0,
                          double& on_backend, double& on_host) {
-  const auto shapes = multigrid_levels(fine.layout.n);
+  const auto shapes = multigrid_levels(fine.global_n());
+  const int kept = levels_on_the_ranks(fine, opt);
+  const bool gathers = kept < int(shapes.size());
+  std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
   bool previous_on_host = false;
-  for (std::size_t l = 0; l < shapes.size(); ++l) {
-    const bool host = level_runs_on_host(backend, shapes[l], l, opt);
+  for (int l = 0; l < kept; ++l) {
+    if (l > 0 && block) {
+      std::array<int, 3> halved{};
+      for (int a = 0; a < 3; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
+      *block = block->coarsened(halved);
+    }
+    const std::array<int, 3> n = block ? block->n : shapes[l];
+    const bool host = !gathers && level_runs_on_host(backend, shapes[l], l, opt);
     // Level 0 shares the fine fields' layout; the coarser levels are laid out for S.
     const std::size_t elem = l == 0 ? fine.layout.elem_bytes : sizeof(S);
-    const double array = double(Layout::make(shapes[l], fine.layout.ghost, elem).size) * sizeof(S);
+    const double array = double(Layout::make(n, fine.layout.ghost, elem).size) * sizeof(S);
     double& here = host ? on_host : on_backend;
     if (l > 0 || own_level0) here += 2 * array;      // x, b
     if (l > 0 && host && !previous_on_host) on_backend += 2 * array;  // the device mirrors of x, b
     // The level's z tables where it runs and on the backend (level 0 shares the fine grid's
     // on the backend).
-    const double tables = z_table_bytes(Layout::make(shapes[l], fine.layout.ghost, elem));
+    const double tables = z_table_bytes(Layout::make(n, fine.layout.ghost, elem));
     if (l > 0 || host) here += tables;
     if (l > 0 && host && backend.is_cuda()) on_backend += tables;
-    if (l + 1 == shapes.size()) {
+    if (l + 1 == int(shapes.size())) {
       const double N = double(cell_count(shapes[l]));
       here += array + N * N * sizeof(S);  // r and the dense coarse inverse
+    }
+    if (l + 1 == kept && gathers) {
+      on_backend += array;  // the residual and correction of the last level on the ranks
+      if (backend.ranks().rank() == 0) {  // the whole of that level, and the levels gathered below it
+        on_backend += double(Layout::make(shapes[l], fine.layout.ghost, elem).size) * sizeof(S);
+        const Grid tail = level_grid_of(fine, sizeof(S), shapes[l + 1], nullptr);
+        add_hierarchy_bytes<S>(backend.with_ranks(Communicator::self()), tail, opt, true, on_backend, on_host);
+      }
     }
     previous_on_host = host;
   }
 }
 }  // namespace
 
-// The levels of one precision and the cycles over them.
+// The levels of one precision and the cycles over them. On a grid cut over ranks the first
+// levels (levels_on_the_ranks) are the ranks' blocks, with the pressure's conditions
+// exchanging halos across the cuts; the residual of the last of them is gathered onto rank 0,
+// which cycles the coarser levels as a hierarchy of the whole grid (tail_: its own host
+// levels and graphs) and scatters the correction back.
 template <class S>
 class MultigridHierarchy {
  public:
@@ -215,13 +272,23 @@ class MultigridHierarchy {
   MultigridHierarchy(const Backend& backend, const Grid& fine, const FieldBC& bc, const MultigridOptions& opt,
                      bool own_level0)
       : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt) {
-    const auto shapes = multigrid_levels(fine.layout.n);
-    std::array<double, 3> length{};
-    for (int a = 0; a < 3; ++a) length[a] = fine.h[a] * fine.layout.n[a];
-    for (std::size_t l = 0; l < shapes.size(); ++l) {
+    const auto shapes = multigrid_levels(fine.global_n());
+    const int kept = levels_on_the_ranks(fine, opt);
+    gathers_ = kept < int(shapes.size());
+    for (int l = 0; l < kept; ++l) {
       auto L = std::make_unique<Level>();
-      L->grid = l == 0 ? fine : Grid::make(shapes[l], fine.lo, length, fine.layout.ghost, sizeof(S));
-      const bool host = level_runs_on_host(backend, shapes[l], l, opt);
+      if (l == 0) {
+        L->grid = fine;
+      } else {
+        const Grid& above = levels_.back()->grid;
+        std::array<int, 3> halved{};
+        for (int a = 0; a < 3; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
+        std::unique_ptr<Decomposition> block;
+        if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
+        L->grid = level_grid_of(fine, sizeof(S), shapes[l], block.get());
+      }
+      // Levels cut over ranks stay on the ranks' backend (their halos are exchanged there).
+      const bool host = !gathers_ && level_runs_on_host(backend, shapes[l], l, opt);
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
       // The level's z tables on both backends now: a ghost fill inside a captured graph
@@ -255,6 +322,21 @@ class MultigridHierarchy {
         first_host_ = l;
         break;
       }
+    if (gathers_) {
+      const Level& F = *levels_.back();
+      boundary_ = Field<S>(backend_, F.grid.layout, Stagger::centre, "mg gathered residual");
+      fill(boundary_, 0);
+      for (int a = 0; a < 3; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
+      if (backend_.ranks().rank() == gather_root) {
+        const Backend alone = backend_.with_ranks(Communicator::self());
+        whole_grid_ = F.grid.whole();
+        whole_ = Field<S>(alone, whole_grid_.layout, Stagger::centre, "mg gathered level");
+        fill(whole_, 0);
+        tail_ = std::make_unique<MultigridHierarchy<S>>(alone, level_grid_of(fine, sizeof(S), shapes[kept], nullptr),
+                                                        hom_.whole(), opt, true);
+      }
+      return;
+    }
     Level& C = *levels_.back();
     C.r = Field<S>(C.backend, C.grid.layout, Stagger::centre, "mg r");
     fill(C.r, 0);
@@ -264,7 +346,9 @@ class MultigridHierarchy {
     coarse_matrix_ = static_cast<S*>(C.backend.allocate(coarse_bytes_));
     copy_bytes(coarse_matrix_, C.backend, m.data(), Backend::cpu(), coarse_bytes_);
   }
-  ~MultigridHierarchy() { levels_.back()->backend.deallocate(coarse_matrix_); }
+  ~MultigridHierarchy() {
+    if (coarse_matrix_) levels_.back()->backend.deallocate(coarse_matrix_);
+  }
 
   // Level 0's x and b: the caller's fields (when not owned); `homogeneous` when they hold
   // a correction and a defect rather than the problem itself.
@@ -283,7 +367,7 @@ class MultigridHierarchy {
   // Full multigrid: x0 <- an approximation of lap(x0) = b0 to discretization accuracy,
   // from b0 alone (x0's content is discarded).
   void fmg() {
-    const int L = levels() - 1;
+    const int L = levels() - 1;  // the coarsest level here (on the ranks, when they gather)
     for (int l = 0; l < L; ++l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       if (C.mirrored) {
@@ -293,8 +377,16 @@ class MultigridHierarchy {
         restrict_rhs_to(F.grid, C.grid, F.backend, C.halved, *F.b, *C.b);
       }
     }
-    fill(*levels_[L]->x, 0);
-    coarse_solve();
+    if (gathers_) {  // the levels below, gathered: their FMG, then a V-cycle here
+      gather_to_tail(*levels_[L]->b, false);
+      if (tail_) tail_->fmg();
+      fill(*levels_[L]->x, 0);
+      correct_from_tail();
+      vcycle_from(L);
+    } else {
+      fill(*levels_[L]->x, 0);
+      coarse_solve();
+    }
     for (int l = L - 1; l >= 0; --l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       fill(*F.x, 0);
@@ -320,6 +412,11 @@ class MultigridHierarchy {
                + C                                            // zero the coarse x
                + C + 2 * F;                                   // prolongation: read coarse x, read+write x
     }
+    if (gathers_) {  // the last level here: its sweeps, residual, gather, correction added
+      const double F = array_bytes(levels() - 1);
+      return bytes + (opt_.pre_sweeps + opt_.post_sweeps) * 6 * F + 3 * F + F + 3 * F +
+             (tail_ ? 2 * double(whole_.layout().cells()) * sizeof(S) + tail_->vcycle_bytes(0) : 0);
+    }
     const double N = double(levels_.back()->grid.layout.cells());
     return bytes + 3 * array_bytes(levels() - 1) + N * N * sizeof(S);
   }
@@ -342,6 +439,18 @@ class MultigridHierarchy {
 
   void vcycle_from(int l0) {
     const int L = levels() - 1;
+    if (gathers_) {  // no graphs under several ranks (grid/captured_work.hpp)
+      down(l0, L);
+      Level& F = *levels_[L];
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega);
+      residual_into(F.grid, F.backend, *F.x, *F.b, boundary_);
+      gather_to_tail(boundary_, true);
+      if (tail_) tail_->vcycle();
+      correct_from_tail();
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.post_sweeps, opt_.omega);
+      up(L, l0);
+      return;
+    }
     if (l0 == L) {
       coarse_solve();
       return;
@@ -408,10 +517,40 @@ class MultigridHierarchy {
     fill_ghosts(*C.x, C.bc, C.grid);
   }
 
+  // The values v of the last level on the ranks (its residual, or its right-hand side in
+  // FMG), restricted whole onto rank 0 as the first gathered level's b, whose x starts at 0
+  // (as a single rank's V-cycle restricts them). Collective.
+  void gather_to_tail(const Field<S>& v, bool zero_x) {
+    gather_field(v, levels_.back()->grid, tail_ ? &whole_ : nullptr, gather_root);
+    if (!tail_) return;
+    restrict_rhs_to(whole_grid_, tail_->level(0).grid, whole_.backend(), tail_halved_, whole_, tail_->b0());
+    if (zero_x) fill(tail_->x0(), 0);
+  }
+  // x of the last level on the ranks += the gathered levels' correction, prolonged on rank 0
+  // and scattered (x + (0 + P e): the bits of a single rank's x + P e). Collective.
+  void correct_from_tail() {
+    Level& F = *levels_.back();
+    if (tail_) {
+      fill(whole_, 0);
+      prolong_add(whole_grid_, tail_->level(0).grid, whole_.backend(), tail_halved_, tail_->x0(), whole_);
+    }
+    scatter_field(tail_ ? &whole_ : nullptr, boundary_, F.grid, gather_root);
+    add_field(*F.x, boundary_, F.grid.layout.interior(Stagger::centre));
+  }
+
+  static constexpr int gather_root = 0;
   Backend backend_;
   FieldBC bc_, hom_;
   MultigridOptions opt_;
   std::vector<std::unique_ptr<Level>> levels_;
+  // Under several ranks: whether levels are gathered below the last one here; the last
+  // level's residual and correction (boundary_); on rank 0 that level whole and the
+  // hierarchy of the gathered levels.
+  bool gathers_ = false;
+  Field<S> boundary_, whole_;
+  Grid whole_grid_;
+  int tail_halved_[3] = {0, 0, 0};
+  std::unique_ptr<MultigridHierarchy<S>> tail_;
   int first_host_ = 0;
   S* coarse_matrix_ = nullptr;
   std::size_t coarse_bytes_ = 0;
@@ -438,6 +577,11 @@ std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& 
   const auto shapes = multigrid_levels(n);
   for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], level_runs_on_host(backend, shapes[l], l, opt)});
   return out;
+}
+
+template <class R>
+int Multigrid<R>::levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
+  return bouss::levels_on_the_ranks(fine, opt);
 }
 
 template <class R>
@@ -613,7 +757,8 @@ bool Multigrid<R>::fixed_passes_possible(const Backend& backend, const Multigrid
 
 template <class R>
 bool Multigrid<R>::solves_in_fixed_passes() const {
-  return fixed_passes_possible(backend_, opt_, plan(backend_, grid_.layout.n, opt_));
+  // Under several ranks the means of solve_passes (taken on the device) would be each rank's.
+  return backend_.ranks().alone() && fixed_passes_possible(backend_, opt_, plan(backend_, grid_.layout.n, opt_));
 }
 
 template class Multigrid<double>;

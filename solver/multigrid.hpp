@@ -39,6 +39,11 @@ constexpr long default_cpu_coarse_cells = 512;
 // convection, 6-36% faster steps than host coarse levels checked every step. On the CPU
 // a residual read costs no device round trip: it checks every step.
 constexpr int multigrid_check_interval = 10;
+// Under several ranks, the multigrid gathers its levels onto rank 0 from the first whose
+// blocks would be narrower than this many cells along a cut axis (pressure.agglomerate_below).
+// The scaling model's choice (docs/scaling.md): below it an exchange per colour costs more
+// in latency than the level's work, while a gathered level of blocks this narrow is small.
+constexpr int default_agglomerate_below = 32;
 
 struct MultigridOptions {
   int pre_sweeps = 2;
@@ -49,6 +54,9 @@ struct MultigridOptions {
   bool mixed_precision = false;  // a double run's V-cycles in float inside defect correction in double
   bool cuda_graphs = true;       // replay the device part of each cycle as CUDA graphs
   long cpu_coarse_cells = 0;     // levels with at most this many cells run on the host (GPU runs)
+  // Under several ranks, a level stays cut over them while every rank's block keeps at least
+  // this many cells along each cut axis; the coarser levels are gathered onto rank 0.
+  int agglomerate_below = default_agglomerate_below;
 };
 
 
@@ -83,6 +91,9 @@ class Multigrid final : public PressureSolver<R> {
     bool on_host;
   };
   static std::vector<LevelPlan> plan(const Backend& backend, const std::array<int, 3>& n, const MultigridOptions& opt);
+  // How many of them, finest first, stay cut over the ranks of a grid cut over several (the
+  // rest gathered onto rank 0); all of them on a whole grid.
+  static int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt);
   // Whether those levels and options allow solve_passes: no FMG, no host level in a GPU run.
   static bool fixed_passes_possible(const Backend& backend, const MultigridOptions& opt,
                                     const std::vector<LevelPlan>& levels);

@@ -69,7 +69,7 @@ PressureGrid PressureGrid::of(const Case& c) {
 
 PressureGrid PressureGrid::of(const Grid& grid, const FieldBC& bc) {
   PressureGrid g;
-  g.n = grid.layout.n;
+  g.n = grid.global_n();
   g.h = grid.smallest_spacings();
   g.stretched = grid.stretched();
   g.periodic_x = bc.periodic(0);
@@ -124,13 +124,19 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
 template <class R>
 std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
                                                         const FieldBC& bc) {
-  // A grid cut over ranks: solved whole on rank 0 (the solvers do not yet work on blocks).
-  if (grid.decomposition && !backend.ranks().alone()) return std::make_unique<GatheredSolver<R>>(p, backend, grid, bc);
   const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
+  // A grid cut over ranks: the solvers that do not work on blocks solve it whole on rank 0.
+  if (grid.decomposition && !backend.ranks().alone() && !solved_on_blocks(choice.name, grid.global_n()))
+    return std::make_unique<GatheredSolver<R>>(p, backend, grid, bc);
   if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
   if (choice.name == "line_pcg") return std::make_unique<LinePcg<R>>(backend, grid, bc, line_pcg_options(p));
   if (choice.name == "fft") return std::make_unique<FourierSolver<R>>(backend, grid, bc);
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
+}
+
+bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n) {
+  // The point multigrid, where the grid has a level below the finest to gather onto rank 0.
+  return solver == "multigrid" && multigrid_levels(n).size() > 1;
 }
 
 bool extrapolates_pressure(const Case& c) {
@@ -142,10 +148,12 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const int every = pressure_check_interval(c.pressure, choice.name, backend);
   // The cadence where the solver takes it: fft, and the multigrid where its plan allows
   // (Multigrid::fixed_passes_possible).
-  // Under several ranks the solve is gathered onto rank 0 and checked every step (solver/gathered_solver.hpp).
-  const bool gathered = !backend.ranks().alone();
+  // Under several ranks the solve is checked every step, on the blocks or gathered onto rank 0
+  // (solver/gathered_solver.hpp).
+  const bool ranks = !backend.ranks().alone();
+  const bool gathered = ranks && !solved_on_blocks(choice.name, c.n);
   const auto cadence = [&](bool fixed) {
-    return fixed && every > 1 && !gathered ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
+    return fixed && every > 1 && !ranks ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
   };
   const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
                           (gathered ? ", gathered and solved whole on rank 0" : "") +
@@ -180,6 +188,12 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   for (std::size_t l = 0; l < levels.size(); ++l)
     text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
                         levels[l].on_host ? " (host)" : "");
+  if (ranks) {
+    const int cut = Multigrid<double>::levels_on_the_ranks(make_grid(c, sizeof(double)).part(decompose(c, backend.ranks())), opt);
+    text += fmt::format("; the first {} on the ranks' blocks (halos exchanged before each colour), the coarser "
+                        "gathered onto rank 0 (pressure.agglomerate_below = {})",
+                        cut, opt.agglomerate_below);
+  }
   return text + cadence(Multigrid<double>::fixed_passes_possible(backend, opt, levels)) + why;
 }
 
@@ -228,6 +242,7 @@ MultigridOptions multigrid_options(const PressureParams& p, const Backend& backe
   // Cycles fixed between checks need every level on the device (host levels read back).
   const bool fixed_cycles = backend.is_cuda() && !p.fmg && pressure_check_interval(p, "multigrid", backend) > 1;
   o.cpu_coarse_cells = p.cpu_coarse_cells.value_or(fixed_cycles ? 0 : default_cpu_coarse_cells);
+  o.agglomerate_below = p.agglomerate_below.value_or(default_agglomerate_below);
   return o;
 }
 

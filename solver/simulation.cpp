@@ -63,8 +63,10 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   // extrapolated; the divergence lives in next's T between the steps); the state check.
   // + the state check's value, the step's clock and the z tables
   m.backend_bytes = (13 + extrapolates_pressure(c)) * array + sizeof(double) + sizeof(StepClock) + z_table_bytes(g.layout);
-  // Under several ranks rank 0 solves the pressure on the whole grid (solver/gathered_solver.hpp).
-  const bool gathers = !backend.ranks().alone() && backend.ranks().rank() == 0;
+  // Under several ranks rank 0 solves the pressure on the whole grid where the solver does not
+  // work on blocks (solver/gathered_solver.hpp).
+  const bool gathers = !backend.ranks().alone() && backend.ranks().rank() == 0 &&
+                       !solved_on_blocks(choose_pressure_solver(c.pressure, PressureGrid::of(c)).name, c.n);
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, gathers ? whole : g);
   m.backend_bytes += solver_backend;
   if (gathers) m.backend_bytes += 2.0 * double(whole.layout.size) * elem;

@@ -105,8 +105,8 @@ void log_case_summary(const Case& c, const Backend& backend) {
   const Communicator& ranks = backend.ranks();
   if (!ranks.alone()) {
     const Decomposition d = decompose(c, ranks);
-    spdlog::info("{} ranks, process grid {} (x by y; rank 0's block {} x {} x {} cells); the pressure is gathered and "
-                 "solved whole on rank 0", ranks.size(), d.describe(), d.n[0], d.n[1], d.n[2]);
+    spdlog::info("{} ranks, process grid {} (x by y; rank 0's block {} x {} x {} cells)", ranks.size(), d.describe(),
+                 d.n[0], d.n[1], d.n[2]);
   }
 }
 

@@ -28,6 +28,11 @@ TEST(GhostSelf, WallsFoldPeriodicAxesWrapAndCutFacesReadTheirGhosts) {
   EXPECT_EQ(part.lo[1], 1);  // the domain's wall stays folded on the side that has it
   EXPECT_EQ(part.hi[1], 0);  // the cut side reads the neighbour's cells
   EXPECT_TRUE(sweeps_read_ghosts(part));
+  // A block with a wall below and a neighbour above along y alone reads ghosts too: every
+  // rank of a cut axis exchanges before each colour, or their exchanges would not pair up.
+  FieldBC upper_cut = bc;
+  upper_cut.face[3].exchange_with = 2;
+  EXPECT_TRUE(sweeps_read_ghosts(ghost_self<double>(upper_cut, g)));
 }
 
 }  // namespace

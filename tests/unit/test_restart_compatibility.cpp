@@ -141,6 +141,7 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/pressure/mixed_precision", [](Case& c) { c.pressure.mixed_precision = false; }},
       {"/pressure/cuda_graphs", [](Case& c) { c.pressure.cuda_graphs = false; }},
       {"/pressure/cpu_coarse_cells", [](Case& c) { c.pressure.cpu_coarse_cells = 4096; }},
+      {"/pressure/agglomerate_below", [](Case& c) { c.pressure.agglomerate_below = 8; }},
       {"/pressure/max_failures", [](Case& c) { c.pressure.max_failures = 1; }},
       {"/grid/z", [](Case& c) {
          c.z_faces = tanh_faces(c.n[2], c.extent[2][0], c.length(2), 1.0, Cluster::both);
