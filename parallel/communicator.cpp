@@ -153,6 +153,28 @@ void Communicator::gatherv(const void* send, std::size_t bytes, std::vector<char
 #endif
 }
 
+void Communicator::alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
+                             const std::vector<std::size_t>& recv_bytes) const {
+  if (int(send_bytes.size()) != size_ || int(recv_bytes.size()) != size_)
+    throw std::invalid_argument("alltoallv: expected a count for every rank");
+  if (!mpi_) {
+    if (send_bytes[0] != recv_bytes[0]) throw std::invalid_argument("alltoallv: one rank sends what it receives");
+    std::memcpy(recv, send, send_bytes[0]);
+    return;
+  }
+#ifdef BOUSS_HAVE_MPI
+  std::vector<int> sc(size_), sd(size_), rc(size_), rd(size_);
+  std::size_t s_at = 0, r_at = 0;
+  for (int p = 0; p < size_; ++p) {
+    sc[p] = count_of(send_bytes[p], "alltoallv"), sd[p] = count_of(s_at, "alltoallv");
+    rc[p] = count_of(recv_bytes[p], "alltoallv"), rd[p] = count_of(r_at, "alltoallv");
+    s_at += send_bytes[p], r_at += recv_bytes[p];
+  }
+  check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+        "MPI_Alltoallv");
+#endif
+}
+
 unsigned Communicator::any_bits(unsigned mine) const {
   if (!mpi_) return mine;
 #ifdef BOUSS_HAVE_MPI

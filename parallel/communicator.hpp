@@ -41,6 +41,11 @@ class Communicator {
                 int source, int tag) const;
   // Rank root receives every rank's bytes in rank order (counts may differ; recv only on root).
   void gatherv(const void* send, std::size_t bytes, std::vector<char>* recv_on_root, int root) const;
+  // Every rank sends send_bytes[q] bytes to rank q, the pieces one after another at send in
+  // rank order, and receives recv_bytes[p] bytes from rank p likewise into recv
+  // (MPI_Alltoallv): the transposes of the distributed Fourier solver.
+  void alltoallv(const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
+                 const std::vector<std::size_t>& recv_bytes) const;
   // The bits set on any rank (a bitwise or), on every rank: several flags agreed at once.
   unsigned any_bits(unsigned mine) const;
 

@@ -1,6 +1,6 @@
 // What cutting a grid over ranks costs this rank, accumulated since the last reset: the halo
-// exchanges (grid/halo.cu) and the pressure solve gathered onto rank 0
-// (solver/gathered_solver.cpp), as wall time on the host around each (an exchange waits for
+// exchanges (grid/halo.cu), the Fourier solver's transposes (solver/slab_transform.cu) and
+// the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the host around each (an exchange waits for
 // its device work and its messages, so its time is what the rank spent on it) and the bytes
 // this rank sent. `bouss bench` under several ranks reports them per step.
 #pragma once
@@ -11,6 +11,8 @@ struct RankCosts {
   double halo_seconds = 0, halo_bytes = 0;
   long halo_exchanges = 0;  // messages sent
   double gathered_solve_seconds = 0;
+  // The distributed Fourier solver's transposes (solver/slab_transform.cu): all-to-alls.
+  double transpose_seconds = 0, transpose_bytes = 0;
 };
 
 // This process's (one rank per process).

@@ -29,25 +29,30 @@ void residual_field(const Backend& be, const Grid& g, const Field<R>& x, const F
 }
 
 // Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(nx ny):
-// the rows are -L's, and the transforms are unnormalized). For a singular problem the (0, 0)
-// mode, b's plane sums, carries b's volume mean and the solution's: its line takes b's out
-// first (written to *b_mean) and the solution's after, so neither b nor x needs a pass.
+// the rows are -L's, and the transforms are unnormalized): the modes of rows j0 .. j0 + nj
+// of the whole grid's, every column and level, x fastest, then the rows, then z (every row on
+// one rank; a band of them under several: solver/slab_transform.hpp). For a singular problem
+// the (0, 0) mode, b's plane sums, carries b's volume mean and the solution's: its line
+// takes b's out first (written to *b_mean, by the band that holds it) and the solution's
+// after, so neither b nor x needs a pass.
 template <class R>
-void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, Complex<R>* spec, R* c,
-                 double* b_mean) {
-  const int nx = g.layout.n[0], ny = g.layout.n[1], nz = g.layout.n[2], mx = nx / 2 + 1;
+void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int j0, int nj,
+                 Complex<R>* spec, R* c, double* b_mean) {
+  const std::array<int, 3> n = g.global_n();
+  const int nx = n[0], ny = n[1], nz = n[2], mx = nx / 2 + 1;
   const ZView<R> z = g.z_view<R>(be);
   const ZView<double> zd = g.z_view<double>(be);
   const double height = g.length(2), plane = double(nx) * ny;
   const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
   const R scale = R(-1.0 / (double(nx) * ny));
-  const std::ptrdiff_t stride = std::ptrdiff_t(mx) * ny;
+  const std::ptrdiff_t stride = std::ptrdiff_t(mx) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mx, ny, 1}}, [=] BOUSS_HD(int i, int j, int) {
+  for_each(be, Box{{0, 0, 0}, {mx, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
+    const int j = j0 + jb;
     const R lambda = R(-(periodic_laplacian_eigenvalue(i, nx, rx2) + periodic_laplacian_eigenvalue(j, ny, ry2)));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = i + std::ptrdiff_t(mx) * j;
+    const std::ptrdiff_t base = i + std::ptrdiff_t(mx) * jb;
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
@@ -93,11 +98,17 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   self_ = ghost_self<R>(bc, grid);
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
-  fft_ = make_plane_fft<R>(backend, grid.layout);
-  // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
-  // (ny + 3) (nz + 3) values).
-  if (2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
-    throw std::logic_error("fft pressure solver: the spectrum does not fit in an array of the layout");
+  if (grid.decomposition && !backend.ranks().alone()) {
+    slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
+    band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
+    band_c_ = static_cast<R*>(backend.allocate(slabs_->band_size() * sizeof(R)));
+  } else {
+    fft_ = make_plane_fft<R>(backend, grid.layout);
+    // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
+    // (ny + 3) (nz + 3) values).
+    if (2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
+      throw std::logic_error("fft pressure solver: the spectrum does not fit in an array of the layout");
+  }
   b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
   work_mean_ = b_mean_ + 1;
   const double zero[2] = {0, 0};
@@ -107,11 +118,30 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
 template <class R>
 FourierSolver<R>::~FourierSolver() {
   backend_.deallocate(b_mean_);
+  if (band_) backend_.deallocate(band_);
+  if (band_c_) backend_.deallocate(band_c_);
 }
 
 template <class R>
 double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent) {
-  return 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
+  double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
+  if (grid.decomposition && grid.decomposition->ranks() > 1) {  // the slabs, and the largest band with its c'
+    const std::array<int, 3> n = grid.global_n();
+    const std::vector<int> rows = Decomposition::cuts(n[1], grid.decomposition->ranks());
+    const double band = double(n[0] / 2 + 1) * (rows[1] - rows[0]) * n[2];
+    bytes += SlabTransform<R>::estimate_memory(grid, value_bytes) + 3 * band * value_bytes;
+  }
+  return bytes;
+}
+
+// A mean that the band holding the (0, 0) mode (rank 0's) wrote, on every rank.
+template <class R>
+void FourierSolver<R>::share_mean(double* at) const {
+  if (!slabs_) return;
+  double mean = 0;
+  copy_bytes(&mean, Backend::cpu(), at, backend_, sizeof mean);
+  backend_.ranks().broadcast(&mean, sizeof mean, 0);
+  copy_bytes(at, backend_, &mean, Backend::cpu(), sizeof mean);
 }
 
 template <class R>
@@ -140,20 +170,32 @@ LentArrays<R> FourierSolver<R>::arrays(const LentArrays<R>& lent) {
 // (in the third lent array) and adds it. Device work alone.
 template <class R>
 void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays) {
-  Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
-  R* const c = work_arrays.fields[1]->data();
+  // One rank's spectrum and c' in the first two arrays; under ranks the band's, its own.
+  Complex<R>* const spectrum = slabs_ ? band_ : reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
+  R* const c = slabs_ ? band_c_ : work_arrays.fields[1]->data();
   Field<R>& work = *work_arrays.fields[2];
   const bool singular = bc_.singular();
   const std::ptrdiff_t origin = grid_.layout.origin;
+  const int j0 = slabs_ ? slabs_->j0() : 0, nj = slabs_ ? slabs_->nj() : grid_.layout.n[1];
+  const auto forward = [&](const Field<R>& f) {
+    if (slabs_) slabs_->forward(f, spectrum);
+    else fft_->forward(f.data() + origin, spectrum);
+  };
+  const auto inverse = [&](Field<R>& f) {
+    if (slabs_) slabs_->inverse(spectrum, f);
+    else fft_->inverse(spectrum, f.data() + origin);
+  };
   if (index == 0) {
-    fft_->forward(b.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, spectrum, c, b_mean_);
-    fft_->inverse(spectrum, x.data() + origin);
+    forward(b);
+    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, b_mean_);
+    if (singular) share_mean(b_mean_);
+    inverse(x);
   } else {
     residual_field(backend_, grid_, x, b, singular ? b_mean_ : nullptr, work);
-    fft_->forward(work.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, spectrum, c, work_mean_);
-    fft_->inverse(spectrum, work.data() + origin);
+    forward(work);
+    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, work_mean_);
+    if (singular) share_mean(work_mean_);
+    inverse(work);
     add_field(x, work, grid_.layout.interior(Stagger::centre));
   }
   fill_ghosts(x, bc_, grid_);
@@ -202,10 +244,12 @@ SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, 
 
 template <class R>
 double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
-  const double cells = double(grid_.layout.cells()), spectrum = 2.0 * double(spectrum_size(grid_.layout));
+  const double cells = double(grid_.layout.cells());
+  const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
   const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
-  const double transforms = (cells + spectrum) + mode_solves + (spectrum + cells);
+  const double transforms = slabs_ ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
+                                   : (cells + spectrum) + mode_solves + (spectrum + cells);
   // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the
   // first), each refinement also the residual (x, b read, r written) and x += e (3 values)
   // (no residual checks in a solve of fixed passes: SolveStats::checked)

@@ -5,7 +5,9 @@
 // on the diagonal, the walls folded as every line solver folds them; the (0, 0) mode pinned
 // where the problem is singular), and the inverse transforms into x. It solves the same
 // discrete equations as the multigrids (the cell-centred 7-point Laplacian, the stretched z's
-// finite volumes) exactly, to round-off, in one pass: its one "iteration".
+// finite volumes) exactly, to round-off, in one pass: its one "iteration". On a grid cut
+// over ranks the transforms are transposed through z slabs and bands of modes
+// (solver/slab_transform.hpp): the same planes, the same mode lines.
 #pragma once
 
 #include <memory>
@@ -18,6 +20,7 @@
 #include "solver/ghost_self.hpp"
 #include "solver/plane_fft.hpp"
 #include "solver/pressure_solver.hpp"
+#include "solver/slab_transform.hpp"
 
 namespace bouss {
 
@@ -49,7 +52,8 @@ class FourierSolver final : public PressureSolver<R> {
   // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
-  // arrays are lent; the transforms' work area is plane_fft_work_bytes.
+  // arrays are lent; the transforms' work area is plane_fft_work_bytes. On a block of a grid
+  // cut over ranks, also its slab, slab spectrum, band and the transposes' messages.
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
   // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the case validator's rule (pressure_solver_refuses)
@@ -61,7 +65,13 @@ class FourierSolver final : public PressureSolver<R> {
   Grid grid_;
   FieldBC bc_;
   GhostSelf<R> self_;
-  std::unique_ptr<PlaneFft<R>> fft_;
+  std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms
+  // Under several ranks: the transposed transforms, and the band of modes this rank solves
+  // with its c' (solver/slab_transform.hpp), its own memory.
+  std::unique_ptr<SlabTransform<R>> slabs_;
+  Complex<R>* band_ = nullptr;
+  R* band_c_ = nullptr;
+  void share_mean(double* at) const;
   double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
   // Its own arrays for solves without lent ones (allocated at the first such solve): the

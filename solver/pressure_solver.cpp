@@ -13,6 +13,7 @@
 #include "solver/line_pcg.hpp"
 #include "solver/multigrid.hpp"
 #include "solver/simulation.hpp"
+#include "solver/slab_transform.hpp"
 
 namespace bouss {
 namespace {
@@ -126,7 +127,7 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
                                                         const FieldBC& bc) {
   const SolverChoice choice = choose_pressure_solver(p, PressureGrid::of(grid, bc));
   // A grid cut over ranks: the solvers that do not work on blocks solve it whole on rank 0.
-  if (grid.decomposition && !backend.ranks().alone() && !solved_on_blocks(choice.name, grid.global_n()))
+  if (grid.decomposition && !backend.ranks().alone() && !solved_on_blocks(choice.name, grid.global_n(), backend.ranks().size()))
     return std::make_unique<GatheredSolver<R>>(p, backend, grid, bc);
   if (choice.name == "line_multigrid") return std::make_unique<LineMultigrid<R>>(backend, grid, bc, line_multigrid_options(p));
   if (choice.name == "line_pcg") return std::make_unique<LinePcg<R>>(backend, grid, bc, line_pcg_options(p));
@@ -134,9 +135,10 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
   return std::make_unique<Multigrid<R>>(backend, grid, bc, multigrid_options(p, backend));
 }
 
-bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n) {
-  // The point multigrid, where the grid has a level below the finest to gather onto rank 0.
-  return solver == "multigrid" && multigrid_levels(n).size() > 1;
+bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n, int ranks) {
+  // The point multigrid where the grid has a level below the finest to gather onto rank 0.
+  if (solver == "multigrid") return multigrid_levels(n).size() > 1;
+  return solver == "fft" && SlabTransform<double>::applies(n, ranks);
 }
 
 bool extrapolates_pressure(const Case& c) {
@@ -148,15 +150,20 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const int every = pressure_check_interval(c.pressure, choice.name, backend);
   // The cadence where the solver takes it: fft, and the multigrid where its plan allows
   // (Multigrid::fixed_passes_possible).
-  // Under several ranks the solve is checked every step, on the blocks or gathered onto rank 0
+  // Under several ranks: on the blocks, or gathered onto rank 0 and checked every step
   // (solver/gathered_solver.hpp).
   const bool ranks = !backend.ranks().alone();
-  const bool gathered = ranks && !solved_on_blocks(choice.name, c.n);
+  const bool gathered = ranks && !solved_on_blocks(choice.name, c.n, backend.ranks().size());
   const auto cadence = [&](bool fixed) {
-    return fixed && every > 1 && !ranks ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
+    return fixed && every > 1 && !gathered ? fmt::format(", residual checked every {} steps (the passes fixed between)", every) : "";
   };
   const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
-                          (gathered ? ", gathered and solved whole on rank 0" : "") +
+                          (gathered ? std::string(", gathered and solved whole on rank 0 (") +
+                                          (choice.name == "fft" ? "its transposes need a z level and a y row per rank"
+                                           : choice.name == "multigrid" ? "the grid has no coarser level"
+                                                                        : "this solver does not work on blocks yet") +
+                                          ")"
+                                    : "") +
                           (c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "");
   const bool single = c.precision == "single";
   if (choice.name == "line_multigrid") {
@@ -172,8 +179,12 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   }
   if (choice.name == "fft")
     return fmt::format("Fourier-tridiagonal direct solve ({} plane transforms, a tridiagonal solve per horizontal "
-                       "mode){}{}",
-                       backend.is_cuda() ? "cuFFT" : "FFTW", single ? " (fp32)" : " (fp64)", cadence(true) + why);
+                       "mode){}{}{}",
+                       backend.is_cuda() ? "cuFFT" : "FFTW", single ? " (fp32)" : " (fp64)",
+                       ranks && !gathered ? "; transposed through z slabs and bands of modes over the ranks (two "
+                                            "all-to-alls each way a pass)"
+                                          : "",
+                       cadence(true) + why);
   if (choice.name == "line_pcg")
     return fmt::format("line-preconditioned CG (vertical lines solved exactly) to {:g}{}, at most {} iterations{}",
                        c.pressure.tolerance, single ? " (fp32)" : " (fp64)", line_pcg_options(c.pressure).max_iterations,
@@ -194,7 +205,8 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
                         "gathered onto rank 0 (pressure.agglomerate_below = {})",
                         cut, opt.agglomerate_below);
   }
-  return text + cadence(Multigrid<double>::fixed_passes_possible(backend, opt, levels)) + why;
+  // Under several ranks the multigrid checks every step (Multigrid::solves_in_fixed_passes).
+  return text + cadence(!ranks && Multigrid<double>::fixed_passes_possible(backend, opt, levels)) + why;
 }
 
 std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid) {

@@ -66,7 +66,7 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   // Under several ranks rank 0 solves the pressure on the whole grid where the solver does not
   // work on blocks (solver/gathered_solver.hpp).
   const bool gathers = !backend.ranks().alone() && backend.ranks().rank() == 0 &&
-                       !solved_on_blocks(choose_pressure_solver(c.pressure, PressureGrid::of(c)).name, c.n);
+                       !solved_on_blocks(choose_pressure_solver(c.pressure, PressureGrid::of(c)).name, c.n, backend.ranks().size());
   const auto [solver_backend, solver_host] = pressure_solver_memory(c, backend, gathers ? whole : g);
   m.backend_bytes += solver_backend;
   if (gathers) m.backend_bytes += 2.0 * double(whole.layout.size) * elem;

@@ -110,11 +110,12 @@ int bench_command(const BenchOptions& o) {
     // the smallest and largest over the ranks.
     const Communicator& ranks = backend.ranks();
     struct PerStep {
-      double halo_ms, halo_mb, messages, gathered_ms;
+      double halo_ms, halo_mb, messages, gathered_ms, transpose_ms, transpose_mb;
     };
     const RankCosts& rc = rank_costs();
-    const PerStep mine{1e3 * rc.halo_seconds / o.steps, 1e-6 * rc.halo_bytes / o.steps, double(rc.halo_exchanges) / o.steps,
-                       1e3 * rc.gathered_solve_seconds / o.steps};
+    const PerStep mine{1e3 * rc.halo_seconds / o.steps,    1e-6 * rc.halo_bytes / o.steps,
+                       double(rc.halo_exchanges) / o.steps, 1e3 * rc.gathered_solve_seconds / o.steps,
+                       1e3 * rc.transpose_seconds / o.steps, 1e-6 * rc.transpose_bytes / o.steps};
     std::vector<PerStep> every(ranks.size());
     ranks.allgather(&mine, every.data(), sizeof(PerStep));
     auto span = [&](double PerStep::*m) {
@@ -167,6 +168,9 @@ int bench_command(const BenchOptions& o) {
         j["halo_mb_per_step_max"] = span(&PerStep::halo_mb).second;
         j["halo_messages_per_step_max"] = span(&PerStep::messages).second;
         j["gathered_solve_ms_per_step_max"] = span(&PerStep::gathered_ms).second;
+        j["transpose_ms_per_step_min"] = span(&PerStep::transpose_ms).first;
+        j["transpose_ms_per_step_max"] = span(&PerStep::transpose_ms).second;
+        j["transpose_mb_per_step_max"] = span(&PerStep::transpose_mb).second;
       }
       if (ranks.rank() == 0) std::printf("%s\n", j.dump(2).c_str());
     } else {
@@ -187,7 +191,11 @@ int bench_command(const BenchOptions& o) {
                      span(&PerStep::messages).second, span(&PerStep::halo_mb).second,
                      gathered.second > 0 ? fmt::format("; the pressure gathered onto rank 0 {:.3f} to {:.3f} ms",
                                                        gathered.first, gathered.second)
-                                         : std::string("; the pressure solved on the blocks"));
+                     : span(&PerStep::transpose_ms).second > 0
+                         ? fmt::format("; the Fourier solve's transposes {:.3f} to {:.3f} ms, {:.2f} MB sent",
+                                       span(&PerStep::transpose_ms).first, span(&PerStep::transpose_ms).second,
+                                       span(&PerStep::transpose_mb).second)
+                         : std::string("; the pressure solved on the blocks"));
       }
       spdlog::info("traffic model{} {:.3f} GB/step -> effective {:.1f} GB/s; copy kernel {:.1f} GB/s -> floor {:.3f} "
                    "ms/step ({:.0f}% of it reached)",

@@ -15,6 +15,7 @@ SWEEP_EXCHANGES = 10  # per V-cycle level: V(2,2) = 4 sweeps x 2 colours, the re
 STEP_EXCHANGES = [4, 3, 1]  # fields per exchange of the step: after the advance (u, v, w, T), the gradient (u, v, w), the pressure
 REDUCTIONS = 3 + 1 * CYCLES  # CFL rate, b's and x's means, a residual norm per cycle
 COARSE_MS = 0.2       # the agglomerated coarse levels on one GPU per cycle (latency-bound small levels)
+AGGLOMERATE_BELOW = 32  # pressure.agglomerate_below's default: levels with narrower blocks are gathered
 BYTES = 8             # fp64
 
 # Links (nominal, published): NVLink 4 of an H100/H200 SXM, 900 GB/s in all, 450 GB/s each
@@ -66,13 +67,16 @@ def step_ms(n, p, solver):
     reduce = REDUCTIONS * alpha * math.ceil(math.log2(p)) if p > 1 else 0
     solve_comm = 0.0
     if solver == "multigrid" and p > 1:
-        # Levels on the blocks while each block side has at least 4 cells, then the rest
+        # The finest level on the blocks, and each coarser one whose blocks keep at least
+        # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid.cu), then the rest
         # gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
         lx, ly, lz = nx, ny, nz
-        while min(lx, ly) >= 4:
+        while True:
             lfaces = {0: (ly + 2) * (lz + 2), 1: (lx + 2) * (lz + 2)}
             solve_comm += CYCLES * SWEEP_EXCHANGES * exchange_seconds(lfaces, cut, p)
             lx, ly, lz = lx / 2, ly / 2, max(lz / 2, 1)
+            if min({0: lx, 1: ly}[a] for a in cut) < AGGLOMERATE_BELOW:
+                break
         solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
     if solver == "fft" and p > 1:
         # Pencils: four all-to-all transposes a solve (to and from x pencils, forward and

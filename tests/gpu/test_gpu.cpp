@@ -578,3 +578,23 @@ TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
   }
   ::unsetenv("BOUSS_HALO_STAGING");
 }
+
+// The multigrid on the blocks of two ranks sharing the GPU (three levels on the ranks, the
+// rest gathered onto rank 0) writes one rank's file: fp64 cycles checked every step on both
+// (one rank would otherwise fix its cycles between checks, which ranks do not).
+TEST(GpuMpiRuns, TheMultigridOnTwoRanksBlocksWritesTheFileOfOne) {
+  BOUSS_GPU_OR_SKIP();
+  if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
+  test::ScratchDir dir("gpu_mpi_multigrid");
+  const std::vector<std::string> multigrid = {"--set", "pressure.solver=\"multigrid\"", "--set", "pressure.check_interval=1",
+                                              "--set", "pressure.mixed_precision=false", "--set",
+                                              "pressure.agglomerate_below=4"};
+  const test::Finished one = test::run_case(dir, "one", 0, multigrid, "cuda");
+  ASSERT_TRUE(one.ok()) << one.err;
+  std::vector<std::string> cut = multigrid;
+  cut.insert(cut.end(), {"--decomposition", "2x1"});
+  const test::Finished two = test::run_case(dir, "two", 2, cut, "cuda");
+  ASSERT_TRUE(two.ok()) << two.err;
+  EXPECT_NE(two.err.find("the first 3 on the ranks' blocks"), std::string::npos) << two.err;
+  EXPECT_LE(test::relative_difference(dir.file("two.nc"), dir.file("one.nc")), 1e-12);
+}
