@@ -12,6 +12,13 @@
 
 namespace bouss {
 
+// The multigrids keep a level cut over the ranks while every rank's block keeps at least this
+// many cells along each cut axis (pressure.agglomerate_below's default; the coarser levels are
+// gathered onto rank 0). The scaling model's choice (docs/scaling.md): below it an exchange
+// per colour costs more in latency than the level's work, and a gathered level of blocks this
+// narrow is small.
+constexpr int default_agglomerate_below = 32;
+
 struct Decomposition {
   std::array<int, 2> dims{1, 1};       // ranks along x and y
   std::array<int, 2> coords{0, 0};     // this rank's place in the process grid

@@ -10,6 +10,9 @@ namespace bouss {
 struct RankCosts {
   double halo_seconds = 0, halo_bytes = 0;
   long halo_exchanges = 0;  // messages sent
+  // Of halo_seconds, the packing and unpacking kernels' own time (CUDA events on the GPU),
+  // without the messages and the waiting for the neighbour.
+  double halo_pack_seconds = 0;
   double gathered_solve_seconds = 0;
   // The distributed Fourier solver's transposes (solver/slab_transform.cu): all-to-alls.
   double transpose_seconds = 0, transpose_bytes = 0;

@@ -14,20 +14,6 @@
 namespace bouss {
 namespace {
 
-// r = b - mean - L x over the interior (x's ghosts filled).
-template <class R>
-void residual_field(const Backend& be, const Grid& g, const Field<R>& x, const Field<R>& b, const double* mean,
-                    Field<R>& r) {
-  const LineStencil<R> st = make_line_stencil<R>(g, be);
-  const View<const R> xv = x.cview(), bv = b.cview();
-  const View<R> rv = r.view();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(be, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    rv[idx] = bv[idx] - (mean ? R(*mean) : R(0)) - line_laplacian(idx, k, xv, st);
-  }, "fourier refinement residual");
-}
-
 // Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(nx ny):
 // the rows are -L's, and the transforms are unnormalized): the modes of rows j0 .. j0 + nj
 // of the whole grid's, every column and level, x fastest, then the rows, then z (every row on
@@ -191,7 +177,7 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
     if (singular) share_mean(b_mean_);
     inverse(x);
   } else {
-    residual_field(backend_, grid_, x, b, singular ? b_mean_ : nullptr, work);
+    line_residual_into(grid_, backend_, 0.0, x, b, singular ? b_mean_ : nullptr, work);
     forward(work);
     solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, work_mean_);
     if (singular) share_mean(work_mean_);

@@ -8,6 +8,7 @@
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
+#include "parallel/gather.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_kernels.hpp"
 #include "solver/volume_mean.hpp"
@@ -31,7 +32,9 @@ struct LineMultigrid<R>::Level {
   Grid grid;
   FieldBC bc;  // the problem's on level 0, homogeneous below
   GhostSelf<R> self;
-  bool fills = false;  // a periodic horizontal axis of odd length: ghosts filled before each colour
+  // A periodic horizontal axis of odd length, or a face cut between ranks: ghosts filled
+  // before each colour (sweeps_read_ghosts).
+  bool fills = false;
   int halved[2] = {0, 0};  // from the level above
   Field<R> x_own, b_own, c, d;
   Field<R>* x = nullptr;
@@ -39,14 +42,6 @@ struct LineMultigrid<R>::Level {
 };
 
 namespace {
-
-// Whether a zebra sweep reads ghosts: a periodic horizontal axis of odd length > 1.
-template <class R>
-bool zebra_reads_ghosts(const GhostSelf<R>& g) {
-  for (int a = 0; a < 2; ++a)
-    if (g.lo[a] == 0 && !g.wrap[a]) return true;
-  return false;
-}
 
 // x relaxed towards the line's exact solution v.
 template <class R>
@@ -109,10 +104,12 @@ bool zebra_by_pcr(const Backend& be, const Layout& L) {
   return be.is_cuda() && sizeof(R) == sizeof(double) && L.n[2] <= 1024 && lines < zebra_pcr_line_limit;
 }
 
-// One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour.
+// One colour of a zebra sweep: the lines through the columns with (i + j) % 2 == colour, in
+// global indices (a block at an odd offset of a grid cut over ranks flips it).
 template <class R>
 void relax_lines(const Grid& g, const Backend& be, Field<R>& x, const Field<R>& b, Field<R>& c, Field<R>& d,
-                 const GhostSelf<R>& self, int colour, R omega, double shift) {
+                 const GhostSelf<R>& self, int global_colour, R omega, double shift) {
+  const int colour = (global_colour + g.offset()[0] + g.offset()[1]) & 1;
   const LineStencil<R> st = make_line_stencil<R>(g, be, shift);
   const View<R> xv = x.view(), cv = c.view(), dv = d.view();
   // The neighbours (the other colour) read through the read-only cache: the compiler may
@@ -179,21 +176,66 @@ void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, 
 
 }  // namespace
 
+namespace {
+// How many line-multigrid levels stay cut over the ranks: the finest, then each coarser one
+// whose blocks halve within their rank into blocks of at least agglomerate_below columns
+// along each cut axis (every level when the grid is whole).
+int line_levels_on_the_ranks(const Grid& fine, int agglomerate_below) {
+  const auto shapes = line_multigrid_levels(fine.global_n());
+  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
+  Decomposition d = *fine.decomposition;
+  int kept = 1;
+  while (kept < int(shapes.size())) {
+    std::array<int, 3> halved{};
+    for (int a = 0; a < 2; ++a) halved[a] = shapes[kept][a] != shapes[kept - 1][a];
+    if (!d.coarsens_within_ranks(halved, agglomerate_below)) break;
+    d = d.coarsened(halved);
+    ++kept;
+  }
+  return kept;
+}
+
+// Level l's grid: the fine grid's geometry (its z) on the level's horizontal shape, this
+// rank's block of it where the level is cut over the ranks.
+Grid line_level_grid(const Grid& fine, std::size_t elem_bytes, const std::array<int, 3>& global_shape,
+                     const Decomposition* block) {
+  const Grid whole = fine.whole();
+  const std::array<double, 3> length{whole.length(0), whole.length(1), whole.length(2)};
+  const Grid g = whole.with_layout(Layout::make(global_shape, fine.layout.ghost, elem_bytes), length);
+  return block ? g.part(*block) : g;
+}
+}  // namespace
+
+template <class R>
+int LineMultigrid<R>::levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt) {
+  return line_levels_on_the_ranks(fine, opt.agglomerate_below);
+}
+
 template <class R>
 LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt)
     : backend_(backend), grid_(fine), bc_(bc), opt_(opt) {
   if (bc.periodic(2) && fine.layout.n[2] > 1)
     throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
-  const auto shapes = line_multigrid_levels(fine.layout.n);
-  const std::array<double, 3> length{fine.length(0), fine.length(1), fine.length(2)};
-  for (std::size_t l = 0; l < shapes.size(); ++l) {
+  const auto shapes = line_multigrid_levels(fine.global_n());
+  const int kept = line_levels_on_the_ranks(fine, opt.agglomerate_below);
+  gathers_ = kept < int(shapes.size());
+  for (int l = 0; l < kept; ++l) {
     auto L = std::make_unique<Level>();
-    L->grid = l == 0 ? fine : fine.with_layout(Layout::make(shapes[l], fine.layout.ghost, sizeof(R)), length);
+    if (l == 0) {
+      L->grid = fine;
+    } else {
+      std::array<int, 3> halved{};
+      for (int a = 0; a < 2; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
+      const Grid& above = levels_.back()->grid;
+      std::unique_ptr<Decomposition> block;
+      if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
+      L->grid = line_level_grid(fine, sizeof(R), shapes[l], block.get());
+    }
     L->grid.template z_view<R>(backend);  // the tables before any launch (or capture) needs them
     L->grid.template z_view<double>(backend);
     L->bc = l == 0 ? bc : bc.homogeneous();
     L->self = ghost_self<R>(L->bc, L->grid);
-    L->fills = zebra_reads_ghosts(L->self);
+    L->fills = sweeps_read_ghosts(L->self);
     if (l > 0) {
       for (int a = 0; a < 2; ++a) L->halved[a] = shapes[l][a] != shapes[l - 1][a];
       L->x_own = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg x");
@@ -209,19 +251,54 @@ LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const 
     fill(L->d, 0);
     levels_.push_back(std::move(L));
   }
+  if (gathers_) {
+    const Level& F = *levels_.back();
+    boundary_ = Field<R>(backend, F.grid.layout, Stagger::centre, "line mg gathered residual");
+    fill(boundary_, 0);
+    for (int a = 0; a < 2; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
+    if (backend.ranks().rank() == gather_root) {
+      const Backend alone = backend.with_ranks(Communicator::self());
+      whole_grid_ = F.grid.whole();
+      whole_ = Field<R>(alone, whole_grid_.layout, Stagger::centre, "line mg gathered level");
+      whole_zero_ = Field<R>(alone, whole_grid_.layout, Stagger::centre, "line mg zero");
+      fill(whole_, 0);
+      fill(whole_zero_, 0);
+      const Grid tail = line_level_grid(fine, sizeof(R), shapes[kept], nullptr);
+      tail_ = std::make_unique<LineMultigrid<R>>(alone, tail, bc.homogeneous().whole(), opt);
+      tail_x_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered x");
+      tail_b_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered b");
+      fill(tail_x_, 0);
+      fill(tail_b_, 0);
+    }
+  }
 }
 
 template <class R>
 LineMultigrid<R>::~LineMultigrid() = default;
 
 template <class R>
-double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes) {
+double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt) {
   double bytes = 0;
-  const auto shapes = line_multigrid_levels(fine.layout.n);
-  for (std::size_t l = 0; l < shapes.size(); ++l) {
-    const Layout L = Layout::make(shapes[l], fine.layout.ghost, value_bytes);
+  const auto shapes = line_multigrid_levels(fine.global_n());
+  const int kept = line_levels_on_the_ranks(fine, opt.agglomerate_below);
+  std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
+  for (int l = 0; l < kept; ++l) {
+    if (l > 0 && block) {
+      std::array<int, 3> halved{};
+      for (int a = 0; a < 2; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
+      *block = block->coarsened(halved);
+    }
+    const Layout L = Layout::make(block ? block->n : shapes[l], fine.layout.ghost, value_bytes);
     bytes += (l == 0 ? 2 : 4) * double(L.size) * value_bytes;  // c', d' (and x, b below the finest)
     if (l > 0) bytes += z_table_bytes(L);                    // level 0 shares the fine grid's tables
+    if (l + 1 == kept && kept < int(shapes.size())) {
+      bytes += double(L.size) * value_bytes;  // the residual and correction gathered
+      if (!fine.decomposition || fine.decomposition->rank == 0) {  // rank 0: the whole level, the gathered levels
+        bytes += 2 * double(Layout::make(shapes[l], fine.layout.ghost, value_bytes).size) * value_bytes;
+        const Grid tail = line_level_grid(fine, value_bytes, shapes[l + 1], nullptr);
+        bytes += estimate_memory(tail, value_bytes, opt) + 2 * double(tail.layout.size) * value_bytes;
+      }
+    }
   }
   return bytes;
 }
@@ -244,7 +321,32 @@ void LineMultigrid<R>::smooth(int l, int sweeps) {
 }
 
 template <class R>
+void LineMultigrid<R>::vcycle_on(Field<R>& x, Field<R>& b) {
+  attach(x, b);
+  vcycle(0);
+}
+
+template <class R>
 void LineMultigrid<R>::vcycle(int l) {
+  if (l + 1 == levels() && gathers_) {  // the levels below gathered onto rank 0 (collective)
+    Level& F = *levels_[std::size_t(l)];
+    smooth(l, opt_.pre_sweeps);
+    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, boundary_);
+    gather_field(boundary_, F.grid, tail_ ? &whole_ : nullptr, gather_root);
+    if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
+      restrict_line_residual_to(whole_grid_, tail_->grid_, whole_.backend(), tail_halved_, whole_zero_, whole_, tail_b_,
+                                opt_.shift);
+      fill(tail_x_, 0);
+      tail_->vcycle_on(tail_x_, tail_b_);
+      fill(whole_, 0);
+      prolong_lines_add(whole_grid_, tail_->grid_, whole_.backend(), tail_halved_, tail_x_, whole_);
+    }
+    scatter_field(tail_ ? &whole_ : nullptr, boundary_, F.grid, gather_root);
+    add_field(*F.x, boundary_, F.grid.layout.interior(Stagger::centre));
+    fill_ghosts(*F.x, F.bc, F.grid);
+    smooth(l, opt_.post_sweeps);
+    return;
+  }
   if (l + 1 == levels()) {
     smooth(l, opt_.coarsest_sweeps);
     return;
@@ -295,6 +397,23 @@ template double line_residual_norm<double>(const Grid&, const Backend&, double, 
                                            const Field<double>&, const double*);
 template double line_residual_norm<float>(const Grid&, const Backend&, double, const Field<float>&,
                                           const Field<float>&, const double*);
+
+template <class R>
+void line_residual_into(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                        const double* b_offset, Field<R>& r) {
+  const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
+  const View<const R> xv = x.cview(), bv = b.cview();
+  const View<R> rv = r.view();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  for_each(backend, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+    const std::ptrdiff_t idx = i + j * sy + k * sz;
+    rv[idx] = bv[idx] - (b_offset ? R(*b_offset) : R(0)) - line_laplacian(idx, k, xv, st);
+  }, "line residual");
+}
+template void line_residual_into<double>(const Grid&, const Backend&, double, const Field<double>&,
+                                         const Field<double>&, const double*, Field<double>&);
+template void line_residual_into<float>(const Grid&, const Backend&, double, const Field<float>&, const Field<float>&,
+                                        const double*, Field<float>&);
 
 template <class R>
 LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b) {

@@ -27,6 +27,10 @@ namespace bouss {
 
 struct LineMultigridOptions {
   int pre_sweeps = 2;   // zebra sweeps before the coarse correction (pressure.pre_sweeps)
+  // Under several ranks, a level stays cut over them while every rank's block keeps at least
+  // this many columns along each cut axis; the coarser levels are gathered onto rank 0
+  // (pressure.agglomerate_below).
+  int agglomerate_below = default_agglomerate_below;
   int post_sweeps = 2;  // and after (pressure.post_sweeps)
   int max_cycles = 50;
   double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
@@ -79,6 +83,12 @@ template <class R>
 ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
                                   const Field<R>& b, const double* b_offset = nullptr);
 
+// r = b - b_offset - L x over the interior (x's ghosts filled; b_offset a value in the
+// backend's memory, or null): the residual the Fourier solver's refinement solves for and
+// the line multigrid gathers below its levels on the ranks.
+template <class R>
+void line_residual_into(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                        const double* b_offset, Field<R>& r);
 // The horizontal shapes of the levels, finest first (z as given).
 std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);
 
@@ -97,8 +107,15 @@ class LineMultigrid final : public PressureSolver<R> {
   // Bytes one V-cycle moves (each array counted once per pass that reads or writes it), with
   // the convergence check after it.
   double bytes_per_cycle() const;
-  // Bytes it allocates on the backend for a grid laid out as `fine`.
-  static double estimate_memory(const Grid& fine, std::size_t value_bytes);
+  // Bytes it allocates on the backend for a grid laid out as `fine` (this rank's: a block's
+  // levels, and on rank 0 the levels gathered below them).
+  static double estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt = {});
+  // How many of its levels, finest first, stay cut over the ranks of a grid cut over several
+  // (the rest gathered onto rank 0); all of them on a whole grid.
+  static int levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt);
+  // One V-cycle of lap x = b on this grid from its finest level, x and b the caller's (the
+  // levels gathered onto rank 0 below a block's).
+  void vcycle_on(Field<R>& x, Field<R>& b);
 
  private:
   // `sweeps` zebra sweeps on level l (x's ghosts filled on return), and one V-cycle from
@@ -113,6 +130,16 @@ class LineMultigrid final : public PressureSolver<R> {
   LineMultigridOptions opt_;
   std::vector<std::unique_ptr<Level>> levels_;
   void attach(Field<R>& x, Field<R>& b);
+  // Under several ranks, where levels are gathered below the last one here (as
+  // solver/multigrid.cu's hierarchy does): that level's residual and correction (boundary_),
+  // and on rank 0 its whole (whole_; whole_zero_, the x = 0 its restriction reads), the
+  // gathered levels (tail_) and their x and b.
+  static constexpr int gather_root = 0;
+  bool gathers_ = false;
+  Field<R> boundary_, whole_, whole_zero_, tail_x_, tail_b_;
+  Grid whole_grid_;
+  int tail_halved_[2] = {0, 0};
+  std::unique_ptr<LineMultigrid<R>> tail_;
 };
 
 }  // namespace bouss

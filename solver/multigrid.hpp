@@ -39,11 +39,7 @@ constexpr long default_cpu_coarse_cells = 512;
 // convection, 6-36% faster steps than host coarse levels checked every step. On the CPU
 // a residual read costs no device round trip: it checks every step.
 constexpr int multigrid_check_interval = 10;
-// Under several ranks, the multigrid gathers its levels onto rank 0 from the first whose
-// blocks would be narrower than this many cells along a cut axis (pressure.agglomerate_below).
-// The scaling model's choice (docs/scaling.md): below it an exchange per colour costs more
-// in latency than the level's work, while a gathered level of blocks this narrow is small.
-constexpr int default_agglomerate_below = 32;
+
 
 struct MultigridOptions {
   int pre_sweeps = 2;

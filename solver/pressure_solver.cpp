@@ -138,12 +138,23 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
 bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n, int ranks) {
   // The point multigrid where the grid has a level below the finest to gather onto rank 0.
   if (solver == "multigrid") return multigrid_levels(n).size() > 1;
+  if (solver == "line_multigrid") return true;
   return solver == "fft" && SlabTransform<double>::applies(n, ranks);
 }
 
 bool extrapolates_pressure(const Case& c) {
   return c.pressure.first_guess == "extrapolated" && choose_pressure_solver(c.pressure, PressureGrid::of(c)).name != "fft";
 }
+
+namespace {
+// The log's words for a multigrid's levels under several ranks.
+std::string on_the_ranks(int cut, int levels, int agglomerate_below) {
+  if (cut == levels) return fmt::format("; every level on the ranks' blocks (halos exchanged before each colour)");
+  return fmt::format("; the first {} on the ranks' blocks (halos exchanged before each colour), the coarser gathered "
+                     "onto rank 0 (pressure.agglomerate_below = {})",
+                     cut, agglomerate_below);
+}
+}  // namespace
 
 std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
@@ -175,6 +186,9 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
                                    levels.size());
     for (std::size_t l = 0; l < levels.size(); ++l)
       text += fmt::format("{}{}x{}x{}", l ? ", " : "", levels[l][0], levels[l][1], levels[l][2]);
+    if (ranks) text += on_the_ranks(LineMultigrid<double>::levels_on_the_ranks(
+                          make_grid(c, sizeof(double)).part(decompose(c, backend.ranks())), opt),
+                      int(levels.size()), opt.agglomerate_below);
     return text + why;
   }
   if (choice.name == "fft")
@@ -199,12 +213,9 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   for (std::size_t l = 0; l < levels.size(); ++l)
     text += fmt::format("{}{}x{}x{}{}", l ? ", " : "", levels[l].n[0], levels[l].n[1], levels[l].n[2],
                         levels[l].on_host ? " (host)" : "");
-  if (ranks) {
-    const int cut = Multigrid<double>::levels_on_the_ranks(make_grid(c, sizeof(double)).part(decompose(c, backend.ranks())), opt);
-    text += fmt::format("; the first {} on the ranks' blocks (halos exchanged before each colour), the coarser "
-                        "gathered onto rank 0 (pressure.agglomerate_below = {})",
-                        cut, opt.agglomerate_below);
-  }
+  if (ranks) text += on_the_ranks(Multigrid<double>::levels_on_the_ranks(
+                        make_grid(c, sizeof(double)).part(decompose(c, backend.ranks())), opt),
+                    int(levels.size()), opt.agglomerate_below);
   // Under several ranks the multigrid checks every step (Multigrid::solves_in_fixed_passes).
   return text + cadence(!ranks && Multigrid<double>::fixed_passes_possible(backend, opt, levels)) + why;
 }
@@ -212,7 +223,8 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
 std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid) {
   const SolverChoice choice = choose_pressure_solver(c.pressure, PressureGrid::of(c));
   const bool single = c.precision == "single";
-  if (choice.name == "line_multigrid") return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8), 0.0};
+  if (choice.name == "line_multigrid")
+    return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8, line_multigrid_options(c.pressure)), 0.0};
   if (choice.name == "line_pcg")
     return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8, line_pcg_options(c.pressure).max_iterations), 0.0};
   if (choice.name == "fft")
@@ -230,6 +242,7 @@ LineMultigridOptions line_multigrid_options(const PressureParams& p) {
   o.max_cycles = p.max_cycles;
   o.pre_sweeps = p.pre_sweeps;
   o.post_sweeps = p.post_sweeps;
+  o.agglomerate_below = p.agglomerate_below.value_or(default_agglomerate_below);
   return o;
 }
 

@@ -110,12 +110,13 @@ int bench_command(const BenchOptions& o) {
     // the smallest and largest over the ranks.
     const Communicator& ranks = backend.ranks();
     struct PerStep {
-      double halo_ms, halo_mb, messages, gathered_ms, transpose_ms, transpose_mb;
+      double halo_ms, halo_mb, messages, gathered_ms, transpose_ms, transpose_mb, pack_ms;
     };
     const RankCosts& rc = rank_costs();
     const PerStep mine{1e3 * rc.halo_seconds / o.steps,    1e-6 * rc.halo_bytes / o.steps,
                        double(rc.halo_exchanges) / o.steps, 1e3 * rc.gathered_solve_seconds / o.steps,
-                       1e3 * rc.transpose_seconds / o.steps, 1e-6 * rc.transpose_bytes / o.steps};
+                       1e3 * rc.transpose_seconds / o.steps, 1e-6 * rc.transpose_bytes / o.steps,
+                       1e3 * rc.halo_pack_seconds / o.steps};
     std::vector<PerStep> every(ranks.size());
     ranks.allgather(&mine, every.data(), sizeof(PerStep));
     auto span = [&](double PerStep::*m) {
@@ -165,6 +166,7 @@ int bench_command(const BenchOptions& o) {
         j["decomposition"] = decompose(c, ranks).describe();
         j["halo_ms_per_step_min"] = span(&PerStep::halo_ms).first;
         j["halo_ms_per_step_max"] = span(&PerStep::halo_ms).second;
+        j["halo_pack_ms_per_step_max"] = span(&PerStep::pack_ms).second;
         j["halo_mb_per_step_max"] = span(&PerStep::halo_mb).second;
         j["halo_messages_per_step_max"] = span(&PerStep::messages).second;
         j["gathered_solve_ms_per_step_max"] = span(&PerStep::gathered_ms).second;
@@ -185,9 +187,10 @@ int bench_command(const BenchOptions& o) {
                    d.kinetic_energy, d.max_divergence);
       if (!ranks.alone()) {
         const auto gathered = span(&PerStep::gathered_ms);
-        spdlog::info("each rank per step (smallest to largest over the {} ranks): halo exchanges {:.3f} to {:.3f} ms, "
-                     "{:.0f} messages, {:.2f} MB sent{}",
+        spdlog::info("each rank per step (smallest to largest over the {} ranks): halo exchanges {:.3f} to {:.3f} ms "
+                     "(packing and unpacking {:.3f} to {:.3f} ms of it), {:.0f} messages, {:.2f} MB sent{}",
                      ranks.size(), span(&PerStep::halo_ms).first, span(&PerStep::halo_ms).second,
+                     span(&PerStep::pack_ms).first, span(&PerStep::pack_ms).second,
                      span(&PerStep::messages).second, span(&PerStep::halo_mb).second,
                      gathered.second > 0 ? fmt::format("; the pressure gathered onto rank 0 {:.3f} to {:.3f} ms",
                                                        gathered.first, gathered.second)

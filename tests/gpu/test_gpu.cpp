@@ -595,6 +595,6 @@ TEST(GpuMpiRuns, TheMultigridOnTwoRanksBlocksWritesTheFileOfOne) {
   cut.insert(cut.end(), {"--decomposition", "2x1"});
   const test::Finished two = test::run_case(dir, "two", 2, cut, "cuda");
   ASSERT_TRUE(two.ok()) << two.err;
-  EXPECT_NE(two.err.find("the first 3 on the ranks' blocks"), std::string::npos) << two.err;
+  EXPECT_NE(two.out.find("the first 3 on the ranks' blocks"), std::string::npos) << two.out;
   EXPECT_LE(test::relative_difference(dir.file("two.nc"), dir.file("one.nc")), 1e-12);
 }

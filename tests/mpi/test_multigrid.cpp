@@ -1,11 +1,13 @@
-// Run under mpirun with 1 to 4 ranks: the multigrid on the ranks' blocks (its first levels
-// cut over the ranks, halos exchanged before each colour, the coarser levels gathered onto
-// rank 0) takes the cycles of one rank's multigrid, with the same residual after each, and
-// gives its solution, on every process grid and wherever the levels are gathered.
+// Run under mpirun with 1 to 4 ranks: the multigrids on the ranks' blocks (the point
+// multigrid and the line multigrid: their first levels cut over the ranks, halos exchanged
+// before each colour, the coarser levels gathered onto rank 0) take the cycles of one rank's,
+// with the same residual after each, and give its solution, on every process grid and
+// wherever the levels are gathered.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,8 @@
 #include "grid/grid.hpp"
 #include "mpi_support.hpp"
 #include "parallel/gather.hpp"
+#include "grid/stretching.hpp"
+#include "solver/line_multigrid.hpp"
 #include "solver/multigrid.hpp"
 
 namespace bouss {
@@ -38,7 +42,26 @@ struct Problem {
   std::array<int, 3> n;
   FieldBC bc;
   MultigridOptions opt;
+  // The line multigrid (with opt's agglomerate_below) instead of the point multigrid, and
+  // its grid's z faces (stretched) where given.
+  bool lines = false;
+  std::vector<double> z_faces = {};
 };
+
+std::unique_ptr<PressureSolver<double>> make_solver(const Problem& p, const Backend& backend, const Grid& grid,
+                                                    const FieldBC& bc) {
+  if (!p.lines) return std::make_unique<Multigrid<double>>(backend, grid, bc, p.opt);
+  LineMultigridOptions o;
+  o.agglomerate_below = p.opt.agglomerate_below;
+  return std::make_unique<LineMultigrid<double>>(backend, grid, bc, o);
+}
+
+int levels_on_the_ranks(const Problem& p, const Grid& part) {
+  if (!p.lines) return Multigrid<double>::levels_on_the_ranks(part, p.opt);
+  LineMultigridOptions o;
+  o.agglomerate_below = p.opt.agglomerate_below;
+  return LineMultigrid<double>::levels_on_the_ranks(part, o);
+}
 
 // The pressure's conditions: walls (zero gradient) in z, x and y periodic or walled.
 FieldBC pressure_conditions(bool walled_x, bool walled_y) {
@@ -59,16 +82,16 @@ Solved solve(const Problem& p, const Backend& backend, const Grid& grid, const F
   fill(x, 0);
   fill(b, 0);
   set_rhs(b, grid);
-  Multigrid<double> mg(backend, grid, bc, p.opt);
   Solved s;
-  s.stats = mg.solve(x, b, 1e-10);
+  s.stats = make_solver(p, backend, grid, bc)->solve(x, b, 1e-10);
   s.x = gather_interior(interior_values(x), Stagger::centre, grid, backend.ranks(), 0);
   return s;
 }
 
 void check_against_one_rank(const Problem& p) {
   const auto world = Communicator::world();
-  const Grid whole = Grid::make(p.n, {0, 0, 0}, {2.0, 1.0, 0.5});
+  const Grid whole = p.z_faces.empty() ? Grid::make(p.n, {0, 0, 0}, {2.0, 1.0, 0.5})
+                                      : Grid::make_stretched(p.n, {0, 0, 0}, {2.0, 1.0, 0.5}, p.z_faces);
   Solved one;
   if (world->rank() == 0) one = solve(p, Backend::cpu(), whole, p.bc);
   const std::array<bool, 3> periodic{p.bc.periodic(0), p.bc.periodic(1), p.bc.periodic(2)};
@@ -78,7 +101,7 @@ void check_against_one_rank(const Problem& p) {
     const Solved cut = solve(p, Backend::cpu().with_ranks(world), part, p.bc.on_rank(d));
     if (world->rank() != 0) continue;
     const std::string on = p.name + " on " + d.describe() + ", " +
-                           std::to_string(Multigrid<double>::levels_on_the_ranks(part, p.opt)) + " levels on the ranks";
+                           std::to_string(levels_on_the_ranks(p, part)) + " levels on the ranks";
     // EXPECT, never ASSERT, past the collectives: rank 0 leaving the loop early would leave
     // the other ranks waiting in the next process grid's.
     EXPECT_TRUE(one.stats.converged) << on;
@@ -129,6 +152,17 @@ TEST(MpiMultigrid, FloatCyclesAndFullMultigridTakeOneRanksCycles) {
   check_against_one_rank({"fp32 cycles in fp64 defect correction", {32, 16, 16}, pressure_conditions(true, false),
                           options(2, true)});
   check_against_one_rank({"FMG start", {32, 16, 16}, pressure_conditions(false, true), options(2, false, true)});
+}
+
+// The line multigrid (zebra vertical lines, x and y halved): gathered at once, late, and with
+// every level on the ranks (blocks of one column: odd offsets on 3 ranks), walls and a
+// stretched z.
+TEST(MpiLineMultigrid, TakesOneRanksCycles) {
+  for (int below : {32, 4, 1})
+    check_against_one_rank({"lines, periodic x, y; agglomerate_below " + std::to_string(below), {32, 32, 16},
+                            pressure_conditions(false, false), options(below), true});
+  check_against_one_rank({"lines, walled x, stretched z", {48, 24, 16}, pressure_conditions(true, false), options(2), true,
+                          tanh_faces(16, 0.0, 0.5, 2.0, Cluster::both)});
 }
 
 }  // namespace
