@@ -113,6 +113,19 @@ Decomposition Decomposition::coarsened(const std::array<int, 3>& halved) const {
   return d;
 }
 
+int Decomposition::levels_within_ranks(const std::vector<std::array<int, 3>>& shapes, int min_block, int most) const {
+  Decomposition d = *this;
+  int kept = 1;
+  while (kept < most && kept < int(shapes.size())) {
+    std::array<int, 3> halved{};
+    for (int a = 0; a < 3; ++a) halved[a] = shapes[kept][a] != shapes[kept - 1][a];
+    if (!d.coarsens_within_ranks(halved, min_block)) break;
+    d = d.coarsened(halved);
+    ++kept;
+  }
+  return kept;
+}
+
 std::array<int, 2> Decomposition::parse_dims(const std::string& text) {
   const auto x = text.find('x');
   try {

@@ -57,6 +57,11 @@ struct Decomposition {
   // This rank's block of that coarser grid (coarsens_within_ranks must hold): offsets, cell
   // counts and the whole grid halved along the halved axes, the neighbours unchanged.
   Decomposition coarsened(const std::array<int, 3>& halved) const;
+  // How many of a multigrid's levels (`shapes`: the whole grid's, finest first, shapes[0]
+  // this decomposition's global_n) stay cut over the ranks: the finest, then each next one
+  // while every block halves within its rank into blocks of at least min_block cells along
+  // each cut axis, at most `most` of them. The same answer on every rank.
+  int levels_within_ranks(const std::vector<std::array<int, 3>>& shapes, int min_block, int most) const;
   // Parses "4x2" (the --decomposition option); throws std::invalid_argument.
   static std::array<int, 2> parse_dims(const std::string& text);
 };

@@ -92,6 +92,13 @@ struct Grid {
     g.decomposition.reset();
     return g;
   }
+  // A multigrid level of this geometry: the whole grid's on `shape` cells (z faces kept where
+  // n_z stays), laid out for elem_bytes; this rank's block of it where `block` is given.
+  Grid level(const std::array<int, 3>& shape, std::size_t elem_bytes, const Decomposition* block = nullptr) const {
+    const Grid w = whole();
+    const Grid g = w.with_layout(Layout::make(shape, layout.ghost, elem_bytes), {w.length(0), w.length(1), w.length(2)});
+    return block ? g.part(*block) : g;
+  }
   // The global index of this block's cell 0 along each axis (0 for a whole grid).
   std::array<int, 3> offset() const { return decomposition ? decomposition->offset : std::array<int, 3>{0, 0, 0}; }
   // The cells of the whole grid.

@@ -177,32 +177,11 @@ void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, 
 }  // namespace
 
 namespace {
-// How many line-multigrid levels stay cut over the ranks: the finest, then each coarser one
-// whose blocks halve within their rank into blocks of at least agglomerate_below columns
-// along each cut axis (every level when the grid is whole).
+// How many line-multigrid levels stay cut over the ranks (every one when the grid is whole).
 int line_levels_on_the_ranks(const Grid& fine, int agglomerate_below) {
   const auto shapes = line_multigrid_levels(fine.global_n());
   if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
-  Decomposition d = *fine.decomposition;
-  int kept = 1;
-  while (kept < int(shapes.size())) {
-    std::array<int, 3> halved{};
-    for (int a = 0; a < 2; ++a) halved[a] = shapes[kept][a] != shapes[kept - 1][a];
-    if (!d.coarsens_within_ranks(halved, agglomerate_below)) break;
-    d = d.coarsened(halved);
-    ++kept;
-  }
-  return kept;
-}
-
-// Level l's grid: the fine grid's geometry (its z) on the level's horizontal shape, this
-// rank's block of it where the level is cut over the ranks.
-Grid line_level_grid(const Grid& fine, std::size_t elem_bytes, const std::array<int, 3>& global_shape,
-                     const Decomposition* block) {
-  const Grid whole = fine.whole();
-  const std::array<double, 3> length{whole.length(0), whole.length(1), whole.length(2)};
-  const Grid g = whole.with_layout(Layout::make(global_shape, fine.layout.ghost, elem_bytes), length);
-  return block ? g.part(*block) : g;
+  return fine.decomposition->levels_within_ranks(shapes, agglomerate_below, int(shapes.size()));
 }
 }  // namespace
 
@@ -229,7 +208,7 @@ LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const 
       const Grid& above = levels_.back()->grid;
       std::unique_ptr<Decomposition> block;
       if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
-      L->grid = line_level_grid(fine, sizeof(R), shapes[l], block.get());
+      L->grid = fine.level(shapes[l], sizeof(R), block.get());
     }
     L->grid.template z_view<R>(backend);  // the tables before any launch (or capture) needs them
     L->grid.template z_view<double>(backend);
@@ -263,7 +242,7 @@ LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const 
       whole_zero_ = Field<R>(alone, whole_grid_.layout, Stagger::centre, "line mg zero");
       fill(whole_, 0);
       fill(whole_zero_, 0);
-      const Grid tail = line_level_grid(fine, sizeof(R), shapes[kept], nullptr);
+      const Grid tail = fine.level(shapes[kept], sizeof(R));
       tail_ = std::make_unique<LineMultigrid<R>>(alone, tail, bc.homogeneous().whole(), opt);
       tail_x_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered x");
       tail_b_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered b");
@@ -295,7 +274,7 @@ double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_byt
       bytes += double(L.size) * value_bytes;  // the residual and correction gathered
       if (!fine.decomposition || fine.decomposition->rank == 0) {  // rank 0: the whole level, the gathered levels
         bytes += 2 * double(Layout::make(shapes[l], fine.layout.ghost, value_bytes).size) * value_bytes;
-        const Grid tail = line_level_grid(fine, value_bytes, shapes[l + 1], nullptr);
+        const Grid tail = fine.level(shapes[l + 1], value_bytes);
         bytes += estimate_memory(tail, value_bytes, opt) + 2 * double(tail.layout.size) * value_bytes;
       }
     }

@@ -177,27 +177,7 @@ int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
   const auto shapes = multigrid_levels(fine.global_n());
   if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
   if (shapes.size() < 2) throw std::logic_error("multigrid: a grid cut over ranks that does not coarsen");
-  Decomposition d = *fine.decomposition;
-  int kept = 1;
-  while (kept + 1 < int(shapes.size())) {
-    std::array<int, 3> halved{};
-    for (int a = 0; a < 3; ++a) halved[a] = shapes[kept][a] != shapes[kept - 1][a];
-    if (!d.coarsens_within_ranks(halved, opt.agglomerate_below)) break;
-    d = d.coarsened(halved);
-    ++kept;
-  }
-  return kept;
-}
-
-// Level l's grid: the fine grid's geometry on the level's shape, this rank's block of it
-// where the level is cut over the ranks.
-Grid level_grid_of(const Grid& fine, std::size_t elem_bytes, const std::array<int, 3>& global_shape,
-                   const Decomposition* block) {
-  const Grid whole = fine.whole();
-  std::array<double, 3> length{};
-  for (int a = 0; a < 3; ++a) length[a] = whole.length(a);
-  const Grid g = Grid::make(global_shape, whole.lo, length, fine.layout.ghost, elem_bytes);
-  return block ? g.part(*block) : g;
+  return fine.decomposition->levels_within_ranks(shapes, opt.agglomerate_below, int(shapes.size()) - 1);
 }
 
 // Bytes a hierarchy of element type S allocates, on the fine grid's backend and on the
@@ -238,7 +218,7 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const Multigr
       on_backend += array;  // the residual and correction of the last level on the ranks
       if (backend.ranks().rank() == 0) {  // the whole of that level, and the levels gathered below it
         on_backend += double(Layout::make(shapes[l], fine.layout.ghost, elem).size) * sizeof(S);
-        const Grid tail = level_grid_of(fine, sizeof(S), shapes[l + 1], nullptr);
+        const Grid tail = fine.level(shapes[l + 1], sizeof(S));
         add_hierarchy_bytes<S>(backend.with_ranks(Communicator::self()), tail, opt, true, on_backend, on_host);
       }
     }
@@ -285,7 +265,7 @@ class MultigridHierarchy {
         for (int a = 0; a < 3; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
         std::unique_ptr<Decomposition> block;
         if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
-        L->grid = level_grid_of(fine, sizeof(S), shapes[l], block.get());
+        L->grid = fine.level(shapes[l], sizeof(S), block.get());
       }
       // Levels cut over ranks stay on the ranks' backend (their halos are exchanged there).
       const bool host = !gathers_ && level_runs_on_host(backend, shapes[l], l, opt);
@@ -332,7 +312,7 @@ class MultigridHierarchy {
         whole_grid_ = F.grid.whole();
         whole_ = Field<S>(alone, whole_grid_.layout, Stagger::centre, "mg gathered level");
         fill(whole_, 0);
-        tail_ = std::make_unique<MultigridHierarchy<S>>(alone, level_grid_of(fine, sizeof(S), shapes[kept], nullptr),
+        tail_ = std::make_unique<MultigridHierarchy<S>>(alone, fine.level(shapes[kept], sizeof(S)),
                                                         hom_.whole(), opt, true);
       }
       return;

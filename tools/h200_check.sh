@@ -329,7 +329,7 @@ if has mpi; then
   for solver in ${MPI_SOLVERS:-multigrid fft line_multigrid}; do
     for grid in "[256,256,128]" "[512,512,512]"; do
       steps=$([ "$grid" = "[256,256,128]" ] && echo ${MPI_STEPS:-20} || echo 5)
-      for np in 1 2 4; do
+      for np in ${MPI_NP:-1 2 4}; do
         for staging in device host; do
           [ $np = 1 ] && [ $staging = host ] && continue
           BOUSS_HALO_STAGING=$([ $staging = host ] && echo host) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
