@@ -8,6 +8,7 @@
 #include <string>
 
 #include "grid/for_each.hpp"
+#include "parallel/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 
 namespace bouss {
@@ -52,19 +53,11 @@ void move_slabs(const Backend& be, const Slabs<S>& slabs, int count, const Layou
 
 }  // namespace
 
-bool halo_staged_through_host() {
-  static const bool staged = [] {
-    const char* v = std::getenv("BOUSS_HALO_STAGING");
-    return v && std::string(v) == "host";
-  }();
-  return staged;
-}
 
 template <class S>
 void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int count, int a) {
   const Layout& L = fields[0]->layout();
   const Backend& be = fields[0]->backend();
-  const Communicator& ranks = be.ranks();
   const int g = L.ghost, n = L.n[a];
   const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2;
   const int lower = bcs[0]->face[2 * a].exchange_with, upper = bcs[0]->face[2 * a + 1].exchange_with;
@@ -102,19 +95,7 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
       move_slabs(be, out, count, L, a, send, true);
       costs.halo_pack_seconds += 1e-3 * pack.stop_ms();
     }
-    const int tag = 100 + 2 * a + phase;
-    if (!be.is_cuda()) {
-      ranks.sendrecv(send, dest >= 0 ? bytes : 0, dest, receive, source >= 0 ? bytes : 0, source, tag);
-    } else if (ranks.cuda_aware() && !halo_staged_through_host()) {
-      be.synchronize();
-      ranks.sendrecv(send, dest >= 0 ? bytes : 0, dest, receive, source >= 0 ? bytes : 0, source, tag);
-    } else {
-      void* host_send = be.buffer(Backend::Buffer::send_host, bytes);
-      void* host_receive = be.buffer(Backend::Buffer::receive_host, bytes);
-      if (dest >= 0) copy_bytes(host_send, Backend::cpu(), send, be, bytes);
-      ranks.sendrecv(host_send, dest >= 0 ? bytes : 0, dest, host_receive, source >= 0 ? bytes : 0, source, tag);
-      if (source >= 0) copy_bytes(receive, be, host_receive, Backend::cpu(), bytes);
-    }
+    sendrecv_on(be, send, bytes, dest, receive, bytes, source, 100 + 2 * a + phase);
     if (source >= 0) {
       RegionTimer unpack(be);
       unpack.start();

@@ -2,20 +2,14 @@
 // faces that FieldBC::exchange_with names. The fields go together, one message each way
 // per neighbour: each rank packs its interior layers next to the face, sends them to the
 // neighbour and unpacks what comes back into its ghosts. A face field sends its face 0 too,
-// which is the lower neighbour's duplicate face n. On CUDA the messages go from device
-// memory when the MPI library reads it (CUDA-aware, Communicator::cuda_aware), else through
-// page-locked host buffers.
+// which is the lower neighbour's duplicate face n. On CUDA the messages go by NCCL, a
+// CUDA-aware MPI or through page-locked host buffers (parallel/device_messages.hpp).
 #pragma once
 
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 
 namespace bouss {
-
-// Whether a CUDA backend's messages go through page-locked host buffers although the MPI
-// library reads device memory: BOUSS_HALO_STAGING=host in the environment, to measure the
-// two paths against each other (docs/mpi.md).
-bool halo_staged_through_host();
 
 // Called by fill_ghosts after its own fill of axis `axis`, on every rank.
 template <class S>

@@ -7,7 +7,7 @@
 
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
-#include "grid/halo.hpp"
+#include "parallel/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 
 namespace bouss {
@@ -57,29 +57,18 @@ SlabTransform<R>::~SlabTransform() {
   backend_.deallocate(slab_spectrum_);
 }
 
-// The backend's send buffer (pieces for each rank in rank order) to the receive buffer:
-// device memory to a CUDA-aware MPI, else through the host (as the halo exchange does).
+// The backend's send buffer (pieces for each rank in rank order) to the receive buffer
+// (parallel/device_messages.hpp: NCCL, a CUDA-aware MPI, or through the host).
 template <class R>
 void SlabTransform<R>::exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts) {
   const auto started = std::chrono::steady_clock::now();
   const Backend& be = backend_;
-  const Communicator& ranks = be.ranks();
   std::size_t sent = 0, received = 0;
   for (int p = 0; p < ranks_; ++p) sent += send_counts[p], received += receive_counts[p];
   void* send = be.buffer(Backend::Buffer::send, sent);
   void* receive = be.buffer(Backend::Buffer::receive, received);
-  if (!be.is_cuda()) {
-    ranks.alltoallv(send, send_counts, receive, receive_counts);
-  } else if (ranks.cuda_aware() && !halo_staged_through_host()) {
-    be.synchronize();
-    ranks.alltoallv(send, send_counts, receive, receive_counts);
-  } else {
-    void* host_send = be.buffer(Backend::Buffer::send_host, sent);
-    void* host_receive = be.buffer(Backend::Buffer::receive_host, received);
-    copy_bytes(host_send, Backend::cpu(), send, be, sent);
-    ranks.alltoallv(host_send, send_counts, host_receive, receive_counts);
-    copy_bytes(receive, be, host_receive, Backend::cpu(), received);
-  }
+  alltoallv_on(be, send, send_counts, receive, receive_counts);
+  be.synchronize();  // the transpose's own time (NCCL's is queued on the stream)
   RankCosts& costs = rank_costs();
   costs.transpose_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   costs.transpose_bytes += double(sent - send_counts[rank_]);

@@ -13,6 +13,7 @@
 #include "io/case.hpp"
 #include "io/checkpoint.hpp"
 #include "solver/run.hpp"
+#include "parallel/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
@@ -163,6 +164,7 @@ int bench_command(const BenchOptions& o) {
                           {"kinetic_energy", d.kinetic_energy}};
       if (!ranks.alone()) {
         j["ranks"] = ranks.size();
+        j["messages"] = message_path_name(message_path(backend));
         j["decomposition"] = decompose(c, ranks).describe();
         j["halo_ms_per_step_min"] = span(&PerStep::halo_ms).first;
         j["halo_ms_per_step_max"] = span(&PerStep::halo_ms).second;
@@ -187,6 +189,7 @@ int bench_command(const BenchOptions& o) {
                    d.kinetic_energy, d.max_divergence);
       if (!ranks.alone()) {
         const auto gathered = span(&PerStep::gathered_ms);
+        spdlog::info("messages: {}", message_path_name(message_path(backend)));
         spdlog::info("each rank per step (smallest to largest over the {} ranks): halo exchanges {:.3f} to {:.3f} ms "
                      "(packing and unpacking {:.3f} to {:.3f} ms of it), {:.0f} messages, {:.2f} MB sent{}",
                      ranks.size(), span(&PerStep::halo_ms).first, span(&PerStep::halo_ms).second,

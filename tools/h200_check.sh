@@ -25,8 +25,9 @@
 # steps each, with bouss check's memory line), devcompare (developed Ra = 1e7, this build
 # against .devpack-old: fft fp64/fp32 and multigrid, then the fft step's check cadence and graph),
 # fixedcycles (the multigrid's divergence step by step with its cycles fixed between checks),
-# mpi (1, 2 and 4 ranks sharing the GPU: bench of Ra = 1e7 from rest with the multigrid, fft
-# and line multigrid on the blocks (MPI_SOLVERS), halos in device memory and staged through the host).
+# mpi (1, 2 and 4 ranks (MPI_NP) on the machine's GPUs, round robin: bench of Ra = 1e7 from
+# rest with the multigrid, fft and line multigrid on the blocks (MPI_SOLVERS), the messages by
+# each path of MPI_PATHS (nccl needs a GPU a rank; default "mpi host")).
 set -uo pipefail
 out=${OUT:-/tmp/bouss_h200}; mkdir -p "$out"
 . .devpack/env
@@ -324,17 +325,18 @@ if has tableone; then
   done
 fi
 if has mpi; then
-  step "MPI on one GPU: 1, 2 and 4 ranks sharing it (Ra = 1e7 from rest; the solvers on the blocks; halos in device memory, then staged through the host)"
+  step "MPI: 1, 2 and 4 ranks (MPI_NP) on the machine's GPUs (Ra = 1e7 from rest; the solvers on the blocks; messages by each of MPI_PATHS: nccl, mpi (CUDA-aware), host)"
   ompi_info 2>/dev/null | grep -i "cuda" | head -3
   for solver in ${MPI_SOLVERS:-multigrid fft line_multigrid}; do
     for grid in "[256,256,128]" "[512,512,512]"; do
       steps=$([ "$grid" = "[256,256,128]" ] && echo ${MPI_STEPS:-20} || echo 5)
       for np in ${MPI_NP:-1 2 4}; do
-        for staging in device host; do
-          [ $np = 1 ] && [ $staging = host ] && continue
-          BOUSS_HALO_STAGING=$([ $staging = host ] && echo host) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
+        paths=${MPI_PATHS:-mpi host}
+        for staging in $paths; do
+          [ $np = 1 ] && [ $staging != "${paths%% *}" ] && continue  # one rank sends nothing: once
+          BOUSS_MESSAGES=$([ $np = 1 ] || echo $staging) mpirun -np $np --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json \
             --backend cuda --from rest --set "grid.n=$grid" --set "pressure.solver=\"$solver\"" --steps $steps --warmup 2 2>&1 \
-            | grep -E "ranks, process|median|each rank|cycles per step|error" | sed "s/^/$solver $grid np $np $staging: /" | tee -a "$out/mpi.log"
+            | grep -E "ranks, process|median|each rank|messages:|cycles per step|error" | sed "s/^/$solver $grid np $np $staging: /" | tee -a "$out/mpi.log"
         done
       done
     done

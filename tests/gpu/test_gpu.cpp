@@ -561,7 +561,7 @@ TEST(GpuAgreement, LockExchangeFrontsAndEnergyBudgetOnCudaAndCpu) {
 // Two ranks sharing the GPU (correctness, not speed; through MPI: NCCL refuses two ranks on
 // one GPU): the file of `mpirun -np 2 bouss run --backend cuda` equals the file of one CUDA
 // rank to 1e-12, with the halos passed in device memory where the MPI library is CUDA-aware
-// and staged through the host when asked (BOUSS_HALO_STAGING=host).
+// and staged through the host when asked (BOUSS_MESSAGES=host).
 TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
   BOUSS_GPU_OR_SKIP();
   if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
@@ -569,14 +569,14 @@ TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
   const test::Finished one = test::run_case(dir, "one", 0, {}, "cuda");
   ASSERT_TRUE(one.ok()) << one.err;
   for (const char* staging : {"", "host"}) {
-    ::setenv("BOUSS_HALO_STAGING", staging, 1);
+    ::setenv("BOUSS_MESSAGES", staging, 1);
     const std::string tag = std::string("two") + staging;
     const test::Finished two = test::run_case(dir, tag, 2, {"--decomposition", "2x1"}, "cuda");
     ASSERT_TRUE(two.ok()) << two.err;
     EXPECT_LE(test::relative_difference(dir.file(tag + ".nc"), dir.file("one.nc")), 1e-12) << "staging " << staging;
     EXPECT_LE(test::relative_difference(dir.file(tag + "_profiles.nc"), dir.file("one_profiles.nc"), {}), 1e-12);
   }
-  ::unsetenv("BOUSS_HALO_STAGING");
+  ::unsetenv("BOUSS_MESSAGES");
 }
 
 // The multigrid on the blocks of two ranks sharing the GPU (three levels on the ranks, the

@@ -1,0 +1,39 @@
+// How messages in a backend's memory travel between ranks: the halo exchange's
+// (grid/halo.cu) and the Fourier solver's transposes (solver/slab_transform.cu). On the CPU
+// backend, MPI. On CUDA one of three paths, chosen once per run and the same on every rank:
+//   nccl: NCCL's send and receive on the backend's stream, from device memory, over NVLink
+//     or the network as NCCL finds them (builds with NCCL; every rank on a GPU of its own,
+//     since NCCL refuses two ranks on one GPU);
+//   mpi: device buffers handed to a CUDA-aware MPI (Communicator::cuda_aware), after the
+//     stream has finished packing them;
+//   host: copied through page-locked host buffers and sent by MPI.
+// BOUSS_MESSAGES=nccl|mpi|host in the environment asks for one (to measure them against each
+// other: docs/mpi.md); unset, the first of nccl, mpi, host that this build and machine allow.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "grid/backend.hpp"
+
+namespace bouss {
+
+enum class MessagePath { cpu, nccl, mpi, host };
+
+// The path of this backend's messages (collective on its first call under several ranks:
+// every rank must ask at the same point, as every exchange does).
+MessagePath message_path(const Backend& be);
+std::string message_path_name(MessagePath p);
+
+// One exchange step: send_bytes at send (backend memory) to rank dest while receiving
+// recv_bytes from rank source into recv; either rank may be -1. On return the received bytes
+// are in recv for work queued after it on the backend's stream (and the send buffer may be
+// reused by such work).
+void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, int dest, void* recv,
+                 std::size_t recv_bytes, int source, int tag);
+// Every rank's pieces to every rank (Communicator::alltoallv's layout), backend memory.
+void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
+                  const std::vector<std::size_t>& recv_bytes);
+
+}  // namespace bouss
