@@ -138,7 +138,7 @@ std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p,
 bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n, int ranks) {
   // The point multigrid where the grid has a level below the finest to gather onto rank 0.
   if (solver == "multigrid") return multigrid_levels(n).size() > 1;
-  if (solver == "line_multigrid") return true;
+  if (solver == "line_multigrid" || solver == "line_pcg") return true;
   return solver == "fft" && SlabTransform<double>::applies(n, ranks);
 }
 
@@ -171,8 +171,7 @@ std::string describe_pressure_solver(const Case& c, const Backend& backend) {
   const std::string why = std::string(extrapolates_pressure(c) ? ", first guess extrapolated from the last two steps" : "") +
                           (gathered ? std::string(", gathered and solved whole on rank 0 (") +
                                           (choice.name == "fft" ? "its transposes need a z level and a y row per rank"
-                                           : choice.name == "multigrid" ? "the grid has no coarser level"
-                                                                        : "this solver does not work on blocks yet") +
+                                                                : "the grid has no coarser level") +
                                           ")"
                                     : "") +
                           (c.pressure.solver == "auto" ? " [auto: " + choice.reason + "]" : "");

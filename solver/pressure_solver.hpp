@@ -181,9 +181,10 @@ std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, co
 int pressure_check_interval(const PressureParams& p, const std::string& solver, const Backend& backend);
 
 // Whether `solver` (a resolved name) works on the blocks of a grid of n cells cut over
-// `ranks` ranks: the multigrid (its coarse levels gathered), fft where nz and ny have a level
-// and a row for every rank (solver/slab_transform.hpp); the others are gathered onto rank 0
-// whole (solver/gathered_solver.hpp).
+// `ranks` ranks: the multigrids (their coarse levels gathered; the point multigrid where the
+// grid has a coarser level), line_pcg, and fft where nz and ny have a level and a row for
+// every rank (solver/slab_transform.hpp); otherwise the solve is gathered onto rank 0 whole
+// (solver/gathered_solver.hpp).
 bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n, int ranks);
 // Whether the step extrapolates the pressure in time for the solve's start: pressure.first_guess
 // "extrapolated" with a solver that starts from a guess (every one but the direct fft).

@@ -18,6 +18,7 @@
 #include "parallel/gather.hpp"
 #include "grid/stretching.hpp"
 #include "solver/line_multigrid.hpp"
+#include "solver/line_pcg.hpp"
 #include "solver/multigrid.hpp"
 
 namespace bouss {
@@ -42,14 +43,16 @@ struct Problem {
   std::array<int, 3> n;
   FieldBC bc;
   MultigridOptions opt;
-  // The line multigrid (with opt's agglomerate_below) instead of the point multigrid, and
-  // its grid's z faces (stretched) where given.
+  // The line multigrid (with opt's agglomerate_below) or line-preconditioned CG instead of
+  // the point multigrid, and the grid's z faces (stretched) where given.
   bool lines = false;
   std::vector<double> z_faces = {};
+  bool cg = false;
 };
 
 std::unique_ptr<PressureSolver<double>> make_solver(const Problem& p, const Backend& backend, const Grid& grid,
                                                     const FieldBC& bc) {
+  if (p.cg) return std::make_unique<LinePcg<double>>(backend, grid, bc, LinePcgOptions{});
   if (!p.lines) return std::make_unique<Multigrid<double>>(backend, grid, bc, p.opt);
   LineMultigridOptions o;
   o.agglomerate_below = p.opt.agglomerate_below;
@@ -57,6 +60,7 @@ std::unique_ptr<PressureSolver<double>> make_solver(const Problem& p, const Back
 }
 
 int levels_on_the_ranks(const Problem& p, const Grid& part) {
+  if (p.cg) return 1;
   if (!p.lines) return Multigrid<double>::levels_on_the_ranks(part, p.opt);
   LineMultigridOptions o;
   o.agglomerate_below = p.opt.agglomerate_below;
@@ -163,6 +167,15 @@ TEST(MpiLineMultigrid, TakesOneRanksCycles) {
                             pressure_conditions(false, false), options(below), true});
   check_against_one_rank({"lines, walled x, stretched z", {48, 24, 16}, pressure_conditions(true, false), options(2), true,
                           tanh_faces(16, 0.0, 0.5, 2.0, Cluster::both)});
+}
+
+// Line-preconditioned CG: its dot products summed across the ranks, the vertical lines of
+// its preconditioner within them: one rank's iterations.
+TEST(MpiLinePcg, TakesOneRanksIterations) {
+  check_against_one_rank({"line pcg, walled x, stretched z", {48, 24, 16}, pressure_conditions(true, false), options(32),
+                          false, tanh_faces(16, 0.0, 0.5, 2.0, Cluster::both), true});
+  check_against_one_rank({"line pcg, periodic x, y", {32, 32, 16}, pressure_conditions(false, false), options(32), false,
+                          {}, true});
 }
 
 }  // namespace
