@@ -150,9 +150,9 @@ namespace {
 // The log's words for a multigrid's levels under several ranks.
 std::string on_the_ranks(int cut, int levels, int agglomerate_below) {
   if (cut == levels) return fmt::format("; every level on the ranks' blocks (halos exchanged before each colour)");
-  return fmt::format("; the first {} on the ranks' blocks (halos exchanged before each colour), the coarser gathered "
-                     "onto rank 0 (pressure.agglomerate_below = {})",
-                     cut, agglomerate_below);
+  return fmt::format("; {} on the ranks' blocks (halos exchanged before each colour), the coarser gathered onto rank 0 "
+                     "(pressure.agglomerate_below = {})",
+                     cut == 1 ? std::string("the finest") : fmt::format("the first {}", cut), agglomerate_below);
 }
 }  // namespace
 
