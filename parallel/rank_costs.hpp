@@ -2,12 +2,16 @@
 // exchanges (grid/halo.cu), the Fourier solver's transposes (solver/slab_transform.cu) and
 // the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the host around each (an exchange waits for
 // its device work and its messages, so its time is what the rank spent on it) and the bytes
-// this rank sent. `bouss bench` under several ranks reports them per step.
+// this rank sent. `bouss bench` under several ranks times them in steps of their own.
 #pragma once
 
 namespace bouss {
 
 struct RankCosts {
+  // Whether the exchanges and transposes wait for their work to time it (bouss bench's cost
+  // steps); otherwise they only count messages and bytes, and NCCL's stay queued on the
+  // stream as a run takes them.
+  bool timed = false;
   double halo_seconds = 0, halo_bytes = 0;
   long halo_exchanges = 0;  // messages sent
   // Of halo_seconds, the packing and unpacking kernels' own time (CUDA events on the GPU),
