@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue 14's scaling runs on one multi-GPU machine of the device tool (nvidia-h200-x4 or -x2),
+# from the repository root with .devpack carried (tools/h200_pack.sh):
+#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [same]
+# strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
+#   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
+# weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256);
+# same: 20 steps at 128x128x64 on 1 and on 4 GPUs, the fields written at the end, the files
+#   left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12).
+# Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
+# $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
+set -uo pipefail
+out=${OUT:-/tmp/bouss_scaling}; mkdir -p "$out"
+. .devpack/env
+bin=.devpack/bin
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+sections=${*:-strong weak same}
+gpus=${GPUS:-1 2 4}
+has() { [[ " $sections " == *" $1 "* ]]; }
+nvidia-smi -L
+bench() {  # tag np grid solver steps
+  local tag=$1 np=$2 grid=$3 solver=$4 steps=$5
+  mpirun -np "$np" --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
+    --set "grid.n=$grid" --set "pressure.solver=\"$solver\"" --set pressure.tolerance=1e-8 --steps "$steps" \
+    --warmup 3 --json 2> "$out/err.txt" > "$out/one.json"
+  if ! /usr/bin/env python3 - "$out/one.json" "$tag" "$np" "$grid" "$solver" >> "$out/scaling.jsonl" <<'PY'
+import json, sys
+path, tag, np, grid, solver = sys.argv[1:]
+text = open(path).read()
+j = json.loads(text[text.index("{"):])
+j.update({"run": tag, "gpus": int(np), "grid": grid, "solver": solver})
+print(json.dumps(j))
+PY
+  then
+    echo "$tag $np $grid $solver: failed: $(tail -2 "$out/err.txt")"
+    return
+  fi
+  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], "ms/step %.3f" % j["ms_per_step"], "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
+}
+if has strong; then
+  for grid in "[512,512,256]" "[1024,1024,512]"; do
+    for solver in multigrid fft; do
+      for np in $gpus; do bench strong "$np" "$grid" "$solver" 10; done
+    done
+  done
+fi
+if has weak; then
+  for solver in multigrid fft; do
+    for np in $gpus; do
+      case $np in 1) grid="[512,512,256]" ;; 2) grid="[1024,512,256]" ;; 4) grid="[1024,1024,256]" ;; esac
+      bench weak "$np" "$grid" "$solver" 10
+    done
+  done
+fi
+if has same; then
+  for np in 1 4; do
+    mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard.json --backend cuda --progress 0 \
+      --set 'grid.n=[128,128,64]' --set time.steps=20 \
+      --set "output=[{\"file\": \"$out/same_$np.nc\", \"interval_steps\": 20, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}]" \
+      2>&1 | grep -E "ranks|pressure:|done|error"
+  done
+fi
+rm -f "$out/one.json" "$out/err.txt"
