@@ -5,7 +5,7 @@
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
 # weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256);
-# same: 20 steps at 128x128x64 on 1 GPU and on the most of GPUS, the fields written at the
+# same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) on 1 GPU and on the most of GPUS, the fields written at the
 #   end, the files left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12).
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
 # $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
@@ -55,7 +55,7 @@ fi
 if has same; then
   for np in 1 ${gpus##* }; do
     mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard.json --backend cuda --progress 0 \
-      --set 'grid.n=[128,128,64]' --set time.steps=20 \
+      --set "grid.n=${SAME_GRID:-[64,64,32]}" --set time.steps=20 \
       --set "output=[{\"file\": \"$out/same_$np.nc\", \"interval_steps\": 20, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}]" \
       2>&1 | grep -E "ranks|pressure:|done|error"
   done
