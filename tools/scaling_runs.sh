@@ -6,7 +6,9 @@
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
 # weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256);
 # same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) on 1 GPU and on the most of GPUS, the fields written at the
-#   end, the files left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12).
+#   end, the files left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12);
+# output: 100 steps at 1024x1024x512 on the most of GPUS with T alone in fp32 every 10 steps
+#   (about 21 GB, deleted in the call) and with no output, the run's wall time each.
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
 # $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
 set -uo pipefail
@@ -58,6 +60,18 @@ if has same; then
       --set "grid.n=${SAME_GRID:-[64,64,32]}" --set time.steps=20 \
       --set "output=[{\"file\": \"$out/same_$np.nc\", \"interval_steps\": 20, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}]" \
       2>&1 | grep -E "ranks|pressure:|done|error"
+  done
+fi
+if has output; then  # T alone in fp32 every 10 steps for 100 steps at 1024x1024x512 on the most GPUs, and none
+  np=${gpus##* }
+  for with in none T; do
+    if [ $with = none ]; then streams='[]'; else
+      streams="[{\"file\": \"$out/big.nc\", \"interval_steps\": 10, \"fields\": [\"T\"], \"precision\": \"float\"}]"; fi
+    mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --progress 0 \
+      --set 'grid.n=[1024,1024,512]' --set time.steps=100 --set "output=$streams" 2>&1 | grep -E "done|error" \
+      | sed "s/^/output $with on $np GPUs: /"
+    [ -f "$out/big.nc" ] && ls -l "$out/big.nc" | awk '{print "output file bytes", $5}'
+    rm -f "$out"/big.nc*  # about 21 GB: never brought back
   done
 fi
 rm -f "$out/one.json" "$out/err.txt"
