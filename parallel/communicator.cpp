@@ -1,5 +1,8 @@
 #include "parallel/communicator.hpp"
 
+#include "parallel/rank_costs.hpp"
+
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -18,6 +21,18 @@
 namespace bouss {
 
 namespace {
+// A reduction's or agreement's wall time on this rank (waiting for the slowest rank
+// included), added to rank_costs() where bench's cost steps time them.
+struct ReductionClock {
+  const bool timed = rank_costs().timed;
+  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  ~ReductionClock() {
+    if (!timed) return;
+    RankCosts& c = rank_costs();
+    c.reduction_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    ++c.reductions;
+  }
+};
 #ifdef BOUSS_HAVE_MPI
 // Started by an MPI launcher (Open MPI's mpirun, PMI or PMIx): only then is MPI initialised,
 // so that a plain `bouss run` neither pays for MPI's start-up nor depends on its daemons.
@@ -97,6 +112,7 @@ void Communicator::allgather(const void* src, void* dst, std::size_t bytes) cons
     return;
   }
 #ifdef BOUSS_HAVE_MPI
+  const ReductionClock clock;  // reductions combine across the ranks through here
   check(MPI_Allgather(src, count_of(bytes, "allgather"), MPI_BYTE, dst, int(bytes), MPI_BYTE, MPI_COMM_WORLD),
         "MPI_Allgather");
 #endif
@@ -178,6 +194,7 @@ void Communicator::alltoallv(const void* send, const std::vector<std::size_t>& s
 unsigned Communicator::any_bits(unsigned mine) const {
   if (!mpi_) return mine;
 #ifdef BOUSS_HAVE_MPI
+  const ReductionClock clock;
   unsigned out = 0;
   check(MPI_Allreduce(&mine, &out, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD), "MPI_Allreduce");
   return out;

@@ -20,6 +20,10 @@ struct RankCosts {
   double gathered_solve_seconds = 0;
   // The distributed Fourier solver's transposes (solver/slab_transform.cu): all-to-alls.
   double transpose_seconds = 0, transpose_bytes = 0;
+  // Reductions combined across the ranks and the run's per-step agreements (Communicator's
+  // allgather and any_bits), each waiting for the slowest rank.
+  double reduction_seconds = 0;
+  long reductions = 0;
 };
 
 // This process's (one rank per process).

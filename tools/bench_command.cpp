@@ -123,14 +123,14 @@ int bench_command(const BenchOptions& o) {
       rank_costs().timed = false;
     }
     struct PerStep {
-      double halo_ms, halo_mb, messages, gathered_ms, transpose_ms, transpose_mb, pack_ms;
+      double halo_ms, halo_mb, messages, gathered_ms, transpose_ms, transpose_mb, pack_ms, reduction_ms, reductions;
     };
     const RankCosts& rc = rank_costs();
     const double n = cost_steps;
     const PerStep mine{1e3 * rc.halo_seconds / n,    1e-6 * rc.halo_bytes / n,
                        double(rc.halo_exchanges) / n, 1e3 * rc.gathered_solve_seconds / n,
                        1e3 * rc.transpose_seconds / n, 1e-6 * rc.transpose_bytes / n,
-                       1e3 * rc.halo_pack_seconds / n};
+                       1e3 * rc.halo_pack_seconds / n, 1e3 * rc.reduction_seconds / n, double(rc.reductions) / n};
     std::vector<PerStep> every(ranks.size());
     ranks.allgather(&mine, every.data(), sizeof(PerStep));
     auto span = [&](double PerStep::*m) {
@@ -181,6 +181,8 @@ int bench_command(const BenchOptions& o) {
         j["halo_ms_per_step_min"] = span(&PerStep::halo_ms).first;
         j["halo_ms_per_step_max"] = span(&PerStep::halo_ms).second;
         j["halo_pack_ms_per_step_max"] = span(&PerStep::pack_ms).second;
+        j["reduction_ms_per_step_max"] = span(&PerStep::reduction_ms).second;
+        j["reductions_per_step"] = span(&PerStep::reductions).second;
         j["halo_mb_per_step_max"] = span(&PerStep::halo_mb).second;
         j["halo_messages_per_step_max"] = span(&PerStep::messages).second;
         j["gathered_solve_ms_per_step_max"] = span(&PerStep::gathered_ms).second;
@@ -201,7 +203,9 @@ int bench_command(const BenchOptions& o) {
                    d.kinetic_energy, d.max_divergence);
       if (!ranks.alone()) {
         const auto gathered = span(&PerStep::gathered_ms);
-        spdlog::info("messages: {}", message_path_name(message_path(backend)));
+        spdlog::info("messages: {}; reductions and agreements {:.3f} to {:.3f} ms a step ({:.0f})",
+                     message_path_name(message_path(backend)), span(&PerStep::reduction_ms).first,
+                     span(&PerStep::reduction_ms).second, span(&PerStep::reductions).second);
         spdlog::info("each rank per step, from {} steps timed apart (smallest to largest over the {} ranks): halo "
                      "exchanges {:.3f} to {:.3f} ms (packing and unpacking {:.3f} to {:.3f} ms of it), {:.0f} messages, "
                      "{:.2f} MB sent{}",
