@@ -2,9 +2,10 @@
 // gathered there (parallel/gather.hpp), solved by the solver the case names on the whole
 // grid, on rank 0's backend alone, then x scattered back, its ghosts exchanged, and the
 // solve's statistics broadcast. It gives the iterates of one rank on any decomposition, and
-// it does not scale: rank 0 holds and solves the whole grid while the others wait. It is
-// the agglomeration that distributed solvers end in (their coarse levels gathered onto one
-// rank), used here from the finest level until the solvers work on their blocks.
+// it does not scale: rank 0 holds and solves the whole grid while the others wait. The
+// solvers work on the blocks (solved_on_blocks, solver/pressure_solver.hpp); this is what is
+// left where they cannot: fft on fewer z levels or y rows than ranks, a multigrid grid
+// without a coarser level. (The multigrids' own coarse levels are gathered the same way.)
 #pragma once
 
 #include <memory>
