@@ -25,15 +25,18 @@ struct Slab {
   int hib, hic;
   std::ptrdiff_t at;
 };
+// Every field's slab of both directions.
 template <class S>
 struct Slabs {
-  Slab<S> f[max_fill_fields];
+  Slab<S> f[2 * max_fill_fields];
+  int count = 0;
 };
 
-// Between the message and the fields: one launch for every field's slab.
+// Between the messages and the fields: one launch for every slab.
 template <class S>
-void move_slabs(const Backend& be, const Slabs<S>& slabs, int count, const Layout& L, int a, S* message,
-                bool to_message) {
+void move_slabs(const Backend& be, const Slabs<S>& slabs, const Layout& L, int a, S* message, bool to_message) {
+  const int count = slabs.count;
+  if (count == 0) return;
   const int b = a == 0 ? 1 : 0, c = a == 2 ? 1 : 2, g = L.ghost;
   const std::ptrdiff_t sa = L.stride(a), sb = L.stride(b), sc = L.stride(c);
   int hib = 0, hic = 0, layers = 0;
@@ -45,7 +48,7 @@ void move_slabs(const Backend& be, const Slabs<S>& slabs, int count, const Layou
     const int m = qm % layers;
     if (jb >= F.hib || kc >= F.hic || m >= F.layers) return;
     S* p = F.origin + (F.first + m) * sa + jb * sb + kc * sc;
-    S* q = message + F.at + (std::ptrdiff_t(m) * (F.hib + g) + (jb + g)) * (F.hic + g) + (kc + g);
+    S* q = message + F.at + (std::ptrdiff_t(m) * (F.hic + g) + (kc + g)) * (F.hib + g) + (jb + g);  // jb fastest, as the threads
     if (to_message) *q = *p;
     else *p = *q;
   }, to_message ? "halo pack" : "halo unpack");
@@ -63,47 +66,49 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
   const int lower = bcs[0]->face[2 * a].exchange_with, upper = bcs[0]->face[2 * a + 1].exchange_with;
   const auto started = std::chrono::steady_clock::now();
   RankCosts& costs = rank_costs();
-  // Two phases: down (my first planes to the lower rank, the upper rank's into my high
-  // ghosts and, for faces, my face n), then up (my last g planes to the upper rank, the
-  // lower rank's into my low ghosts). A face field sends g + 1 planes down.
+  // Two directions, sent together: down (my first planes to the lower rank, the upper
+  // rank's into my high ghosts and, for faces, my face n) and up (my last g planes to the
+  // upper rank, the lower rank's into my low ghosts). A face field sends g + 1 planes down.
+  // The directions touch different planes, so both are packed before either is unpacked:
+  // one packing launch, one group of messages, one unpacking launch.
+  Slabs<S> out{}, in{};
+  std::ptrdiff_t elements = 0, start[3] = {0, 0, 0};
   for (int phase = 0; phase < 2; ++phase) {
     const int dest = phase == 0 ? lower : upper, source = phase == 0 ? upper : lower;
-    Slabs<S> out{}, in{};
-    std::ptrdiff_t elements = 0;
     for (int q = 0; q < count; ++q) {
       const Stagger s = fields[q]->stagger();
-      const int down = staggered_along(s, a) ? g + 1 : g;
+      const int down = staggered_along(s, a) ? g + 1 : g, layers = phase == 0 ? down : g;
       const Box padded = L.padded(s);
       const int hib = padded.hi[b], hic = padded.hi[c];
       S* origin = fields[q]->view().origin;
-      if (phase == 0) {
-        out.f[q] = {origin, 0, down, hib, hic, elements};
-        in.f[q] = {origin, n, down, hib, hic, elements};
-        elements += std::ptrdiff_t(down) * (hib + g) * (hic + g);
-      } else {
-        out.f[q] = {origin, n - g, g, hib, hic, elements};
-        in.f[q] = {origin, -g, g, hib, hic, elements};
-        elements += std::ptrdiff_t(g) * (hib + g) * (hic + g);
-      }
+      if (dest >= 0) out.f[out.count++] = {origin, phase == 0 ? 0 : n - g, layers, hib, hic, elements};
+      if (source >= 0) in.f[in.count++] = {origin, phase == 0 ? n : -g, layers, hib, hic, elements};
+      elements += std::ptrdiff_t(layers) * (hib + g) * (hic + g);
     }
-    const std::size_t bytes = std::size_t(elements) * sizeof(S);
-    S* send = static_cast<S*>(be.buffer(Backend::Buffer::send, bytes));
-    S* receive = static_cast<S*>(be.buffer(Backend::Buffer::receive, bytes));
-    // Timed (bouss bench's cost steps), the packing's device time on its own, with events:
-    // ranks sharing a GPU time-slice the wall time. Untimed, nothing waits here (NCCL's
-    // messages are queued on the stream behind the packing).
-    const auto device_work = [&](const Slabs<S>& slabs, S* message, bool to_message) {
-      if (!costs.timed) return move_slabs(be, slabs, count, L, a, message, to_message);
-      RegionTimer timer(be);
-      timer.start();
-      move_slabs(be, slabs, count, L, a, message, to_message);
-      costs.halo_pack_seconds += 1e-3 * timer.stop_ms();
-    };
-    if (dest >= 0) device_work(out, send, true);
-    sendrecv_on(be, send, bytes, dest, receive, bytes, source, 100 + 2 * a + phase);
-    if (source >= 0) device_work(in, receive, false);
+    start[phase + 1] = elements;
+  }
+  S* send = static_cast<S*>(be.buffer(Backend::Buffer::send, std::size_t(elements) * sizeof(S)));
+  S* receive = static_cast<S*>(be.buffer(Backend::Buffer::receive, std::size_t(elements) * sizeof(S)));
+  // Timed (bouss bench's cost steps), the packing's device time on its own, with events:
+  // ranks sharing a GPU time-slice the wall time. Untimed, nothing waits here (NCCL's
+  // messages are queued on the stream behind the packing).
+  const auto device_work = [&](const Slabs<S>& slabs, S* message, bool to_message) {
+    if (!costs.timed) return move_slabs(be, slabs, L, a, message, to_message);
+    RegionTimer timer(be);
+    timer.start();
+    move_slabs(be, slabs, L, a, message, to_message);
+    costs.halo_pack_seconds += 1e-3 * timer.stop_ms();
+  };
+  device_work(out, send, true);
+  MessageStep steps[2];
+  for (int phase = 0; phase < 2; ++phase) {
+    const std::size_t bytes = std::size_t(start[phase + 1] - start[phase]) * sizeof(S);
+    const int dest = phase == 0 ? lower : upper, source = phase == 0 ? upper : lower;
+    steps[phase] = {send + start[phase], bytes, dest, receive + start[phase], bytes, source, 100 + 2 * a + phase};
     if (dest >= 0) costs.halo_bytes += double(bytes), ++costs.halo_exchanges;
   }
+  sendrecv_on(be, steps, 2);
+  device_work(in, receive, false);
   if (!costs.timed) return;
   be.synchronize();  // the unpacking is part of the exchange's cost
   costs.halo_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -49,13 +49,19 @@ bool gpus_of_their_own(const Communicator& ranks) {
 }
 #endif
 
-MessagePath choose(const Backend& be) {
-  if (!be.is_cuda()) return MessagePath::cpu;
-  const Communicator& ranks = be.ranks();
+// BOUSS_MESSAGES, checked on every backend (on the CPU's a valid value changes nothing:
+// its messages are host memory already).
+std::string asked_path() {
   const char* asked = std::getenv("BOUSS_MESSAGES");
   const std::string want = asked ? asked : "";
   if (!want.empty() && want != "nccl" && want != "mpi" && want != "host")
     throw std::invalid_argument("BOUSS_MESSAGES=" + want + ": expected nccl, mpi or host");
+  return want;
+}
+
+MessagePath choose(const Backend& be) {
+  const Communicator& ranks = be.ranks();
+  const std::string want = asked_path();
 #ifdef BOUSS_HAVE_NCCL
   const bool nccl = !ranks.alone() && gpus_of_their_own(ranks);  // collective: every rank asks
 #else
@@ -74,6 +80,7 @@ MessagePath choose(const Backend& be) {
 }  // namespace
 
 MessagePath message_path(const Backend& be) {
+  static const std::string checked = asked_path();
   if (!be.is_cuda()) return MessagePath::cpu;
   static const MessagePath path = choose(be);
   return path;
@@ -89,38 +96,44 @@ std::string message_path_name(MessagePath p) {
   return "?";
 }
 
+void sendrecv_on(const Backend& be, const MessageStep* steps, int count) {
+  const Communicator& ranks = be.ranks();
+  const MessagePath path = message_path(be);
+#ifdef BOUSS_HAVE_NCCL
+  if (path == MessagePath::nccl) {
+    ncclComm_t comm = nccl_comm(ranks);
+    const auto stream = static_cast<cudaStream_t>(be.stream());
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (int i = 0; i < count; ++i) {
+      const MessageStep& m = steps[i];
+      if (m.dest >= 0 && m.send_bytes) check_nccl(ncclSend(m.send, m.send_bytes, ncclChar, m.dest, comm, stream), "ncclSend");
+      if (m.source >= 0 && m.recv_bytes)
+        check_nccl(ncclRecv(m.recv, m.recv_bytes, ncclChar, m.source, comm, stream), "ncclRecv");
+    }
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    return;
+  }
+#endif
+  if (path == MessagePath::mpi) be.synchronize();  // the packing kernels have written the send buffers
+  for (int i = 0; i < count; ++i) {
+    const MessageStep& m = steps[i];
+    const std::size_t sent = m.dest >= 0 ? m.send_bytes : 0, received = m.source >= 0 ? m.recv_bytes : 0;
+    if (path != MessagePath::host) {
+      ranks.sendrecv(m.send, sent, m.dest, m.recv, received, m.source, m.tag);
+      continue;
+    }
+    void* host_send = be.buffer(Backend::Buffer::send_host, m.send_bytes);
+    void* host_recv = be.buffer(Backend::Buffer::receive_host, m.recv_bytes);
+    if (sent) copy_bytes(host_send, Backend::cpu(), m.send, be, sent);
+    ranks.sendrecv(host_send, sent, m.dest, host_recv, received, m.source, m.tag);
+    if (received) copy_bytes(m.recv, be, host_recv, Backend::cpu(), received);
+  }
+}
+
 void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, int dest, void* recv,
                  std::size_t recv_bytes, int source, int tag) {
-  const Communicator& ranks = be.ranks();
-  const std::size_t sent = dest >= 0 ? send_bytes : 0, received = source >= 0 ? recv_bytes : 0;
-  switch (message_path(be)) {
-    case MessagePath::cpu:
-      ranks.sendrecv(send, sent, dest, recv, received, source, tag);
-      return;
-    case MessagePath::nccl: {
-#ifdef BOUSS_HAVE_NCCL
-      ncclComm_t comm = nccl_comm(ranks);
-      const auto stream = static_cast<cudaStream_t>(be.stream());
-      check_nccl(ncclGroupStart(), "ncclGroupStart");
-      if (sent) check_nccl(ncclSend(send, sent, ncclChar, dest, comm, stream), "ncclSend");
-      if (received) check_nccl(ncclRecv(recv, received, ncclChar, source, comm, stream), "ncclRecv");
-      check_nccl(ncclGroupEnd(), "ncclGroupEnd");
-#endif
-      return;
-    }
-    case MessagePath::mpi:
-      be.synchronize();  // the packing kernels have written the send buffer
-      ranks.sendrecv(send, sent, dest, recv, received, source, tag);
-      return;
-    case MessagePath::host: {
-      void* host_send = be.buffer(Backend::Buffer::send_host, send_bytes);
-      void* host_recv = be.buffer(Backend::Buffer::receive_host, recv_bytes);
-      if (sent) copy_bytes(host_send, Backend::cpu(), send, be, sent);
-      ranks.sendrecv(host_send, sent, dest, host_recv, received, source, tag);
-      if (received) copy_bytes(recv, be, host_recv, Backend::cpu(), received);
-      return;
-    }
-  }
+  const MessageStep step{send, send_bytes, dest, recv, recv_bytes, source, tag};
+  sendrecv_on(be, &step, 1);
 }
 
 void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
@@ -161,6 +174,24 @@ void alltoallv_on(const Backend& be, const void* send, const std::vector<std::si
       return;
     }
   }
+}
+
+void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root) {
+  const Communicator& ranks = be.ranks();
+  if (ranks.alone() || bytes == 0) return;
+  const MessagePath path = message_path(be);
+#ifdef BOUSS_HAVE_NCCL
+  if (path == MessagePath::nccl) {
+    check_nccl(ncclBroadcast(p, p, bytes, ncclChar, root, nccl_comm(ranks), static_cast<cudaStream_t>(be.stream())),
+               "ncclBroadcast");
+    return;
+  }
+#endif
+  if (path == MessagePath::cpu) return ranks.broadcast(p, bytes, root);
+  std::vector<char> host(bytes);
+  copy_bytes(host.data(), Backend::cpu(), p, be, bytes);
+  ranks.broadcast(host.data(), bytes, root);
+  copy_bytes(p, be, host.data(), Backend::cpu(), bytes);
 }
 
 }  // namespace bouss

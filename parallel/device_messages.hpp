@@ -27,13 +27,30 @@ MessagePath message_path(const Backend& be);
 std::string message_path_name(MessagePath p);
 
 // One exchange step: send_bytes at send (backend memory) to rank dest while receiving
-// recv_bytes from rank source into recv; either rank may be -1. On return the received bytes
-// are in recv for work queued after it on the backend's stream (and the send buffer may be
-// reused by such work).
+// recv_bytes from rank source into recv; either rank may be -1.
+struct MessageStep {
+  const void* send;
+  std::size_t send_bytes;
+  int dest;
+  void* recv;
+  std::size_t recv_bytes;
+  int source;
+  int tag;
+};
+// `count` steps at once (a halo's two directions): on NCCL one group (two messages to one
+// peer are matched in the order given, so every rank lists its steps in the same order);
+// otherwise the steps one after another. On return the received bytes are in the steps'
+// recv for work queued after it on the backend's stream (and the send buffers may be reused
+// by such work).
+void sendrecv_on(const Backend& be, const MessageStep* steps, int count);
 void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, int dest, void* recv,
                  std::size_t recv_bytes, int source, int tag);
 // Every rank's pieces to every rank (Communicator::alltoallv's layout), backend memory.
 void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
                   const std::vector<std::size_t>& recv_bytes);
+
+// `bytes` bytes at p (backend memory) from rank root to every rank, ready for work queued
+// after it on the backend's stream (NCCL's broadcast on the stream, else through the host).
+void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root);
 
 }  // namespace bouss
