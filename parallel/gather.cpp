@@ -1,9 +1,11 @@
 #include "parallel/gather.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
 #include "grid/field_ops.hpp"
+#include "parallel/device_messages.hpp"
 
 namespace bouss {
 
@@ -88,30 +90,45 @@ std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, 
   return v;
 }
 
+namespace {
+
+// alltoallv's counts of a gather onto root (or a scatter from it): on root, the bytes of
+// each rank's box; elsewhere, none.
+template <class S, class BoxOf>
+std::vector<std::size_t> bytes_on_root(const Communicator& ranks, int root, BoxOf box_of) {
+  std::vector<std::size_t> bytes(std::size_t(ranks.size()), 0);
+  if (ranks.rank() == root)
+    for (int p = 0; p < ranks.size(); ++p) bytes[std::size_t(p)] = sizeof(S) * std::size_t(box_of(p).cells());
+  return bytes;
+}
+
+}  // namespace
+
+// Both go through parallel/device_messages (NCCL from device memory where the run has it,
+// else MPI, through host buffers for a GPU): no host copy of the field on the NCCL path.
 template <class S>
 void gather_field(const Field<S>& f, const Grid& part, Field<S>* whole, int root) {
   const Backend& be = f.backend();
   const Communicator& ranks = be.ranks();
   const Decomposition& d = *part.decomposition;
   const Stagger s = f.stagger();
+  const bool on_root = ranks.rank() == root;
   const Box mine = supplied_box(part, s);
-  const std::size_t bytes = sizeof(S) * std::size_t(mine.cells());
-  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, bytes));
+  const auto whole_box = [&](int p) { return supplied_in_whole(block_of(d, p), s); };
+  const std::vector<std::size_t> none(std::size_t(ranks.size()), 0);
+  std::vector<std::size_t> sent = none;
+  sent[std::size_t(root)] = sizeof(S) * std::size_t(mine.cells());
+  const std::vector<std::size_t> received = bytes_on_root<S>(ranks, root, whole_box);
+  std::size_t total = 0;
+  for (std::size_t r : received) total += r;
+  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, sent[std::size_t(root)]));
+  S* pieces = static_cast<S*>(be.buffer(Backend::Buffer::receive, std::max<std::size_t>(total, 1)));
   pack_box(f, mine, packed);
-  const void* message = packed;
-  if (be.is_cuda()) {
-    void* host = be.buffer(Backend::Buffer::send_host, bytes);
-    copy_bytes(host, Backend::cpu(), packed, be, bytes);
-    message = host;
-  }
-  std::vector<char> received;
-  ranks.gatherv(message, bytes, &received, root);
-  if (ranks.rank() != root) return;
-  S* pieces = static_cast<S*>(be.buffer(Backend::Buffer::receive, received.size()));
-  copy_bytes(pieces, be, received.data(), Backend::cpu(), received.size());
+  alltoallv_on(be, packed, sent, pieces, received);
+  if (!on_root) return;
   for (int p = 0; p < ranks.size(); ++p) {
-    const Box b = supplied_in_whole(block_of(d, p), s);
-    unpack_box(*whole, b, pieces);
+    const Box b = whole_box(p);
+    unpack_box(*whole, b, static_cast<const S*>(pieces));
     pieces += b.cells();
   }
 }
@@ -122,42 +139,32 @@ void scatter_field(const Field<S>* whole, Field<S>& f, const Grid& part, int roo
   const Communicator& ranks = be.ranks();
   const Decomposition& d = *part.decomposition;
   const Stagger s = f.stagger();
+  const bool on_root = ranks.rank() == root;
   const Box interior = f.layout().interior(s);
   // A block's interior in the whole grid's indices.
-  auto block_box = [&](const Decomposition& b) {
+  const auto block_box = [&](int p) {
+    const Decomposition b = block_of(d, p);
     const std::array<int, 3> n = points_of(b.n, s);
     return Box{{b.offset[0], b.offset[1], 0}, {b.offset[0] + n[0], b.offset[1] + n[1], n[2]}};
   };
-  if (ranks.rank() == root) {
+  const std::vector<std::size_t> none(std::size_t(ranks.size()), 0);
+  const std::vector<std::size_t> sent = bytes_on_root<S>(ranks, root, block_box);
+  std::vector<std::size_t> received = none;
+  received[std::size_t(root)] = sizeof(S) * std::size_t(interior.cells());
+  std::size_t total = 0;
+  for (std::size_t b : sent) total += b;
+  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, std::max<std::size_t>(total, 1)));
+  S* mine = static_cast<S*>(be.buffer(Backend::Buffer::receive, received[std::size_t(root)]));
+  if (on_root) {
+    S* at = packed;
     for (int p = 0; p < ranks.size(); ++p) {
-      const Box b = block_box(block_of(d, p));
-      const std::size_t bytes = sizeof(S) * std::size_t(b.cells());
-      S* packed = static_cast<S*>(be.buffer(Backend::Buffer::send, bytes));
-      pack_box(*whole, b, packed);
-      if (p == root) {
-        unpack_box(f, interior, static_cast<const S*>(packed));
-        continue;
-      }
-      const void* message = packed;
-      if (be.is_cuda()) {
-        void* host = be.buffer(Backend::Buffer::send_host, bytes);
-        copy_bytes(host, Backend::cpu(), packed, be, bytes);
-        message = host;
-      }
-      ranks.sendrecv(message, bytes, p, nullptr, 0, -1, 8);
+      const Box b = block_box(p);
+      pack_box(*whole, b, at);
+      at += b.cells();
     }
-    return;
   }
-  const std::size_t bytes = sizeof(S) * std::size_t(interior.cells());
-  S* packed = static_cast<S*>(be.buffer(Backend::Buffer::receive, bytes));
-  if (be.is_cuda()) {
-    void* host = be.buffer(Backend::Buffer::receive_host, bytes);
-    ranks.sendrecv(nullptr, 0, -1, host, bytes, root, 8);
-    copy_bytes(packed, be, host, Backend::cpu(), bytes);
-  } else {
-    ranks.sendrecv(nullptr, 0, -1, packed, bytes, root, 8);
-  }
-  unpack_box(f, interior, static_cast<const S*>(packed));
+  alltoallv_on(be, packed, sent, mine, received);
+  unpack_box(f, interior, static_cast<const S*>(mine));
 }
 
 template void gather_field<double>(const Field<double>&, const Grid&, Field<double>*, int);
