@@ -56,14 +56,17 @@ void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>&
 }
 
 // `sweeps` red-black sweeps; returns with x's ghosts filled. The sweeps read no ghosts
-// (walls folded in, even periodic axes wrapped) except along a periodic axis of odd length.
+// (walls folded in, even periodic axes wrapped) except along a periodic axis of odd length
+// and across the cuts between ranks. `x_zero`: x is zero, ghosts included, under homogeneous
+// conditions (a coarse level's correction just cleared), so its ghosts need no first fill
+// (under ranks, one exchange fewer).
 template <class S>
 void smooth(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const FieldBC& bc, int sweeps,
-            double omega) {
+            double omega, bool x_zero = false) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
   for (int s = 0; s < sweeps; ++s) {
-    if (fills) fill_ghosts(x, bc, g);
+    if (fills && !(s == 0 && x_zero)) fill_ghosts(x, bc, g);
     relax_colour(g, be, x, b, self, 0, S(omega));
     if (fills) fill_ghosts(x, bc, g);
     relax_colour(g, be, x, b, self, 1, S(omega));
@@ -422,7 +425,7 @@ class MultigridHierarchy {
     if (gathers_) {  // no graphs under several ranks (grid/captured_work.hpp)
       down(l0, L);
       Level& F = *levels_[L];
-      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega);
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega, cleared(L, l0));
       residual_into(F.grid, F.backend, *F.x, *F.b, boundary_);
       gather_to_tail(boundary_, true);
       if (tail_) tail_->vcycle();
@@ -463,7 +466,7 @@ class MultigridHierarchy {
   void down(int from, int to) {
     for (int l = from; l < to; ++l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
-      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega);
+      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega, cleared(l, from));
       if (C.mirrored) {
         restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, C.b_mirror);
         copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.b->bytes());
@@ -473,6 +476,10 @@ class MultigridHierarchy {
       }
     }
   }
+
+  // Whether down(from, ...) found level l's x cleared (zero, ghosts included): a level below
+  // `from` that is not a host mirror (those are cleared by their caller, not here).
+  bool cleared(int l, int from) const { return l > from && !levels_[l]->mirrored; }
 
   // Prolongation and post-smoothing from level `from` up to level `to`.
   void up(int from, int to) {
