@@ -6,6 +6,7 @@
 
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
+#include "parallel/device_messages.hpp"
 #include "solver/fourier_kernels.hpp"
 #include "solver/line_kernels.hpp"
 #include "solver/line_multigrid.hpp"
@@ -124,10 +125,7 @@ double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_byt
 template <class R>
 void FourierSolver<R>::share_mean(double* at) const {
   if (!slabs_) return;
-  double mean = 0;
-  copy_bytes(&mean, Backend::cpu(), at, backend_, sizeof mean);
-  backend_.ranks().broadcast(&mean, sizeof mean, 0);
-  copy_bytes(at, backend_, &mean, Backend::cpu(), sizeof mean);
+  broadcast_on(backend_, at, sizeof(double), 0);
 }
 
 template <class R>
