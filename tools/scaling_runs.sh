@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Issue 14's scaling runs on one multi-GPU machine of the device tool (nvidia-h200-x4 or -x2),
 # from the repository root with .devpack carried (tools/h200_pack.sh):
-#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [same]
+#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [gather] [same] [output]
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
-# weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256);
+# weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256), the box grown
+#   with the grid ([-1,1]^2, [-2,2]x[-1,1], [-2,2]^2 by [-0.5,0.5]: every run has the cells of
+#   the one-GPU run, h = 1/256 on every axis; a fixed box would refine x and y alone, and the
+#   multigrid's point smoother needs more cycles on such flattened cells);
+# gather: 512x512x256 multigrid on the most of GPUS with pressure.agglomerate_below 16, 32,
+#   64 and 128 (how deep the levels stay on the ranks before rank 0 takes them);
 # same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) on 1 GPU and on the most of GPUS, the fields written at the
 #   end, the files left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12);
 # output: 100 steps at 1024x1024x512 on the most of GPUS with T alone in fp32 every 10 steps
 #   (about 21 GB, deleted in the call) and with no output, the run's wall time each.
+# BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
+# "strong-base" and "weak-base": a build to compare with, in the same call.
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
 # $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
 set -uo pipefail
@@ -20,38 +27,56 @@ sections=${*:-strong weak same}
 gpus=${GPUS:-1 2 4}
 has() { [[ " $sections " == *" $1 "* ]]; }
 nvidia-smi -L
-bench() {  # tag np grid solver steps
+bench() {  # tag np grid solver steps [--set key=value ...]
   local tag=$1 np=$2 grid=$3 solver=$4 steps=$5
-  mpirun -np "$np" --oversubscribe $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
+  shift 5
+  local exe=$bin/bouss
+  [[ $tag == *-base ]] && exe="env LD_LIBRARY_PATH=$BASE/lib:$LD_LIBRARY_PATH $BASE/bin/bouss"
+  mpirun -np "$np" --oversubscribe $exe bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
     --set "grid.n=$grid" --set "pressure.solver=\"$solver\"" --set pressure.tolerance=1e-8 --steps "$steps" \
-    --warmup 3 --json 2> "$out/err.txt" > "$out/one.json"
-  if ! /usr/bin/env python3 - "$out/one.json" "$tag" "$np" "$grid" "$solver" >> "$out/scaling.jsonl" <<'PY'
+    --warmup 3 --json "$@" 2> "$out/err.txt" > "$out/one.json"
+  if ! /usr/bin/env python3 - "$out/one.json" "$tag" "$np" "$grid" "$solver" "$*" >> "$out/scaling.jsonl" <<'PY'
 import json, sys
-path, tag, np, grid, solver = sys.argv[1:]
+path, tag, np, grid, solver, sets = sys.argv[1:]
 text = open(path).read()
 j = json.loads(text[text.index("{"):])
 j.update({"run": tag, "gpus": int(np), "grid": grid, "solver": solver})
+if sets:
+    j["sets"] = sets
 print(json.dumps(j))
 PY
   then
     echo "$tag $np $grid $solver: failed: $(tail -2 "$out/err.txt")"
     return
   fi
-  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], "ms/step %.3f" % j["ms_per_step"], "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
+  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], j.get("sets", ""), "ms/step %.3f" % j["ms_per_step"], "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
 }
+tags=main
+[ -n "${BASE:-}" ] && tags="main -base"
 if has strong; then
   for grid in "[512,512,256]" "[1024,1024,512]"; do
     for solver in multigrid fft; do
-      for np in $gpus; do bench strong "$np" "$grid" "$solver" 10; done
+      for np in $gpus; do
+        for t in $tags; do bench "strong${t/main/}" "$np" "$grid" "$solver" 10; done
+      done
     done
   done
 fi
 if has weak; then
   for solver in multigrid fft; do
     for np in $gpus; do
-      case $np in 1) grid="[512,512,256]" ;; 2) grid="[1024,512,256]" ;; 4) grid="[1024,1024,256]" ;; esac
-      bench weak "$np" "$grid" "$solver" 10
+      case $np in
+        1) grid="[512,512,256]" box="[[-1,1],[-1,1],[-0.5,0.5]]" ;;
+        2) grid="[1024,512,256]" box="[[-2,2],[-1,1],[-0.5,0.5]]" ;;
+        4) grid="[1024,1024,256]" box="[[-2,2],[-2,2],[-0.5,0.5]]" ;;
+      esac
+      for t in $tags; do bench "weak${t/main/}" "$np" "$grid" "$solver" 10 --set "grid.extent=$box"; done
     done
+  done
+fi
+if has gather; then
+  for below in 16 32 64 128; do
+    bench gather "${gpus##* }" "[512,512,256]" multigrid 10 --set "pressure.agglomerate_below=$below"
   done
 fi
 if has same; then
