@@ -15,7 +15,7 @@
 # output: 100 steps at 1024x1024x512 on the most of GPUS with T alone in fp32 every 10 steps
 #   (about 21 GB, deleted in the call) and with no output, the run's wall time each.
 # BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
-# "strong-base" and "weak-base": a build to compare with, in the same call.
+# "strong-base" and "weak-base": a build to compare with, in the same call (several GPUs only).
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
 # $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
 set -uo pipefail
@@ -49,7 +49,7 @@ PY
     echo "$tag $np $grid $solver: failed: $(tail -2 "$out/err.txt")"
     return
   fi
-  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], j.get("sets", ""), "ms/step %.3f" % j["ms_per_step"], "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
+  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], j.get("sets", ""), "ms/step %.3f" % j["ms_per_step"], "cycles %s" % j.get("pressure_cycles_per_step"), "messages %s" % j.get("halo_messages_per_step_max"), "pack ms %s" % j.get("halo_pack_ms_per_step_max"), "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
 }
 tags=main
 [ -n "${BASE:-}" ] && tags="main -base"
@@ -57,7 +57,7 @@ if has strong; then
   for grid in "[512,512,256]" "[1024,1024,512]"; do
     for solver in multigrid fft; do
       for np in $gpus; do
-        for t in $tags; do bench "strong${t/main/}" "$np" "$grid" "$solver" 10; done
+        for t in $tags; do [ "$np" = 1 ] && [ $t = -base ] || bench "strong${t/main/}" "$np" "$grid" "$solver" 10; done
       done
     done
   done
@@ -70,7 +70,9 @@ if has weak; then
         2) grid="[1024,512,256]" box="[[-2,2],[-1,1],[-0.5,0.5]]" ;;
         4) grid="[1024,1024,256]" box="[[-2,2],[-2,2],[-0.5,0.5]]" ;;
       esac
-      for t in $tags; do bench "weak${t/main/}" "$np" "$grid" "$solver" 10 --set "grid.extent=$box"; done
+      for t in $tags; do
+        [ "$np" = 1 ] && [ $t = -base ] || bench "weak${t/main/}" "$np" "$grid" "$solver" 10 --set "grid.extent=$box"
+      done
     done
   done
 fi
