@@ -1,8 +1,9 @@
 // What cutting a grid over ranks costs this rank, accumulated since the last reset: the halo
 // exchanges (grid/halo.cu), the Fourier solver's transposes (solver/slab_transform.cu) and
-// the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the host around each (an exchange waits for
-// its device work and its messages, so its time is what the rank spent on it) and the bytes
-// this rank sent. `bouss bench` under several ranks times them in steps of their own.
+// the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the
+// host around each (timed, an exchange first waits for the device work queued before it, then
+// for its own packing, messages and unpacking, so its time is what the rank spent on it,
+// waiting for the neighbour included) and the bytes this rank sent. `bouss bench` under several ranks times them in steps of their own.
 #pragma once
 
 namespace bouss {

@@ -61,14 +61,15 @@ SlabTransform<R>::~SlabTransform() {
 // (parallel/device_messages.hpp: NCCL, a CUDA-aware MPI, or through the host).
 template <class R>
 void SlabTransform<R>::exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts) {
-  const auto started = std::chrono::steady_clock::now();
   const Backend& be = backend_;
+  RankCosts& costs = rank_costs();
+  if (costs.timed) be.synchronize();  // timed, the packing and FFTs queued before are not the transpose's
+  const auto started = std::chrono::steady_clock::now();
   std::size_t sent = 0, received = 0;
   for (int p = 0; p < ranks_; ++p) sent += send_counts[p], received += receive_counts[p];
   void* send = be.buffer(Backend::Buffer::send, sent);
   void* receive = be.buffer(Backend::Buffer::receive, received);
   alltoallv_on(be, send, send_counts, receive, receive_counts);
-  RankCosts& costs = rank_costs();
   costs.transpose_bytes += double(sent - send_counts[rank_]);
   if (!costs.timed) return;
   be.synchronize();  // the transpose's own time (NCCL's is queued on the stream)
