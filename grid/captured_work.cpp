@@ -1,5 +1,8 @@
 #include "grid/captured_work.hpp"
 
+#include "parallel/device_messages.hpp"
+#include "parallel/rank_costs.hpp"
+
 #include <stdexcept>
 #include <string>
 
@@ -25,8 +28,12 @@ CapturedWork::~CapturedWork() {
 
 void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t key, const std::function<void()>& work) {
 #ifdef BOUSS_HAVE_CUDA
-  // Work of several ranks calls MPI, which a graph cannot hold.
-  if (use_graph && backend.is_cuda() && backend.ranks().alone()) {
+  // Work of several ranks exchanges messages: a graph holds NCCL's (queued on the stream)
+  // but not MPI's, nor the exchanges that bouss bench's cost steps time and wait for.
+  const bool ranks_alone = backend.ranks().alone();
+  const bool capturable = ranks_alone || (across_ranks_ && backend.is_cuda() &&
+                                          message_path(backend) == MessagePath::nccl && !rank_costs().timed);
+  if (use_graph && backend.is_cuda() && capturable) {
     const auto stream = static_cast<cudaStream_t>(backend.stream());
     // Inside another capture (a whole step captured around this work): part of that graph.
     cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
@@ -35,14 +42,21 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
       work();
       return;
     }
-    // A graph holds the address of the reductions' scratch memory at its capture: captured
-    // again once a larger reduction has moved it.
-    void* const scratch = backend.scratch(0);
+    // A graph holds the addresses of the reductions' scratch memory and of the message
+    // buffers at its capture: captured again once a larger reduction or message has moved them.
+    const Memory memory{backend.scratch(0), backend.buffer(Backend::Buffer::send, 0),
+                        backend.buffer(Backend::Buffer::receive, 0)};
     auto it = exec_.find(key);
-    if (it != exec_.end() && it->second.scratch != scratch) {
+    if (it != exec_.end() && !(it->second.memory == memory)) {
       cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(it->second.exec));
       exec_.erase(it);
       it = exec_.end();
+    }
+    // Under ranks the first run of a key runs uncaptured: it grows the message buffers to
+    // their size (an allocation cannot happen inside a capture), and the next one captures.
+    if (it == exec_.end() && !ranks_alone && warmed_.insert(key).second) {
+      work();
+      return;
     }
     if (it == exec_.end()) {
       check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
@@ -60,7 +74,10 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
       const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
       cudaGraphDestroy(graph);
       check(e, "instantiate");
-      it = exec_.emplace(key, Captured{exec, scratch}).first;
+      // Moved during the capture (a message larger than the warm-up's): not kept.
+      const Memory after{backend.scratch(0), backend.buffer(Backend::Buffer::send, 0),
+                         backend.buffer(Backend::Buffer::receive, 0)};
+      it = exec_.emplace(key, Captured{exec, after == memory ? memory : Memory{}}).first;
     }
     check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(it->second.exec), stream), "launch");
     if (check_kernels_enabled()) check(cudaStreamSynchronize(stream), "a kernel of the replayed graph");

@@ -9,12 +9,16 @@
 // reductions that return to the host inside it would run once, at capture, and never again
 // (reduce_into, which leaves its result on the device, may be captured: a graph is
 // captured again when the reductions' scratch memory has moved). Run inside another
-// capture, `work` becomes part of that graph.
+// capture, `work` becomes part of that graph. Under several ranks only where the messages go
+// by NCCL (grid/halo.hpp's exchanges then queue on the stream and are captured with the
+// kernels), for work made with `across_ranks` (below), not in bouss bench's timed cost steps,
+// and from a key's second run on.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "grid/backend.hpp"
 
@@ -23,6 +27,10 @@ namespace bouss {
 class CapturedWork {
  public:
   CapturedWork() = default;
+  // `across_ranks`: the work exchanges halos (grid/halo.hpp) but combines nothing across the
+  // ranks on the host (no collective reduction): then, under several ranks, it may be
+  // captured where the messages go by NCCL.
+  explicit CapturedWork(bool across_ranks) : across_ranks_(across_ranks) {}
   ~CapturedWork();
   CapturedWork(const CapturedWork&) = delete;
   CapturedWork& operator=(const CapturedWork&) = delete;
@@ -31,11 +39,19 @@ class CapturedWork {
   int graphs() const { return int(exec_.size()); }
 
  private:
+  // The backend's memory a graph holds the address of: its reduction scratch and message
+  // buffers when it was captured.
+  struct Memory {
+    void *scratch = nullptr, *send = nullptr, *receive = nullptr;
+    bool operator==(const Memory& o) const { return scratch == o.scratch && send == o.send && receive == o.receive; }
+  };
   struct Captured {
-    void* exec;     // cudaGraphExec_t
-    void* scratch;  // the backend's reduction scratch when it was captured
+    void* exec;  // cudaGraphExec_t
+    Memory memory;
   };
   std::map<std::uintptr_t, Captured> exec_;
+  std::set<std::uintptr_t> warmed_;  // keys run once uncaptured (under several ranks)
+  bool across_ranks_ = false;
 };
 
 }  // namespace bouss

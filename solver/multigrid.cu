@@ -422,23 +422,27 @@ class MultigridHierarchy {
 
   void vcycle_from(int l0) {
     const int L = levels() - 1;
-    if (gathers_) {  // no graphs under several ranks (grid/captured_work.hpp)
-      down(l0, L);
+    const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
+    if (gathers_) {  // graphs where the messages go by NCCL (grid/captured_work.hpp)
       Level& F = *levels_[L];
-      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega, cleared(L, l0));
-      residual_into(F.grid, F.backend, *F.x, *F.b, boundary_);
+      graphs_.run(backend_, graphs, key(3, l0), [&] {
+        down(l0, L);
+        smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega, cleared(L, l0));
+        residual_into(F.grid, F.backend, *F.x, *F.b, boundary_);
+      });
       gather_to_tail(boundary_, true);
       if (tail_) tail_->vcycle();
       correct_from_tail();
-      smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.post_sweeps, opt_.omega);
-      up(L, l0);
+      graphs_.run(backend_, graphs, key(4, l0), [&] {
+        smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.post_sweeps, opt_.omega);
+        up(L, l0);
+      });
       return;
     }
     if (l0 == L) {
       coarse_solve();
       return;
     }
-    const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
     if (!backend_.is_cuda() || l0 >= first_host_) {
       down(l0, L);
       coarse_solve();
@@ -541,7 +545,7 @@ class MultigridHierarchy {
   int first_host_ = 0;
   S* coarse_matrix_ = nullptr;
   std::size_t coarse_bytes_ = 0;
-  CapturedWork graphs_;
+  CapturedWork graphs_{true};  // halo exchanges, no reductions: captured under ranks too (NCCL)
 };
 
 template <class R>
