@@ -10,8 +10,10 @@
 #   multigrid's point smoother needs more cycles on such flattened cells);
 # gather: 512x512x256 multigrid on the most of GPUS with pressure.agglomerate_below 16, 32,
 #   64 and 128 (how deep the levels stay on the ranks before rank 0 takes them);
-# same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) on 1 GPU and on the most of GPUS, the fields written at the
-#   end, the files left in $OUT for comparison (a run of 4 GPUs equals one GPU's to 1e-12);
+# same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) with fft and
+#   with the multigrid, on 1 GPU and on the most of GPUS, the fields written at the end, the
+#   files (same_SOLVER_GPUS.nc) left in $OUT for comparison (4 GPUs equal one GPU to 1e-12;
+#   the multigrid checked every step on one GPU too, as the ranks do, for the same cycles);
 # output: 100 steps at 1024x1024x512 on the most of GPUS with T alone in fp32 every 10 steps
 #   (about 21 GB, deleted in the call) and with no output, the run's wall time each.
 # BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
@@ -30,6 +32,10 @@ nvidia-smi -L
 bench() {  # tag np grid solver steps [--set key=value ...]
   local tag=$1 np=$2 grid=$3 solver=$4 steps=$5
   shift 5
+  # The multigrid checked every step with every level on the GPUs at every GPU count (ranks
+  # always check; one GPU would otherwise fix its cycles between checks every 10 steps and
+  # take more of them): the same cycles, so ms/step compare.
+  [ "$solver" = multigrid ] && set -- "$@" --set pressure.check_interval=1 --set pressure.cpu_coarse_cells=0
   local exe=$bin/bouss
   [[ $tag == *-base ]] && exe="env LD_LIBRARY_PATH=$BASE/lib:$LD_LIBRARY_PATH $BASE/bin/bouss"
   mpirun -np "$np" --oversubscribe $exe bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
@@ -49,7 +55,7 @@ PY
     echo "$tag $np $grid $solver: failed: $(tail -2 "$out/err.txt")"
     return
   fi
-  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], j.get("sets", ""), "ms/step %.3f" % j["ms_per_step"], "cycles %s" % j.get("pressure_cycles_per_step"), "messages %s" % j.get("halo_messages_per_step_max"), "pack ms %s" % j.get("halo_pack_ms_per_step_max"), "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
+  tail -1 "$out/scaling.jsonl" | /usr/bin/env python3 -c 'import json,sys; j=json.loads(sys.stdin.read()); print(j["run"], j["gpus"], j["grid"], j["solver"], j.get("sets", ""), "ms/step %.3f" % j["ms_per_step"], "cycles %s" % j.get("mg_cycles_per_step"), "messages %s" % j.get("halo_messages_per_step_max"), "pack ms %s" % j.get("halo_pack_ms_per_step_max"), "halo ms %s" % j.get("halo_ms_per_step_max", "-"), "transpose ms %s" % j.get("transpose_ms_per_step_max", "-"), j.get("messages", ""), j["device"])'
 }
 tags=main
 [ -n "${BASE:-}" ] && tags="main -base"
@@ -82,11 +88,15 @@ if has gather; then
   done
 fi
 if has same; then
-  for np in 1 ${gpus##* }; do
-    mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard.json --backend cuda --progress 0 \
-      --set "grid.n=${SAME_GRID:-[64,64,32]}" --set time.steps=20 \
-      --set "output=[{\"file\": \"$out/same_$np.nc\", \"interval_steps\": 20, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}]" \
-      2>&1 | grep -E "ranks|pressure:|done|error"
+  for solver in fft multigrid; do
+    for np in 1 ${gpus##* }; do
+      mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard.json --backend cuda --progress 0 \
+        --set "grid.n=${SAME_GRID:-[64,64,32]}" --set time.steps=20 --set "pressure.solver=\"$solver\"" \
+        $([ $solver = multigrid ] && echo --set pressure.check_interval=1 --set pressure.cpu_coarse_cells=0) \
+        --set "output=[{\"file\": \"$out/same_${solver}_$np.nc\", \"interval_steps\": 20, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}]" \
+        2>&1 | grep -E "ranks|pressure:|done|error"
+      rm -f "$out/same_${solver}_$np.nc.xdmf2"
+    done
   done
 fi
 if has output; then  # T alone in fp32 every 10 steps for 100 steps at 1024x1024x512 on the most GPUs, and none
