@@ -12,7 +12,8 @@ import math
 # 256x256x128): ns per cell per step of the whole step, fp64.
 NS_PER_CELL = {"multigrid": 3.533e6 / (256 * 256 * 128), "fft": 1.098e6 / (256 * 256 * 128)}
 CYCLES = 3            # V-cycles a step, developed, extrapolated guess (README)
-SWEEP_EXCHANGES = 10  # per V-cycle level: V(2,2) = 4 sweeps x 2 colours, the residual, the prolongation
+SWEEP_EXCHANGES = 10  # per V-cycle, the finest level: V(2,2) = 4 sweeps x 2 colours, the residual, the prolongation
+COARSE_EXCHANGES = 9  # a coarser level: its correction starts cleared, no fill before the first sweep
 STEP_EXCHANGES = [4, 3, 1]  # fields per exchange of the step: after the advance (u, v, w, T), the gradient (u, v, w), the pressure
 REDUCTIONS = 3 + 1 * CYCLES  # CFL rate, b's and x's means, a residual norm per cycle
 COARSE_MS = 0.2       # the agglomerated coarse levels on one GPU per cycle (latency-bound small levels)
@@ -21,12 +22,20 @@ BYTES = 8             # fp64
 
 # Links (nominal, published): NVLink 4 of an H100/H200 SXM, 900 GB/s in all, 450 GB/s each
 # way (NVIDIA H100/H200 datasheets); InfiniBand NDR, 400 Gb/s = 50 GB/s each way per GPU
-# (one ConnectX-7 port per GPU, as in DGX H100). Latencies per message or reduction stage,
-# taken at 10 us on a node (a CUDA-aware or NCCL message with its synchronisation) and 15 us
-# between nodes; they are assumptions of this model, to be replaced by issue 14's measurements.
+# (one ConnectX-7 port per GPU, as in DGX H100). Latency: per exchange of one cut axis (both
+# directions in one group of NCCL messages, as grid/halo.cu sends them) or reduction stage.
+# On a node it is measured (issue 14, MEASURED_ALPHA below: every cost of the cut that is
+# not bandwidth, over the exchanges); between nodes it is assumed 5 us more (InfiniBand's
+# own latency), unmeasured.
 GPUS_PER_NODE = 8
 BW_NODE, BW_NET = 450e9, 50e9
-ALPHA_NODE, ALPHA_NET = 10e-6, 15e-6
+# Measured (issue 14, call #3: two H100s over NVLink, NCCL, build 843141a): the multigrid
+# step at 512x512x256, checked every step (4 cycles on each count), took 23.51 ms on two
+# GPUs against 33.76 on one; (23.51 - 33.76 / 2) ms over its 156 exchanges a step (312
+# messages, two an exchange).
+MEASURED_ALPHA = (23.505 - 33.756 / 2) * 1e-3 / 156
+ASSUMED_ALPHA = 10e-6  # this model's first assumption, kept for the comparison
+ALPHA_NODE, ALPHA_NET = MEASURED_ALPHA, MEASURED_ALPHA + 5e-6
 
 
 def dims(n, p):
@@ -51,10 +60,11 @@ def link(p):
     return (BW_NODE, ALPHA_NODE) if p <= GPUS_PER_NODE else (BW_NET, ALPHA_NET)
 
 
-def exchange_seconds(face_cells, cut_axes, p):
-    """One exchange: each cut axis sends its two faces (both directions at once), axis after axis."""
+def exchange_seconds(face_cells, cut_axes, p, fields=1):
+    """One exchange of `fields` fields together: each cut axis one group of messages, both
+    directions at once (each way over its own direction of the link), axis after axis."""
     bw, alpha = link(p)
-    return sum(2 * (alpha + face_cells[a] * BYTES / bw) for a in cut_axes)
+    return sum(alpha + fields * face_cells[a] * BYTES / bw for a in cut_axes)
 
 
 def step_ms(n, p, solver):
@@ -64,7 +74,7 @@ def step_ms(n, p, solver):
     compute = NS_PER_CELL[solver] * 1e-9 * nx * ny * nz
     cut = [a for a, d in ((0, px), (1, py)) if d > 1]
     faces = {0: (ny + 2) * (nz + 2), 1: (nx + 2) * (nz + 2)}
-    halo = sum(f * exchange_seconds(faces, cut, p) for f in STEP_EXCHANGES)
+    halo = sum(exchange_seconds(faces, cut, p, f) for f in STEP_EXCHANGES)
     reduce = REDUCTIONS * alpha * math.ceil(math.log2(p)) if p > 1 else 0
     solve_comm = 0.0
     if solver == "multigrid" and p > 1:
@@ -72,17 +82,20 @@ def step_ms(n, p, solver):
         # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid.cu), then the rest
         # gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
         lx, ly, lz = nx, ny, nz
+        exchanges = SWEEP_EXCHANGES
         while True:
             lfaces = {0: (ly + 2) * (lz + 2), 1: (lx + 2) * (lz + 2)}
-            solve_comm += CYCLES * SWEEP_EXCHANGES * exchange_seconds(lfaces, cut, p)
+            solve_comm += CYCLES * exchanges * exchange_seconds(lfaces, cut, p)
+            exchanges = COARSE_EXCHANGES
             lx, ly, lz = lx / 2, ly / 2, max(lz / 2, 1)
             if min({0: lx, 1: ly}[a] for a in cut) < AGGLOMERATE_BELOW:
                 break
         solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
     if solver == "fft" and p > 1:
-        # Pencils: four all-to-all transposes a solve (to and from x pencils, forward and
-        # inverse), each moving this GPU's share of the field (complex half spectrum: as
-        # many bytes as the real field) to the others, P - 1 messages each.
+        # Four all-to-all transposes a solve (blocks to z slabs and the slabs' spectrum to
+        # bands of modes, forward and inverse: solver/slab_transform.hpp), each moving this
+        # GPU's share of the field (complex half spectrum: as many bytes as the real field)
+        # to the others, P - 1 messages each.
         share = nx * ny * nz * BYTES
         solve_comm += 4 * (share / bw + (p - 1) * alpha)
     return 1e3 * (compute + halo + reduce + solve_comm), (px, py), 1e3 * compute
@@ -121,14 +134,16 @@ def weak(per_gpu, solver, ps):
 
 
 def against_measurements(path):
-    """The model beside issue 14's runs (docs/scaling.json): compute from each grid and
-    solver's own one-GPU step there (its ms/step over its cells, the machine's), the cycles
-    the ranks took, and the message latency assumed above and as measured."""
+    """The model beside issue 14's newest runs (docs/scaling.json, call #3: this build, the
+    multigrid checked every step at every GPU count): compute from each grid and solver's own
+    one-GPU step there (its ms/step over its cells, the machine's), the cycles the ranks
+    took, and the message latency as first assumed and as measured."""
     import json
     global ALPHA_NODE, CYCLES, REDUCTIONS
     runs = json.load(open(path))["runs"]
-    runs = [r for r in runs if r["call"].startswith("nvidia-h200-x4")]
-    print("\n| run | grid | solver | GPUs | measured ms/step | model, 10 us a message | model, %.0f us |" % (MEASURED_ALPHA * 1e6))
+    runs = [r for r in runs if "call #3" in r["call"] and r["run"] in ("strong", "weak")]
+    print("\n| run | grid | solver | GPUs | measured ms/step | model, %.0f us an exchange | model, %.0f us |"
+          % (ASSUMED_ALPHA * 1e6, MEASURED_ALPHA * 1e6))
     print("|---|---|---|---|---|---|---|")
     saved = dict(NS_PER_CELL), ALPHA_NODE, CYCLES
     for r in runs:
@@ -140,18 +155,13 @@ def against_measurements(path):
         CYCLES = r["pressure_cycles_per_step"] if r["solver"] == "multigrid" else CYCLES
         REDUCTIONS = 3 + CYCLES
         models = []
-        for alpha in (10e-6, MEASURED_ALPHA):
+        for alpha in (ASSUMED_ALPHA, MEASURED_ALPHA):
             ALPHA_NODE = alpha
             models.append(step_ms(n, r["gpus"], r["solver"])[0])
         print("| {} | {} | {} | {} | {:.2f} | {:.2f} | {:.2f} |".format(r["run"], "x".join(map(str, n)), r["solver"],
                                                                     r["gpus"], r["ms_per_step"], *models))
     NS_PER_CELL.update(saved[0])
     ALPHA_NODE, CYCLES = saved[1], saved[2]
-
-
-# Measured (issue 14, two H100s, NCCL left on the stream): the multigrid step at 256x256x128
-# took 9.26 ms against one GPU's 5.69, (9.26 - 5.69 / 2) ms over its 219 messages a step.
-MEASURED_ALPHA = (9.26 - 5.69 / 2) * 1e-3 / 219
 
 
 if __name__ == "__main__":
