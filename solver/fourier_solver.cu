@@ -112,10 +112,11 @@ FourierSolver<R>::~FourierSolver() {
 template <class R>
 double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent) {
   double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
-  if (grid.decomposition && grid.decomposition->ranks() > 1) {  // the slabs, and the largest band with its c'
+  if (grid.decomposition && grid.decomposition->ranks() > 1) {  // the slab, and this rank's band with its c'
     const std::array<int, 3> n = grid.global_n();
+    const int rank = grid.decomposition->rank;
     const std::vector<int> rows = Decomposition::cuts(n[1], grid.decomposition->ranks());
-    const double band = double(n[0] / 2 + 1) * (rows[1] - rows[0]) * n[2];
+    const double band = double(n[0] / 2 + 1) * (rows[rank + 1] - rows[rank]) * n[2];
     bytes += SlabTransform<R>::estimate_memory(grid, value_bytes) + 3 * band * value_bytes;
   }
   return bytes;

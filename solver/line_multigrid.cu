@@ -276,6 +276,8 @@ double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_byt
         bytes += 2 * double(Layout::make(shapes[l], fine.layout.ghost, value_bytes).size) * value_bytes;
         const Grid tail = fine.level(shapes[l + 1], value_bytes);
         bytes += estimate_memory(tail, value_bytes, opt) + 2 * double(tail.layout.size) * value_bytes;
+        // The z tables of the whole level and of the tail's first level: grids of their own.
+        bytes += z_table_bytes(Layout::make(shapes[l], fine.layout.ghost, value_bytes)) + z_table_bytes(tail.layout);
       }
     }
   }

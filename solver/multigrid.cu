@@ -222,6 +222,7 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const Multigr
       if (backend.ranks().rank() == 0) {  // the whole of that level, and the levels gathered below it
         on_backend += double(Layout::make(shapes[l], fine.layout.ghost, elem).size) * sizeof(S);
         const Grid tail = fine.level(shapes[l + 1], sizeof(S));
+        on_backend += z_table_bytes(tail.layout);  // its first level is a grid of its own, with its z tables
         add_hierarchy_bytes<S>(backend.with_ranks(Communicator::self()), tail, opt, true, on_backend, on_host);
       }
     }

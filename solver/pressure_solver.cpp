@@ -226,11 +226,13 @@ std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& b
     return {LineMultigrid<double>::estimate_memory(grid, single ? 4 : 8, line_multigrid_options(c.pressure)), 0.0};
   if (choice.name == "line_pcg")
     return {LinePcg<double>::estimate_memory(grid, single ? 4 : 8, line_pcg_options(c.pressure).max_iterations), 0.0};
-  if (choice.name == "fft")
+  if (choice.name == "fft") {  // the plane transforms' work area: of the block, or of this rank's slab
+    const Layout planes = grid.decomposition && grid.decomposition->ranks() > 1 ? SlabTransform<double>::slab_layout(grid)
+                                                                                : grid.layout;
     return {FourierSolver<double>::estimate_memory(grid, single ? 4 : 8, true) +
-                double(single ? plane_fft_work_bytes<float>(backend, grid.layout)
-                              : plane_fft_work_bytes<double>(backend, grid.layout)),
+                double(single ? plane_fft_work_bytes<float>(backend, planes) : plane_fft_work_bytes<double>(backend, planes)),
             0.0};
+  }
   const MultigridOptions opt = multigrid_options(c.pressure, backend);
   return single ? Multigrid<float>::estimate_memory(backend, grid, opt)
                 : Multigrid<double>::estimate_memory(backend, grid, opt);

@@ -45,7 +45,7 @@ SlabTransform<R>::SlabTransform(const Backend& backend, const Grid& part)
     const Decomposition b = Decomposition::make(d.global_n, {false, false, false}, ranks_, p, d.dims);
     blocks_.push_back(Box{{b.offset[0], b.offset[1], 0}, {b.offset[0] + b.n[0], b.offset[1] + b.n[1], nz_}});
   }
-  const Layout slab = Layout::make({nx_, ny_, zcut_[rank_ + 1] - zcut_[rank_]}, part.layout.ghost, part.layout.elem_bytes);
+  const Layout slab = slab_layout(part);
   slab_ = Field<R>(backend, slab, Stagger::centre, "fft slab");
   fill(slab_, 0);
   slab_spectrum_ = static_cast<Complex<R>*>(backend.allocate(spectrum_size(slab) * sizeof(Complex<R>)));
@@ -180,13 +180,16 @@ double SlabTransform<R>::bytes_per_transform() const {
 }
 
 template <class R>
-double SlabTransform<R>::estimate_memory(const Grid& part, std::size_t value_bytes) {
+Layout SlabTransform<R>::slab_layout(const Grid& part) {
   const std::array<int, 3> n = part.global_n();
-  const int ranks = part.decomposition ? part.decomposition->ranks() : 1;
+  const int ranks = part.decomposition ? part.decomposition->ranks() : 1, rank = part.decomposition ? part.decomposition->rank : 0;
   const std::vector<int> z = Decomposition::cuts(n[2], ranks);
-  int levels = 0;
-  for (int p = 0; p < ranks; ++p) levels = std::max(levels, z[p + 1] - z[p]);
-  const Layout slab = Layout::make({n[0], n[1], levels}, part.layout.ghost, part.layout.elem_bytes);
+  return Layout::make({n[0], n[1], z[rank + 1] - z[rank]}, part.layout.ghost, part.layout.elem_bytes);
+}
+
+template <class R>
+double SlabTransform<R>::estimate_memory(const Grid& part, std::size_t value_bytes) {
+  const Layout slab = slab_layout(part);
   return double(value_bytes) * (double(slab.size) + 2.0 * double(spectrum_size(slab)) + 2.0 * double(slab.cells()));
 }
 

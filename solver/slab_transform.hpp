@@ -43,8 +43,11 @@ class SlabTransform {
   // Bytes moved through memory per transform, counted as the traffic model counts a pass
   // (packing read and write, unpacking read and write, the plane transform's own).
   double bytes_per_transform() const;
+  // This rank's slab: its z levels of whole planes.
+  static Layout slab_layout(const Grid& part);
   // Bytes this rank allocates on the backend (slab, slab spectrum; the transposes' messages
-  // in the backend's shared buffers, counted as two more slabs).
+  // in the backend's shared buffers, counted as two more slabs; not the plane transforms'
+  // work area, plane_fft_work_bytes of slab_layout).
   static double estimate_memory(const Grid& part, std::size_t value_bytes);
 
  private:
