@@ -291,11 +291,11 @@ void LineMultigrid<R>::attach(Field<R>& x, Field<R>& b) {
 }
 
 template <class R>
-void LineMultigrid<R>::smooth(int l, int sweeps) {
+void LineMultigrid<R>::smooth(int l, int sweeps, bool x_zero) {
   Level& L = *levels_[std::size_t(l)];
   for (int s = 0; s < sweeps; ++s)
     for (int colour = 0; colour < 2; ++colour) {
-      if (L.fills) fill_ghosts(*L.x, L.bc, L.grid);
+      if (L.fills && !(x_zero && s == 0 && colour == 0)) fill_ghosts(*L.x, L.bc, L.grid);
       relax_lines(L.grid, backend_, *L.x, *L.b, L.c, L.d, L.self, colour, R(opt_.omega), opt_.shift);
     }
   fill_ghosts(*L.x, L.bc, L.grid);
@@ -309,9 +309,10 @@ void LineMultigrid<R>::vcycle_on(Field<R>& x, Field<R>& b) {
 
 template <class R>
 void LineMultigrid<R>::vcycle(int l) {
+  // Below the finest, x arrives cleared (vcycle(l + 1) follows fill(*C.x, 0)).
   if (l + 1 == levels() && gathers_) {  // the levels below gathered onto rank 0 (collective)
     Level& F = *levels_[std::size_t(l)];
-    smooth(l, opt_.pre_sweeps);
+    smooth(l, opt_.pre_sweeps, l > 0);
     line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, boundary_);
     gather_field(boundary_, F.grid, tail_ ? &whole_ : nullptr, gather_root);
     if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
@@ -329,11 +330,11 @@ void LineMultigrid<R>::vcycle(int l) {
     return;
   }
   if (l + 1 == levels()) {
-    smooth(l, opt_.coarsest_sweeps);
+    smooth(l, opt_.coarsest_sweeps, l > 0);
     return;
   }
   Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
-  smooth(l, opt_.pre_sweeps);
+  smooth(l, opt_.pre_sweeps, l > 0);
   restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b, opt_.shift);
   fill(*C.x, 0);
   vcycle(l + 1);

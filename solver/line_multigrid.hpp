@@ -120,7 +120,9 @@ class LineMultigrid final : public PressureSolver<R> {
  private:
   // `sweeps` zebra sweeps on level l (x's ghosts filled on return), and one V-cycle from
   // level l down.
-  void smooth(int l, int sweeps);
+  // `x_zero`: level l's x is zero, ghosts included (a coarse correction just cleared), so
+  // the first sweep needs no ghost fill (under ranks, one exchange fewer).
+  void smooth(int l, int sweeps, bool x_zero = false);
   void vcycle(int l = 0);
   int levels() const { return int(levels_.size()); }
   struct Level;
