@@ -8,7 +8,6 @@
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
-#include "parallel/gather.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line_kernels.hpp"
 #include "solver/volume_mean.hpp"
@@ -231,16 +230,13 @@ LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const 
     levels_.push_back(std::move(L));
   }
   if (gathers_) {
-    const Level& F = *levels_.back();
-    boundary_ = Field<R>(backend, F.grid.layout, Stagger::centre, "line mg gathered residual");
-    fill(boundary_, 0);
+    gathered_ = GatheredLevel<R>(backend, levels_.back()->grid, "line mg");
     for (int a = 0; a < 2; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
-    if (backend.ranks().rank() == gather_root) {
+    if (gathered_.on_root()) {
       const Backend alone = backend.with_ranks(Communicator::self());
-      whole_grid_ = F.grid.whole();
-      whole_ = Field<R>(alone, whole_grid_.layout, Stagger::centre, "line mg gathered level");
-      whole_zero_ = Field<R>(alone, whole_grid_.layout, Stagger::centre, "line mg zero");
-      fill(whole_, 0);
+      const Grid& whole_grid = gathered_.whole_grid();
+      whole_grid.template z_view<R>(alone);  // the restriction reads the whole level's z tables
+      whole_zero_ = Field<R>(alone, whole_grid.layout, Stagger::centre, "line mg zero");
       fill(whole_zero_, 0);
       const Grid tail = fine.level(shapes[kept], sizeof(R));
       tail_ = std::make_unique<LineMultigrid<R>>(alone, tail, bc.homogeneous().whole(), opt);
@@ -313,18 +309,18 @@ void LineMultigrid<R>::vcycle(int l) {
   if (l + 1 == levels() && gathers_) {  // the levels below gathered onto rank 0 (collective)
     Level& F = *levels_[std::size_t(l)];
     smooth(l, opt_.pre_sweeps, l > 0);
-    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, boundary_);
-    gather_field(boundary_, F.grid, tail_ ? &whole_ : nullptr, gather_root);
+    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, gathered_.boundary());
+    gathered_.gather(gathered_.boundary());
     if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
-      restrict_line_residual_to(whole_grid_, tail_->grid_, whole_.backend(), tail_halved_, whole_zero_, whole_, tail_b_,
-                                opt_.shift);
+      Field<R>& whole = gathered_.whole();
+      restrict_line_residual_to(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, whole_zero_, whole,
+                                tail_b_, opt_.shift);
       fill(tail_x_, 0);
       tail_->vcycle_on(tail_x_, tail_b_);
-      fill(whole_, 0);
-      prolong_lines_add(whole_grid_, tail_->grid_, whole_.backend(), tail_halved_, tail_x_, whole_);
+      fill(whole, 0);
+      prolong_lines_add(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, tail_x_, whole);
     }
-    scatter_field(tail_ ? &whole_ : nullptr, boundary_, F.grid, gather_root);
-    add_field(*F.x, boundary_, F.grid.layout.interior(Stagger::centre));
+    gathered_.scatter_add(*F.x);
     fill_ghosts(*F.x, F.bc, F.grid);
     smooth(l, opt_.post_sweeps);
     return;

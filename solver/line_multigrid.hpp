@@ -20,6 +20,7 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "solver/gathered_level.hpp"
 #include "solver/line_kernels.hpp"
 #include "solver/pressure_solver.hpp"
 
@@ -133,13 +134,12 @@ class LineMultigrid final : public PressureSolver<R> {
   std::vector<std::unique_ptr<Level>> levels_;
   void attach(Field<R>& x, Field<R>& b);
   // Under several ranks, where levels are gathered below the last one here (as
-  // solver/multigrid.cu's hierarchy does): that level's residual and correction (boundary_),
-  // and on rank 0 its whole (whole_; whole_zero_, the x = 0 its restriction reads), the
-  // gathered levels (tail_) and their x and b.
-  static constexpr int gather_root = 0;
+  // solver/multigrid.cu's hierarchy does): that level gathered (solver/gathered_level.hpp),
+  // and on rank 0 the x = 0 its restriction reads (whole_zero_), the gathered levels (tail_)
+  // and their x and b.
   bool gathers_ = false;
-  Field<R> boundary_, whole_, whole_zero_, tail_x_, tail_b_;
-  Grid whole_grid_;
+  GatheredLevel<R> gathered_;
+  Field<R> whole_zero_, tail_x_, tail_b_;
   int tail_halved_[2] = {0, 0};
   std::unique_ptr<LineMultigrid<R>> tail_;
 };

@@ -11,10 +11,10 @@
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
-#include "parallel/gather.hpp"
 #include "physics/operators_kernels.hpp"
 #include "physics/stencil.hpp"
 #include "solver/coarse_operator.hpp"
+#include "solver/gathered_level.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/multigrid_kernels.hpp"
 
@@ -307,18 +307,11 @@ class MultigridHierarchy {
         break;
       }
     if (gathers_) {
-      const Level& F = *levels_.back();
-      boundary_ = Field<S>(backend_, F.grid.layout, Stagger::centre, "mg gathered residual");
-      fill(boundary_, 0);
+      gathered_ = GatheredLevel<S>(backend_, levels_.back()->grid, "mg");
       for (int a = 0; a < 3; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
-      if (backend_.ranks().rank() == gather_root) {
-        const Backend alone = backend_.with_ranks(Communicator::self());
-        whole_grid_ = F.grid.whole();
-        whole_ = Field<S>(alone, whole_grid_.layout, Stagger::centre, "mg gathered level");
-        fill(whole_, 0);
-        tail_ = std::make_unique<MultigridHierarchy<S>>(alone, fine.level(shapes[kept], sizeof(S)),
-                                                        hom_.whole(), opt, true);
-      }
+      if (gathered_.on_root())
+        tail_ = std::make_unique<MultigridHierarchy<S>>(backend_.with_ranks(Communicator::self()),
+                                                        fine.level(shapes[kept], sizeof(S)), hom_.whole(), opt, true);
       return;
     }
     Level& C = *levels_.back();
@@ -399,7 +392,7 @@ class MultigridHierarchy {
     if (gathers_) {  // the last level here: its sweeps, residual, gather, correction added
       const double F = array_bytes(levels() - 1);
       return bytes + (opt_.pre_sweeps + opt_.post_sweeps) * 6 * F + 3 * F + F + 3 * F +
-             (tail_ ? 2 * double(whole_.layout().cells()) * sizeof(S) + tail_->vcycle_bytes(0) : 0);
+             (tail_ ? 2 * double(gathered_.whole_grid().layout.cells()) * sizeof(S) + tail_->vcycle_bytes(0) : 0);
     }
     const double N = double(levels_.back()->grid.layout.cells());
     return bytes + 3 * array_bytes(levels() - 1) + N * N * sizeof(S);
@@ -429,9 +422,9 @@ class MultigridHierarchy {
       graphs_.run(backend_, graphs, key(3, l0), [&] {
         down(l0, L);
         smooth(F.grid, F.backend, *F.x, *F.b, F.bc, opt_.pre_sweeps, opt_.omega, cleared(L, l0));
-        residual_into(F.grid, F.backend, *F.x, *F.b, boundary_);
+        residual_into(F.grid, F.backend, *F.x, *F.b, gathered_.boundary());
       });
-      gather_to_tail(boundary_, true);
+      gather_to_tail(gathered_.boundary(), true);
       if (tail_) tail_->vcycle();
       correct_from_tail();
       graphs_.run(backend_, graphs, key(4, l0), [&] {
@@ -513,34 +506,32 @@ class MultigridHierarchy {
   // FMG), restricted whole onto rank 0 as the first gathered level's b, whose x starts at 0
   // (as a single rank's V-cycle restricts them). Collective.
   void gather_to_tail(const Field<S>& v, bool zero_x) {
-    gather_field(v, levels_.back()->grid, tail_ ? &whole_ : nullptr, gather_root);
+    gathered_.gather(v);
     if (!tail_) return;
-    restrict_rhs_to(whole_grid_, tail_->level(0).grid, whole_.backend(), tail_halved_, whole_, tail_->b0());
+    Field<S>& whole = gathered_.whole();
+    restrict_rhs_to(gathered_.whole_grid(), tail_->level(0).grid, whole.backend(), tail_halved_, whole, tail_->b0());
     if (zero_x) fill(tail_->x0(), 0);
   }
   // x of the last level on the ranks += the gathered levels' correction, prolonged on rank 0
   // and scattered (x + (0 + P e): the bits of a single rank's x + P e). Collective.
   void correct_from_tail() {
-    Level& F = *levels_.back();
     if (tail_) {
-      fill(whole_, 0);
-      prolong_add(whole_grid_, tail_->level(0).grid, whole_.backend(), tail_halved_, tail_->x0(), whole_);
+      Field<S>& whole = gathered_.whole();
+      fill(whole, 0);
+      prolong_add(gathered_.whole_grid(), tail_->level(0).grid, whole.backend(), tail_halved_, tail_->x0(), whole);
     }
-    scatter_field(tail_ ? &whole_ : nullptr, boundary_, F.grid, gather_root);
-    add_field(*F.x, boundary_, F.grid.layout.interior(Stagger::centre));
+    gathered_.scatter_add(*levels_.back()->x);
   }
 
-  static constexpr int gather_root = 0;
   Backend backend_;
   FieldBC bc_, hom_;
   MultigridOptions opt_;
   std::vector<std::unique_ptr<Level>> levels_;
   // Under several ranks: whether levels are gathered below the last one here; the last
-  // level's residual and correction (boundary_); on rank 0 that level whole and the
-  // hierarchy of the gathered levels.
+  // level gathered (its residual and correction; on rank 0 that level whole) and, on rank
+  // 0, the hierarchy of the gathered levels.
   bool gathers_ = false;
-  Field<S> boundary_, whole_;
-  Grid whole_grid_;
+  GatheredLevel<S> gathered_;
   int tail_halved_[3] = {0, 0, 0};
   std::unique_ptr<MultigridHierarchy<S>> tail_;
   int first_host_ = 0;
