@@ -1,10 +1,10 @@
 #include "grid/captured_work.hpp"
 
-#include "parallel/device_messages.hpp"
-#include "parallel/rank_costs.hpp"
-
 #include <stdexcept>
 #include <string>
+
+#include "parallel/device_messages.hpp"
+#include "parallel/rank_costs.hpp"
 
 #ifdef BOUSS_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -74,10 +74,16 @@ void CapturedWork::run(const Backend& backend, bool use_graph, std::uintptr_t ke
       const cudaError_t e = cudaGraphInstantiate(&exec, graph, 0);
       cudaGraphDestroy(graph);
       check(e, "instantiate");
-      // Moved during the capture (a message larger than the warm-up's): not kept.
+      // Memory moved during the capture (a message larger than the warm-up's): the graph holds
+      // a freed address; not launched, the work runs as launches and the next run captures.
       const Memory after{backend.scratch(0), backend.buffer(Backend::Buffer::send, 0),
                          backend.buffer(Backend::Buffer::receive, 0)};
-      it = exec_.emplace(key, Captured{exec, after == memory ? memory : Memory{}}).first;
+      if (!(after == memory)) {
+        cudaGraphExecDestroy(exec);
+        work();
+        return;
+      }
+      it = exec_.emplace(key, Captured{exec, memory}).first;
     }
     check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(it->second.exec), stream), "launch");
     if (check_kernels_enabled()) check(cudaStreamSynchronize(stream), "a kernel of the replayed graph");
