@@ -300,43 +300,72 @@ void LineMultigrid<R>::smooth(int l, int sweeps, bool x_zero) {
 template <class R>
 void LineMultigrid<R>::vcycle_on(Field<R>& x, Field<R>& b) {
   attach(x, b);
-  vcycle(0);
+  vcycle();
 }
 
 template <class R>
-void LineMultigrid<R>::vcycle(int l) {
-  // Below the finest, x arrives cleared (vcycle(l + 1) follows fill(*C.x, 0)).
-  if (l + 1 == levels() && gathers_) {  // the levels below gathered onto rank 0 (collective)
-    Level& F = *levels_[std::size_t(l)];
+std::uintptr_t LineMultigrid<R>::key(int segment) const {
+  const auto x = reinterpret_cast<std::uintptr_t>(levels_[0]->x->data());
+  const auto b = reinterpret_cast<std::uintptr_t>(levels_[0]->b->data());
+  return (x * 1000003u) ^ (b * 7919u) ^ (std::uintptr_t(segment) << 60);
+}
+
+// Below the finest, a level's x arrives cleared (down() fills it with 0).
+template <class R>
+void LineMultigrid<R>::down(int to) {
+  for (int l = 0; l < to; ++l) {
+    Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
     smooth(l, opt_.pre_sweeps, l > 0);
-    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, gathered_.boundary());
-    gathered_.gather(gathered_.boundary());
-    if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
-      Field<R>& whole = gathered_.whole();
-      restrict_line_residual_to(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, whole_zero_, whole,
-                                tail_b_, opt_.shift);
-      fill(tail_x_, 0);
-      tail_->vcycle_on(tail_x_, tail_b_);
-      fill(whole, 0);
-      prolong_lines_add(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, tail_x_, whole);
-    }
-    gathered_.scatter_add(*F.x);
+    restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b, opt_.shift);
+    fill(*C.x, 0);
+  }
+}
+
+template <class R>
+void LineMultigrid<R>::up(int from) {
+  for (int l = from - 1; l >= 0; --l) {
+    Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
+    prolong_lines_add(F.grid, C.grid, backend_, C.halved, *C.x, *F.x);
     fill_ghosts(*F.x, F.bc, F.grid);
     smooth(l, opt_.post_sweeps);
+  }
+}
+
+template <class R>
+void LineMultigrid<R>::vcycle() {
+  const int L = levels() - 1;
+  const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
+  if (!gathers_) {  // one graph
+    graphs_.run(backend_, graphs, key(0), [&] {
+      down(L);
+      smooth(L, opt_.coarsest_sweeps, L > 0);
+      up(L);
+    });
     return;
   }
-  if (l + 1 == levels()) {
-    smooth(l, opt_.coarsest_sweeps, l > 0);
-    return;
+  // The levels below gathered onto rank 0 (collective).
+  Level& F = *levels_[std::size_t(L)];
+  graphs_.run(backend_, graphs, key(1), [&] {
+    down(L);
+    smooth(L, opt_.pre_sweeps, L > 0);
+    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, gathered_.boundary());
+  });
+  gathered_.gather(gathered_.boundary());
+  if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
+    Field<R>& whole = gathered_.whole();
+    restrict_line_residual_to(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, whole_zero_, whole,
+                              tail_b_, opt_.shift);
+    fill(tail_x_, 0);
+    tail_->vcycle_on(tail_x_, tail_b_);
+    fill(whole, 0);
+    prolong_lines_add(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, tail_x_, whole);
   }
-  Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
-  smooth(l, opt_.pre_sweeps, l > 0);
-  restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b, opt_.shift);
-  fill(*C.x, 0);
-  vcycle(l + 1);
-  prolong_lines_add(F.grid, C.grid, backend_, C.halved, *C.x, *F.x);
-  fill_ghosts(*F.x, F.bc, F.grid);
-  smooth(l, opt_.post_sweeps);
+  gathered_.scatter_add(*F.x);
+  graphs_.run(backend_, graphs, key(2), [&] {
+    fill_ghosts(*F.x, F.bc, F.grid);
+    smooth(L, opt_.post_sweeps);
+    up(L);
+  });
 }
 
 namespace {
@@ -422,7 +451,7 @@ SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
   attach(x, b);
   monitor.record(residual_norm(x, b));
   while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
-    vcycle(0);
+    vcycle();
     ++stats.cycles;
     if (!monitor.record(residual_norm(x, b))) break;
   }

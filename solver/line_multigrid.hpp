@@ -13,11 +13,13 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "grid/boundary.hpp"
+#include "grid/captured_work.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "solver/gathered_level.hpp"
@@ -36,6 +38,9 @@ struct LineMultigridOptions {
   int max_cycles = 50;
   double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
   int coarsest_sweeps = 8;
+  // Each V-cycle's device launches replayed as CUDA graphs (pressure.cuda_graphs): the whole
+  // cycle on one rank; under several ranks, with NCCL's messages, the levels on the blocks.
+  bool cuda_graphs = true;
   // Solves lap x - shift x = b (the model problem of tools/elliptic_bench.cpp; nonsingular for
   // shift > 0, so no mean is removed); 0 for the pressure equation.
   double shift = 0;
@@ -119,12 +124,16 @@ class LineMultigrid final : public PressureSolver<R> {
   void vcycle_on(Field<R>& x, Field<R>& b);
 
  private:
-  // `sweeps` zebra sweeps on level l (x's ghosts filled on return), and one V-cycle from
-  // level l down.
-  // `x_zero`: level l's x is zero, ghosts included (a coarse correction just cleared), so
-  // the first sweep needs no ghost fill (under ranks, one exchange fewer).
+  // `sweeps` zebra sweeps on level l (x's ghosts filled on return). `x_zero`: level l's x is
+  // zero, ghosts included (a coarse correction just cleared), so the first sweep needs no
+  // ghost fill (under ranks, one exchange fewer).
   void smooth(int l, int sweeps, bool x_zero = false);
-  void vcycle(int l = 0);
+  // One V-cycle from the finest level: down(to) smooths and restricts from level 0 to level
+  // `to`, up(from) prolongs and smooths from level `from` back to level 0.
+  void vcycle();
+  void down(int to);
+  void up(int from);
+  std::uintptr_t key(int segment) const;
   int levels() const { return int(levels_.size()); }
   struct Level;
   Backend backend_;
@@ -139,6 +148,8 @@ class LineMultigrid final : public PressureSolver<R> {
   // and their x and b.
   bool gathers_ = false;
   GatheredLevel<R> gathered_;
+  // Halo exchanges, no host reductions: captured under ranks too where messages go by NCCL.
+  CapturedWork graphs_{true};
   Field<R> whole_zero_, tail_x_, tail_b_;
   int tail_halved_[2] = {0, 0};
   std::unique_ptr<LineMultigrid<R>> tail_;

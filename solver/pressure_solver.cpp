@@ -244,6 +244,7 @@ LineMultigridOptions line_multigrid_options(const PressureParams& p) {
   o.pre_sweeps = p.pre_sweeps;
   o.post_sweeps = p.post_sweeps;
   o.agglomerate_below = p.agglomerate_below.value_or(default_agglomerate_below);
+  o.cuda_graphs = p.cuda_graphs;
   return o;
 }
 

@@ -290,6 +290,28 @@ TYPED_TEST(GpuLineMultigrid, MatchesTheCpuBackend) {
   }
 }
 
+// Each V-cycle replayed as a CUDA graph (pressure.cuda_graphs, the default) gives the
+// launches' cycles and solution bit for bit.
+TYPED_TEST(GpuLineMultigrid, GraphsGiveTheLaunchesBitsAndCycles) {
+  BOUSS_GPU_OR_SKIP();
+  using R = TypeParam;
+  const std::array<int, 3> n{64, 32, 24};
+  const Grid g = Grid::make_stretched(n, {0, 0, 0}, {16.0, 8.0, 1.0}, tanh_faces(24, 0.0, 1.0, 2.0, Cluster::both), 1,
+                                      sizeof(R));
+  const FieldBC bc = pressure_walls(false, true);
+  LineMultigridOptions launches, graphs;
+  launches.cuda_graphs = false;
+  LineMultigrid<R> plain(gpu, g, bc, launches), captured(gpu, g, bc, graphs);
+  Field<R> a(gpu, g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
+  const double tolerance = sizeof(R) == 4 ? 1e-3 : 1e-10;
+  const SolveStats sa = solve_random(plain, g, gpu, tolerance, 4, &a);
+  const SolveStats sb = solve_random(captured, g, gpu, tolerance, 4, &b);
+  EXPECT_GT(sb.cycles, 1);
+  EXPECT_EQ(sa.cycles, sb.cycles);
+  EXPECT_EQ(sa.residual_history, sb.residual_history);
+  EXPECT_EQ(relative_difference(a, b, g), 0.0);
+}
+
 // Line-preconditioned CG on CUDA (its device-side scalars, the column kernels, the skip of
 // iterations past convergence) reaches the CPU's answer in the same number of iterations: the
 // pressure equation on a stretched z, and the model problem at nu_CFL = 8.4.
