@@ -6,10 +6,12 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "io/case.hpp"
 #include "io/case_json.hpp"
 #include "io/file_util.hpp"
+#include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
 #include "solver/simulation.hpp"
 #include "tools/commands.hpp"
@@ -34,6 +36,9 @@ int check_command(const RunOptions& o) {
   Case c;
   Backend backend;
   if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
+  // Under mpirun every rank checks its own block; the first rank reports.
+  const Communicator& ranks = backend.ranks();
+  if (ranks.rank() != 0 && !std::freopen("/dev/null", "w", stdout)) return 1;
   const std::string case_text = case_to_json(c).dump(2);
   if (o.json) {
     std::printf("%s\n", case_text.c_str());
@@ -41,20 +46,39 @@ int check_command(const RunOptions& o) {
     std::printf("%s: valid; the case as it will run (defaults filled in):\n%s\n", c.source.c_str(), case_text.c_str());
   }
   int status = 0;
-  std::string memory;
+  std::string memory, refused;
   try {
     const MemoryEstimate m = estimate_memory(c, backend);
+    // Under several ranks each rank's own need (its block, and on rank 0 the gathered
+    // levels): the largest over the ranks is shown, with the rank that has it.
+    const double mine[3] = {m.device_peak(), m.host_peak(backend), m.backend_bytes + m.host_bytes};
+    std::vector<double> all(3 * std::size_t(ranks.size()));
+    ranks.allgather(mine, all.data(), sizeof mine);
+    int largest = 0;
+    const int key = backend.is_cuda() ? 0 : 1;
+    for (int r = 1; r < ranks.size(); ++r)
+      if (all[3 * std::size_t(r) + key] > all[3 * std::size_t(largest) + key]) largest = r;
+    const double* big = &all[3 * std::size_t(largest)];
+    const std::string whose = ranks.alone() ? "" : fmt::format(" (rank {} of {}, the most of any)", largest, ranks.size());
     if (backend.is_cuda())
-      memory = "memory: " + format_bytes(m.device_peak()) + " on the GPU (" + format_bytes(double(backend.available_bytes())) +
-               " free), " + format_bytes(m.host_peak(backend)) + " on the host at the peak (" +
+      memory = "memory: " + format_bytes(big[0]) + " on the GPU" + whose + " (" + format_bytes(double(backend.available_bytes())) +
+               " free), " + format_bytes(big[1]) + " on the host at the peak (" +
                format_bytes(double(Backend::host_available_bytes())) + " available)";
     else
-      memory = "memory: " + format_bytes(m.host_peak(backend)) + " on the host at the peak, " +
-               format_bytes(m.backend_bytes + m.host_bytes) + " of it for the whole run (" +
-               format_bytes(double(Backend::host_available_bytes())) + " available)";
-    check_memory(c, backend);
+      memory = "memory: " + format_bytes(big[1]) + " on the host at the peak" + whose + ", " + format_bytes(big[2]) +
+               " of it for the whole run (" + format_bytes(double(Backend::host_available_bytes())) + " available)";
+    try {
+      check_memory(c, backend);
+    } catch (const std::exception& e) {
+      refused = e.what();
+    }
   } catch (const std::exception& e) {
-    print_error(e.what());
+    refused = e.what();
+  }
+  // The first refusal of any rank, reported once.
+  const std::string agreed = first_failure(ranks, !refused.empty(), refused);
+  if (!agreed.empty()) {
+    if (ranks.rank() == 0) print_error(agreed);
     status = 2;
   }
   if (o.json) return status;

@@ -96,6 +96,32 @@ TEST(MpiRuns, AGridTooSmallForTheRanksIsRefusedWithItsPath) {
       << p.err();
 }
 
+// `mpirun -np 3 bouss check`: the report once (the first rank's), its memory line the most
+// any rank needs and which rank; a refusal once, exit 2.
+TEST(MpiRuns, CheckReportsOnceWithTheLargestRanksMemory) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_check");
+  const auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  BoussProcess p({"check", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set",
+                  "pressure.solver=\"multigrid\""},
+                 dir.file("c.out"), dir.file("c.err"), mpirun_launcher(3));
+  EXPECT_EQ(p.wait(), 0) << p.err();
+  EXPECT_EQ(count(p.out(), "valid; the case as it will run"), 1) << p.out();
+  EXPECT_EQ(count(p.out(), "memory: "), 1) << p.out();
+  EXPECT_NE(p.out().find("(rank 0 of 3, the most of any)"), std::string::npos) << p.out();  // rank 0: the gathered levels
+  BoussProcess big({"check", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set",
+                    "grid.n=[8192,8192,2048]"},
+                   dir.file("b.out"), dir.file("b.err"), mpirun_launcher(3));
+  const int status = big.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2);
+  EXPECT_EQ(count(big.err(), "bouss: error: "), 1) << big.err();
+  EXPECT_NE(big.err().find("/grid/n: the run needs"), std::string::npos) << big.err();
+}
+
 TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_signal");
