@@ -59,7 +59,7 @@ int check_command(const RunOptions& o) {
     for (int r = 1; r < ranks.size(); ++r)
       if (all[3 * std::size_t(r) + key] > all[3 * std::size_t(largest) + key]) largest = r;
     const double* big = &all[3 * std::size_t(largest)];
-    const std::string whose = ranks.alone() ? "" : fmt::format(" (rank {} of {}, the most of any)", largest, ranks.size());
+    const std::string whose = ranks.alone() ? "" : fmt::format(" of rank {}, the most of the {} ranks", largest, ranks.size());
     if (backend.is_cuda())
       memory = "memory: " + format_bytes(big[0]) + " on the GPU" + whose + " (" + format_bytes(double(backend.available_bytes())) +
                " free), " + format_bytes(big[1]) + " on the host at the peak (" +
