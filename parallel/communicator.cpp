@@ -1,7 +1,5 @@
 #include "parallel/communicator.hpp"
 
-#include "parallel/rank_costs.hpp"
-
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +15,8 @@
 #include <mpi-ext.h>
 #endif
 #endif
+
+#include "parallel/rank_costs.hpp"
 
 namespace bouss {
 

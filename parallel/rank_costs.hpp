@@ -3,7 +3,8 @@
 // the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the
 // host around each (timed, an exchange first waits for the device work queued before it, then
 // for its own packing, messages and unpacking, so its time is what the rank spent on it,
-// waiting for the neighbour included) and the bytes this rank sent. `bouss bench` under several ranks times them in steps of their own.
+// waiting for the neighbour included) and the bytes this rank sent. `bouss bench` under
+// several ranks times them in steps of their own.
 #pragma once
 
 namespace bouss {
