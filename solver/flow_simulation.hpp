@@ -26,6 +26,7 @@ class FlowSimulation final : public Simulation {
   void step() override;
   void project(double dt) override;
   double next_dt() const override;
+  int solve_check_interval() const override { return check_interval_; }
   void verify_state() const override;
   Diagnostics diagnostics() const override;
   double kinetic_energy() const override;

@@ -91,6 +91,8 @@ class Simulation {
   long steps_done() const { return step_; }
   double last_dt() const { return dt_old_; }
   const SolveStats& last_solve() const { return solve_; }
+  // Steps between the pressure solve's residual checks (1: every solve is checked).
+  virtual int solve_check_interval() const = 0;
   virtual Diagnostics diagnostics() const = 0;
   virtual double kinetic_energy() const = 0;
   // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).

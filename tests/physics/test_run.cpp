@@ -210,6 +210,54 @@ TEST(RunDriver, APressureSolveCappedAtMaxCyclesWarnsAndTheRunFailsAfterMaxFailur
   EXPECT_TRUE(std::filesystem::exists(run.output_partial())) << "a failed run keeps its partial output";
 }
 
+// line_pcg counts iterations, 20 per pressure.max_cycles: its warning says both (it used to
+// say "pressure.max_cycles = 20" of a case that set 1).
+TEST(RunDriver, LinePcgsWarningNamesItsIterationsAndTheCaseMaxCycles) {
+  ScratchDir dir("line_pcg_warning");
+  LogCapture log;
+  Case c = restart_case(dir.file("run.nc"), {"pressure.solver=\"line_pcg\"", "pressure.max_cycles=1",
+                                             "pressure.tolerance=1e-14", "time.steps=2"});
+  c.pressure.max_failures = 100;
+  RunControl control;
+  control.progress_seconds.reset();
+  bouss::Run run(c, Backend::cpu(), control);
+  EXPECT_NO_THROW(run.execute());
+  const std::string text = log.text();
+  EXPECT_NE(text.find("stopped at 20 iterations (line_pcg takes 20 per pressure.max_cycles = 1)"), std::string::npos)
+      << text;
+}
+
+// With the residual checked every 10th step (pressure.check_interval), the solves of fixed
+// passes between checks measure nothing: they neither count as failures nor reset the
+// count, so max_failures failed checks in a row end the run (before, every failed check
+// was "1 of 3" and the run ended with success). Checks are at steps 1, 11, 21, ...
+void expect_failed_checks_end_the_run(const std::string& name, const std::vector<std::string>& settings) {
+  ScratchDir dir(name);
+  Case c = restart_case(dir.file("run.nc"), settings);
+  RunControl control;
+  control.progress_seconds.reset();
+  bouss::Run run(c, Backend::cpu(), control);
+  try {
+    run.execute();
+    ADD_FAILURE() << name << ": the run went on past pressure.max_failures failed checks";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("3 checked solves in a row, pressure.max_failures"), std::string::npos)
+        << e.what();
+    EXPECT_EQ(run.simulation().steps_done(), 21) << "the third failed check";
+  }
+}
+
+TEST(RunDriver, FailedChecksBetweenSolvesOfFixedPassesEndTheRunAfterMaxFailures) {
+  expect_failed_checks_end_the_run(
+      "failed_checks_multigrid",
+      {"pressure.solver=\"multigrid\"", "pressure.max_cycles=1", "pressure.tolerance=1e-14",
+       "pressure.check_interval=10", "pressure.cpu_coarse_cells=0", "pressure.first_guess=\"previous\"",
+       "time.steps=200"});
+  // The direct solve cannot reach 1e-16: it stalls at double's floor on every check.
+  expect_failed_checks_end_the_run("failed_checks_fft", {"pressure.solver=\"fft\"", "pressure.tolerance=1e-16",
+                                                         "time.steps=200"});
+}
+
 // NaN or Inf in any of u, v, w, T makes the state check fail; a finite state passes.
 TEST(StateCheck, ANonFiniteValueInAnyFieldIsCaught) {
   const Case c = restart_case("");
