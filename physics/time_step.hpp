@@ -1,12 +1,14 @@
-// The time step: the smaller of the advective limit cfl / max(|u|/dx + |v|/dy + |w|/dz)
-// and the diffusive limit of AB2, unless the case fixes it; then clipped to land on the
-// end time without a sliver of a last step. The formulas are host-and-device functions:
-// the step computes its dt on the device (plan_step, one thread, from the state check the
-// previous step left there) so that no kernel waits for the host, and the host's own
-// stable_time_step is the same arithmetic (the test compares them bit for bit).
+// The time step: the smallest of the advective limit cfl / max(|u|/dx + |v|/dy + |w|/dz),
+// the diffusive limit of AB2 and the buoyancy (free-fall) limit, unless the case fixes it;
+// then clipped to land on the end time without a sliver of a last step. The formulas are
+// host-and-device functions: the step computes its dt on the device (plan_step, one thread,
+// from the state check the previous step left there) so that no kernel waits for the host,
+// and the host's own stable_time_step is the same arithmetic (the test compares them bit for
+// bit).
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -33,15 +35,52 @@ inline double diffusive_time_step(const std::array<double, 3>& h, double nu, dou
   return diffusivity > 0 ? diffusive_number / (diffusivity * inv_h2) : std::numeric_limits<double>::infinity();
 }
 
-// The smaller of the diffusive limit and cfl / rate (`rate`: the advective rate of the
-// state, physics/flow.hpp state_rate_into; 0 at rest, when only diffusion limits).
-BOUSS_HD inline double limited_time_step(double diffusive_dt, double cfl, double rate) {
-  if (rate > 0 && cfl / rate < diffusive_dt) return cfl / rate;
-  return diffusive_dt;
+// The buoyancy (free-fall) limit: a fluid at rest that the largest buoyancy the case can
+// hold, |b_T| dT (dT: the case's temperature contrast, physics/units.hpp), accelerates for
+// dt reaches the velocity |b_T| dT dt, and with it the Courant number |b_T| dT dt^2 / h on
+// cells of the smallest spacing h. Keeping that at the case's CFL number gives
+//   dt <= sqrt(cfl h / (|b_T| dT)).
+// From rest the advective limit does not bind (the velocity is zero), and without this one a
+// huge Rayleigh number ran the whole case in one diffusive step. In developed flow, where
+// velocities near the free-fall velocity sqrt(|b_T| dT H), the advective limit is the
+// smaller by about sqrt(H / (cfl h)). Infinite without buoyancy or contrast.
+inline double buoyancy_time_step(double smallest_spacing, double buoyancy, double contrast, double cfl) {
+  const double acceleration = (buoyancy < 0 ? -buoyancy : buoyancy) * (contrast < 0 ? -contrast : contrast);
+  if (!(acceleration > 0) || !(smallest_spacing > 0)) return std::numeric_limits<double>::infinity();
+  return std::sqrt(cfl * smallest_spacing / acceleration);
 }
 
-inline double stable_time_step(const std::array<double, 3>& h, double nu, double kappa, double cfl, double rate) {
-  const double dt = limited_time_step(diffusive_time_step(h, nu, kappa), cfl, rate);
+// What a case fixes about its steps: a fixed dt (0: adaptive), the diffusive and buoyancy
+// limits, the CFL number and the end time (has_end false: none).
+struct StepLimits {
+  double fixed_dt = 0;
+  double diffusive_dt = 0;
+  double buoyancy_dt = std::numeric_limits<double>::infinity();
+  double cfl = 0;
+  bool has_end = false;
+  double end = 0;
+};
+
+// The smallest of the diffusive and buoyancy limits and cfl / rate (`rate`: the advective
+// rate of the state, physics/flow.hpp state_rate_into; 0 at rest).
+BOUSS_HD inline double limited_time_step(const StepLimits& lim, double rate) {
+  double dt = lim.diffusive_dt < lim.buoyancy_dt ? lim.diffusive_dt : lim.buoyancy_dt;
+  if (rate > 0 && lim.cfl / rate < dt) dt = lim.cfl / rate;
+  return dt;
+}
+
+// Which of the limits gives limited_time_step(lim, rate), in words (bouss check's first dt).
+inline const char* binding_time_step_limit(const StepLimits& lim, double rate) {
+  if (lim.fixed_dt > 0) return "time.dt";
+  const double dt = limited_time_step(lim, rate);
+  if (rate > 0 && dt == lim.cfl / rate) return "the advective CFL limit";
+  if (dt == lim.buoyancy_dt) return "the buoyancy limit sqrt(cfl h / (b_T dT))";
+  return "the diffusive limit";
+}
+
+// The host's dt of a state whose advective rate is `rate` (before clipping to the end).
+inline double stable_time_step(const StepLimits& lim, double rate) {
+  const double dt = lim.fixed_dt > 0 ? lim.fixed_dt : limited_time_step(lim, rate);
   if (!finite_value(dt))
     throw std::runtime_error("no time step limit: the fluid is at rest and nu = kappa = 0; set time.dt");
   return dt;
@@ -70,16 +109,6 @@ struct AB2Coefficients {
   }
 };
 
-// What a case fixes about its steps: a fixed dt (0: adaptive), the diffusive limit, the
-// CFL number and the end time (has_end false: none).
-struct StepLimits {
-  double fixed_dt = 0;
-  double diffusive_dt = 0;
-  double cfl = 0;
-  bool has_end = false;
-  double end = 0;
-};
-
 // The clock of a run where the step's kernels read it (backend memory): after plan_step,
 // the step about to be taken, with every scalar its kernels need.
 struct StepClock {
@@ -99,7 +128,7 @@ struct StepClock {
 // the same arithmetic as the host's stable_time_step and clip_to_end. A non-finite rate
 // (the state blew up) or dt (no limit) is left for the host to report (finite_value).
 BOUSS_HD inline void plan_step(StepClock& c, const StepLimits& lim, double rate) {
-  double dt = lim.fixed_dt > 0 ? lim.fixed_dt : limited_time_step(lim.diffusive_dt, lim.cfl, rate);
+  double dt = lim.fixed_dt > 0 ? lim.fixed_dt : limited_time_step(lim, rate);
   if (lim.has_end) dt = clip_to(dt, c.time, lim.end);
   const AB2Coefficients ab = AB2Coefficients::make(dt, c.dt, c.steps == 0);
   c.a = ab.a;

@@ -2,6 +2,7 @@
 // of the lock exchange's Grashof (Reynolds) form.
 #include "physics/units.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace bouss {
@@ -115,6 +116,33 @@ const std::vector<CoefficientScaling<GrashofInput>>& grashof_scalings(bool from_
       {"kappa", &PhysicsParams::kappa,
        {{In::reynolds, -1.0}, {In::schmidt, -1.0}, {In::reduced_gravity, 0.5}, {In::depth, 1.5}}}};
   return from_reynolds ? reynolds : grashof;
+}
+
+double temperature_contrast(const Case& c) {
+  double lo = INFINITY, hi = -INFINITY;
+  const auto take = [&](double t) {
+    lo = std::min(lo, t);
+    hi = std::max(hi, t);
+  };
+  for (const FaceCondition& f : c.faces)
+    if (f.temperature == TemperatureBC::fixed) take(f.temperature_value);
+  // A conducting wall holds the conduction profile between the plates, whose fixed values are
+  // taken above.
+  const InitialCondition& ic = c.initial;
+  switch (ic.profile) {
+    case TemperatureProfile::uniform: take(ic.value); break;
+    case TemperatureProfile::linear:
+    case TemperatureProfile::conduction:
+      take(ic.bottom);
+      take(ic.top);
+      break;
+    case TemperatureProfile::lock:
+      take(ic.left);
+      take(ic.right);
+      break;
+  }
+  const double amplitude = std::abs(ic.perturbation_amplitude);
+  return (hi - lo) + 2 * amplitude;
 }
 
 }  // namespace bouss

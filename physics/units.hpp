@@ -57,4 +57,12 @@ const std::vector<CoefficientScaling<RayleighInput>>& rayleigh_scalings(Units un
 // order physics_from_grashof derives them.
 const std::vector<CoefficientScaling<GrashofInput>>& grashof_scalings(bool from_reynolds);
 
+// The largest temperature difference case c can hold (>= 0): the spread of its fixed and
+// conducting boundary temperatures and of its initial profile's values (the plates of
+// "conduction" and "linear", the two fluids of "lock", "uniform"'s value), widened by the
+// perturbation's amplitude on either side. The reference temperature is left out: a uniform
+// T - T_ref is balanced by the pressure and drives nothing. The buoyancy time step limit
+// (physics/time_step.hpp buoyancy_time_step) takes it as the largest buoyancy b_T dT.
+double temperature_contrast(const Case& c);
+
 }  // namespace bouss

@@ -47,11 +47,7 @@ FlowSimulation<R>::FlowSimulation(const Case& c, const Backend& backend)
     phi_previous_ = Field<R>(backend_, L, Stagger::centre, "p (previous step)");
     fill(phi_previous_, 0);
   }
-  limits_.fixed_dt = c.time.dt ? double(*c.time.dt) : 0.0;
-  limits_.diffusive_dt = diffusive_time_step(grid_.smallest_spacings(), coeffs_.nu, coeffs_.kappa);
-  limits_.cfl = double(c.time.cfl);
-  limits_.has_end = bool(c.time.end);
-  limits_.end = c.time.end ? double(*c.time.end) : 0.0;
+  limits_ = step_limits(c, grid_);
   write_clock(StepClock{});
   set_initial_condition();
 }
@@ -133,9 +129,7 @@ void FlowSimulation<R>::fill_all_ghosts() {
 // The host's formula for the dt that plan_step computes on the device (physics/time_step.hpp).
 template <class R>
 double FlowSimulation<R>::next_dt() const {
-  const double dt = case_.time.dt ? double(*case_.time.dt)
-                                : stable_time_step(grid_.smallest_spacings(), coeffs_.nu, coeffs_.kappa, double(case_.time.cfl), checked_rate());
-  return clip_to_end(dt, time_, case_.time.end);
+  return clip_to_end(stable_time_step(limits_, case_.time.dt ? 0.0 : checked_rate()), time_, case_.time.end);
 }
 
 template <class R>

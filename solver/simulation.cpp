@@ -12,6 +12,7 @@
 #include "io/file_util.hpp"
 #include "io/staging_ring.hpp"
 #include "physics/time_step.hpp"
+#include "physics/units.hpp"
 
 namespace bouss {
 
@@ -28,6 +29,21 @@ std::size_t field_bytes(const Case& c) { return c.precision == "single" ? sizeof
 Grid make_grid(const Case& c, std::size_t elem_bytes) {
   if (c.stretched()) return Grid::make_stretched(c.n, origins(c), lengths(c), c.z_faces, 1, elem_bytes);
   return Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes);
+}
+
+StepLimits step_limits(const Case& c, const Grid& g) {
+  StepLimits lim;
+  const std::array<double, 3> h = g.smallest_spacings();
+  double smallest = std::numeric_limits<double>::infinity();
+  for (int a = 0; a < 3; ++a)
+    if (c.n[a] > 1) smallest = std::min(smallest, h[a]);
+  lim.fixed_dt = c.time.dt ? double(*c.time.dt) : 0.0;
+  lim.diffusive_dt = diffusive_time_step(h, c.physics.nu, c.physics.kappa);
+  lim.buoyancy_dt = buoyancy_time_step(smallest, c.physics.buoyancy, temperature_contrast(c), double(c.time.cfl));
+  lim.cfl = double(c.time.cfl);
+  lim.has_end = bool(c.time.end);
+  lim.end = c.time.end ? double(*c.time.end) : 0.0;
+  return lim;
 }
 
 Decomposition decompose(const Case& c, const Communicator& ranks) {

@@ -26,6 +26,7 @@
 #include "io/case.hpp"
 #include "physics/flow.hpp"
 #include "physics/lock_exchange.hpp"
+#include "physics/time_step.hpp"
 #include "solver/boundary_conditions.hpp"
 #include "solver/pressure_solver.hpp"
 
@@ -54,6 +55,10 @@ struct MemoryEstimate {
 MemoryEstimate estimate_memory(const Case& c, const Backend& backend);
 // The case's grid (its z faces when /grid/z stretches z), laid out for elem_bytes values.
 Grid make_grid(const Case& c, std::size_t elem_bytes);
+// The limits of case c's time step on grid g (physics/time_step.hpp): its fixed dt, the
+// diffusive limit of its thinnest cells, the buoyancy limit of its temperature contrast on the
+// smallest spacing of an axis of more than one cell, its CFL number and end time.
+StepLimits step_limits(const Case& c, const Grid& g);
 // This rank's block of the case's grid over the ranks (c.decomposition, or chosen); a
 // CaseError when the grid cannot be cut so.
 Decomposition decompose(const Case& c, const Communicator& ranks);

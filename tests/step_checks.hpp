@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,22 @@ inline void check_device_time_step(const Backend& be, const std::vector<std::str
   EXPECT_GT(steps, 10);
   EXPECT_LT(smallest, largest) << "dt never changed: nothing was compared but a constant";
   EXPECT_NEAR(sim->time(), 6.0, 6.0 * 1e-14) << "the run did not land on time.end";
+}
+
+// From rest the advective limit does not bind, and only the diffusive limit did: at
+// Ra = 1e10 (free-fall units) that ran a case to t = 60 in one step. The buoyancy limit
+// sqrt(cfl h / (b_T dT)) binds instead: the restart case's plates 1 apart and its noise of
+// amplitude 0.2 make dT = 1.4 on cells of h = 0.125 (physics/time_step.hpp).
+inline void check_buoyancy_limit_from_rest(const Backend& be) {
+  const Case c = restart_case("", {"physics.rayleigh=1e10", "time.end=60", "time.steps=100000"});
+  auto sim = make_simulation(c, be);
+  const double expected = std::sqrt(0.5 * 0.125 / (c.physics.buoyancy * 1.4));
+  EXPECT_DOUBLE_EQ(sim->next_dt(), expected) << "the host's first dt";
+  sim->step();
+  EXPECT_DOUBLE_EQ(sim->last_dt(), expected) << "the device's first dt";
+  EXPECT_LT(sim->time(), 60.0 / 200) << "one step ran far into the case";
+  // And dt keeps the host's formula bit for bit as the flow takes over from the limit.
+  check_device_time_step(be, {"physics.rayleigh=1e10"});
 }
 
 // The case's state after `steps` steps, every array of a checkpoint.

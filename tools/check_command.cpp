@@ -85,10 +85,10 @@ int check_command(const RunOptions& o) {
   std::printf("backend: %s\n%s\n", backend.describe().c_str(), memory.c_str());
   try {
     // The fluid starts at rest: the advective limit does not bind the first step.
-    const std::array<double, 3> h = make_grid(c, sizeof(double)).smallest_spacings();
-    const double dt = c.time.dt ? double(*c.time.dt) : stable_time_step(h, c.physics.nu, c.physics.kappa, c.time.cfl, 0);
-    std::printf("first dt: %.6g (%s)\n", clip_to_end(dt, 0, c.time.end),
-                c.time.dt ? "time.dt" : "the diffusive limit; the fluid starts at rest");
+    const StepLimits lim = step_limits(c, make_grid(c, sizeof(double)));
+    const double dt = stable_time_step(lim, 0);
+    std::printf("first dt: %.6g (%s%s)\n", clip_to_end(dt, 0, c.time.end), binding_time_step_limit(lim, 0),
+                c.time.dt ? "" : "; the fluid starts at rest");
   } catch (const std::exception& e) {
     std::printf("first dt: none (%s)\n", e.what());
   }

@@ -85,6 +85,11 @@ TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {
 }
 
 // plan_step on the device against the host's formula, bit for bit.
+TEST(GpuDeviceTimeStep, AHugeRayleighNumberFromRestTakesTheBuoyancyLimitNotOneStep) {
+  BOUSS_GPU_OR_SKIP();
+  check_buoyancy_limit_from_rest(gpu);
+}
+
 TEST(GpuDeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
   BOUSS_GPU_OR_SKIP();
   for (const char* variant : {"time.cfl=0.5", "pressure.solver=\"multigrid\""}) {

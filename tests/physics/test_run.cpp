@@ -28,6 +28,10 @@ TEST(DeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
   }
 }
 
+TEST(DeviceTimeStep, AHugeRayleighNumberFromRestTakesTheBuoyancyLimitNotOneStep) {
+  check_buoyancy_limit_from_rest(Backend::cpu());
+}
+
 TEST(DeviceTimeStep, AFixedDtLandsOnTheEnd) {
   const Case c = restart_case("", {"time.dt=0.65", "time.steps=1000", "time.end=6.0"});
   auto sim = make_simulation(c, Backend::cpu());

@@ -12,6 +12,8 @@
 #include "grid/stretching.hpp"
 #include "io/case.hpp"
 #include "io/case_json.hpp"
+#include "physics/time_step.hpp"
+#include "physics/units.hpp"
 #include "solver/multigrid.hpp"
 #include "solver/pressure_solver.hpp"
 
@@ -1507,6 +1509,34 @@ TEST(CaseFile, PressureCheckIntervalDefaultsPerSolver) {
   EXPECT_EQ(multigrid_options(p, cpu).cpu_coarse_cells, default_cpu_coarse_cells);
   p.check_interval = 3;
   for (const char* solver : {"fft", "multigrid", "line_multigrid", "line_pcg"}) EXPECT_EQ(pressure_check_interval(p, solver, cpu), 3);
+}
+
+// The buoyancy time step's contrast (physics/units.hpp temperature_contrast): the spread of
+// the fixed boundary temperatures and the initial profile's values, widened by the noise.
+TEST(TemperatureContrast, SpansThePlatesTheInitialProfileAndThePerturbation) {
+  json j = minimal_case();  // plates at 3 and 1, the conduction profile between them
+  EXPECT_EQ(temperature_contrast(parse(j)), 2.0);
+  j["initial"] = {{"temperature", {{"profile", "uniform"}, {"value", 7.0}}},
+                  {"perturbation", {{"amplitude", 0.25}}}};
+  EXPECT_EQ(temperature_contrast(parse(j)), 7.0 - 1.0 + 0.5) << "a uniform start outside the plates' range";
+  EXPECT_EQ(temperature_contrast(parse(grashof_case())), 2.0) << "the lock's two fluids, insulating walls";
+  j = minimal_case();
+  j["physics"]["reference_temperature"] = 100.0;
+  EXPECT_EQ(temperature_contrast(parse(j)), 2.0) << "a uniform T - T_ref drives nothing";
+}
+
+// sqrt(cfl h / (b dT)): the Courant number that the largest buoyancy gives in one step from rest.
+TEST(TemperatureContrast, TheBuoyancyLimitKeepsTheFreeFallCourantNumberAtTheCfl) {
+  const double dt = buoyancy_time_step(0.125, -2.0, 1.5, 0.5);
+  EXPECT_DOUBLE_EQ(2.0 * 1.5 * dt * dt / 0.125, 0.5);
+  EXPECT_TRUE(std::isinf(buoyancy_time_step(0.125, 0.0, 1.5, 0.5))) << "no buoyancy, no limit";
+  EXPECT_TRUE(std::isinf(buoyancy_time_step(0.125, 2.0, 0.0, 0.5))) << "no contrast, no limit";
+  StepLimits lim;
+  lim.diffusive_dt = 1.0;
+  lim.buoyancy_dt = 0.25;
+  lim.cfl = 0.5;
+  EXPECT_EQ(limited_time_step(lim, 0.0), 0.25) << "at rest";
+  EXPECT_EQ(limited_time_step(lim, 4.0), 0.125) << "in motion the advective limit can bind";
 }
 
 }  // namespace
