@@ -179,10 +179,16 @@ struct Case {
   OutputParams output;
   CheckpointParams checkpoint;
   std::string backend = "auto";  // auto | cuda | cpu
+  // The run may replace what an earlier run left under its names (its output files, their
+  // XDMF sidecars, the checkpoints of its stem); --overwrite says the same (solver/run_files.hpp).
+  bool overwrite = false;
   // The process grid a run under mpirun cuts x and y into (--decomposition PXxPY; not a case
   // file key); {0, 0}: chosen from the grid (grid/decomposition.hpp).
   std::array<int, 2> decomposition{0, 0};
   int ranks = 1;  // the ranks the run holds (set by the run driver: the output's mpi_ranks)
+  // The run's identity (set by the run driver: io/run_identity.hpp), written into its output
+  // files; "" outside a run.
+  std::string run_id;
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
   bool stretched() const { return !z_faces.empty(); }
@@ -205,10 +211,19 @@ void check_grid_shape(const std::array<int, 3>& n, const std::array<bool, 3>& pe
 Case load_case(const std::string& path, const std::vector<std::string>& overrides = {});
 // The text of a case file, read with load_case's limits (at most 4 MiB; not a folder).
 std::string read_case_text(const std::string& path);
-// The --set override that makes `file` the first output stream's file (`--output FILE`):
-// "output.file=..." when the case's output is one object, "output.0.file=..." for a list.
-// (With the --set engine, in io/case_overrides.cpp.)
-std::string output_file_override(const std::string& case_path, const std::string& file);
+// The --set overrides of `--output FILE` (after the case's own `overrides`; docs/runs.md,
+// "The files of a run"): the first stream writes FILE; every other stream's file and an
+// explicit checkpoint.file follow it: a name that starts with the first stream's stem (its
+// file less ".nc") keeps the rest after FILE's stem (out/rb_profiles.nc -> mine_profiles.nc
+// for --output mine.nc), any other goes beside FILE as FILESTEM_NAME (out/mid.nc ->
+// mine_mid.nc). A case without output gets one stream writing FILE. (With the --set engine,
+// in io/case_overrides.cpp.)
+std::vector<std::string> output_file_overrides(const std::string& case_path, const std::vector<std::string>& overrides,
+                                               const std::string& file);
+// The --set overrides that make stream k of the case (after `overrides`) write files[k] (""
+// leaves it), in the form of the case's "output" (one object, or a list).
+std::vector<std::string> stream_file_overrides(const std::string& case_path, const std::vector<std::string>& overrides,
+                                               const std::vector<std::string>& files);
 // Same, from text already in memory (source names it in messages).
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides = {});

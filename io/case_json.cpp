@@ -124,6 +124,7 @@ ojson case_to_json(const Case& c) {
     j["checkpoint"] = checkpoint;
   }
   j["backend"] = c.backend;
+  if (c.overwrite) j["overwrite"] = true;
   return j;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 
 #include "io/case.hpp"
@@ -103,18 +104,64 @@ using case_file::dump_compact;
 using case_file::json;
 using case_file::Validator;
 
-std::string output_file_override(const std::string& case_path, const std::string& file) {
+namespace {
+
+std::string without_nc(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".nc") == 0 ? path.substr(0, path.size() - 3) : path;
+}
+
+// Where `--output FILE` puts a name of the run other than the first stream's file (`name`: a
+// stream's file or the checkpoint stem; `first`: the case's first stream's file).
+std::string follow_output(const std::string& name, const std::string& first, const std::string& file) {
+  const std::string old_stem = without_nc(first), new_stem = without_nc(file);
+  if (!old_stem.empty() && name.size() > old_stem.size() && name.compare(0, old_stem.size(), old_stem) == 0)
+    return new_stem + name.substr(old_stem.size());
+  const std::filesystem::path beside = std::filesystem::path(file).parent_path();
+  const std::string own = std::filesystem::path(new_stem).filename().string() + "_" +
+                          std::filesystem::path(name).filename().string();
+  return (beside / own).string();
+}
+
+}  // namespace
+
+std::vector<std::string> stream_file_overrides(const std::string& case_path, const std::vector<std::string>& overrides,
+                                               const std::vector<std::string>& files) {
+  // The output's form after the case's own overrides: one object, or a list.
   json root;
   try {
     root = json::parse(read_case_text(case_path));
+    case_file::apply_overrides(root, overrides, case_path);
   } catch (const std::exception&) {
     // load_case reports what is wrong with the file.
   }
   const json* output = root.is_object() ? Validator::find(root, "output") : nullptr;
-  const std::string value = dump_compact(json(file));
-  if (output && output->is_array())
-    return output->empty() ? "output=[{\"file\":" + value + "}]" : "output.0.file=" + value;
-  return "output.file=" + value;
+  const bool list = output && output->is_array();
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < files.size(); ++k) {
+    if (files[k].empty()) continue;
+    const std::string value = dump_compact(json(files[k]));
+    if (list && output->empty() && k == 0) out.push_back("output=[{\"file\":" + value + "}]");
+    else if (list) out.push_back("output." + std::to_string(k) + ".file=" + value);
+    else if (k == 0) out.push_back("output.file=" + value);
+  }
+  return out;
+}
+
+std::vector<std::string> output_file_overrides(const std::string& case_path, const std::vector<std::string>& overrides,
+                                               const std::string& file) {
+  Case c;
+  try {
+    c = load_case(case_path, overrides);
+  } catch (const std::exception&) {
+    return stream_file_overrides(case_path, overrides, {file});  // load_case reports what is wrong
+  }
+  std::vector<std::string> files{file};
+  const std::string first = c.output.streams.empty() ? std::string() : c.output.streams.front().file;
+  for (std::size_t k = 1; k < c.output.streams.size(); ++k) files.push_back(follow_output(c.output.streams[k].file, first, file));
+  std::vector<std::string> out = stream_file_overrides(case_path, overrides, files);
+  if (!c.checkpoint.file.empty())
+    out.push_back("checkpoint.file=" + dump_compact(json(follow_output(c.checkpoint.file, first, file))));
+  return out;
 }
 
 }  // namespace bouss

@@ -1086,7 +1086,7 @@ constexpr std::size_t max_case_file_bytes = std::size_t(4) << 20;  // 4 MiB, as 
 // `root` is an object (checked before the overrides were applied).
 Case validate_case(Validator& v, const json& root) {
   v.check_no_unknown_keys(root, {"name", "description", "grid", "physics", "boundaries", "initial",
-                                 "time", "pressure", "precision", "output", "checkpoint", "backend"});
+                                 "time", "pressure", "precision", "output", "checkpoint", "backend", "overwrite"});
   Case c;
   c.name = v.require_nonempty_string(root, "name");
   c.description = v.optional_string(root, "description").value_or("");
@@ -1118,6 +1118,7 @@ Case validate_case(Validator& v, const json& root) {
   c.output = parse_output(v, root, c);
   c.checkpoint = parse_checkpoint(v, root, c.output);
   c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
+  c.overwrite = v.optional_bool(root, "overwrite").value_or(false);
   return c;
 }
 

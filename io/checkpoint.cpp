@@ -418,29 +418,35 @@ std::string checkpoint_path(const std::string& stem, std::int64_t step) {
   return stem + ".checkpoint." + std::to_string(step) + ".nc";
 }
 
-std::string latest_checkpoint(const std::string& stem) {
+std::optional<std::int64_t> checkpoint_step_of(const std::string& file_name, const std::string& stem_name) {
+  const std::string prefix = stem_name + ".checkpoint.", suffix = ".nc";
+  if (file_name.size() <= prefix.size() + suffix.size() || file_name.compare(0, prefix.size(), prefix) != 0 ||
+      file_name.compare(file_name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return std::nullopt;
+  const std::string digits = file_name.substr(prefix.size(), file_name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+    return std::nullopt;
+  return std::int64_t(std::stoll(digits));
+}
+
+std::vector<std::string> checkpoints_of(const std::string& stem) {
   namespace fs = std::filesystem;
   const fs::path stem_path(stem);
   const fs::path folder = stem_path.has_parent_path() ? stem_path.parent_path() : fs::path(".");
-  const std::string prefix = stem_path.filename().string() + ".checkpoint.", suffix = ".nc";
-  std::string best;
-  long long best_step = -1;
+  std::vector<std::pair<std::int64_t, std::string>> found;
   std::error_code error;
-  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-    if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
-      continue;
-    const long long step = std::stoll(digits);
-    if (step > best_step) {
-      best_step = step;
-      best = checkpoint_path(stem, step);
-    }
-  }
-  return best;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error))
+    if (const auto step = checkpoint_step_of(it->path().filename().string(), stem_path.filename().string()))
+      found.emplace_back(*step, checkpoint_path(stem, *step));
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& f : found) paths.push_back(std::move(f.second));
+  return paths;
+}
+
+std::string latest_checkpoint(const std::string& stem) {
+  const std::vector<std::string> all = checkpoints_of(stem);
+  return all.empty() ? std::string() : all.back();
 }
 
 std::uintmax_t checkpoint_bytes(const Checkpoint& c) {

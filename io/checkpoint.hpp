@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,12 @@ bool valid_checkpoint_key(const std::string& key);
 
 // STEM.checkpoint.<step>.nc, e.g. checkpoint_path("out/rb", 1200) == "out/rb.checkpoint.1200.nc".
 std::string checkpoint_path(const std::string& stem, std::int64_t step);
+
+// The step of a checkpoint's file name (no folder) of the stem's file name: 1200 for
+// ("rb.checkpoint.1200.nc", "rb"); nothing for any other name.
+std::optional<std::int64_t> checkpoint_step_of(const std::string& file_name, const std::string& stem_name);
+// Every checkpoint of `stem` (STEM.checkpoint.<digits>.nc in STEM's folder), by ascending step.
+std::vector<std::string> checkpoints_of(const std::string& stem);
 
 // The checkpoint of `stem` with the highest step (STEM.checkpoint.<digits>.nc in STEM's
 // folder), or "" when there is none or the folder cannot be read.

@@ -8,6 +8,8 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <stdio.h>
 #include <netcdf.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,6 +32,9 @@
 
 #include "io/build_info.hpp"
 #include "io/file_util.hpp"
+#include "io/flush_journal.hpp"
+#include "io/record_check.hpp"
+#include "io/run_identity.hpp"
 #include "physics/reference_profile.hpp"
 
 namespace bouss {
@@ -355,13 +360,26 @@ struct NetcdfWriter::Impl {
   std::set<std::string> reserved;  // dimension, coordinate and field names
   long* records = nullptr;         // the writer's counters, for messages
   long* series_records = nullptr;
+  // Holds HDF5's in-place writes between flushes, so that a kill leaves the file as the last
+  // flush left it (io/flush_journal.hpp); null where HDF5 cannot be followed (a warning says so).
+  std::unique_ptr<FlushJournal> journal;
+  // Test hook (BOUSS_TEST_KILL_IN_RECORD=R:W or R:commit:W): SIGKILL at HDF5's W-th write
+  // from the start of snapshot R, or after the W-th write of its commit into the file.
+  long kill_record = -1, kill_write = 0;
+  bool kill_in_commit = false;
+  bool remove_partial = false;  // a restart's copy was refused: the partial holds only copies
+  bool no_replace = false;      // close() never replaces an existing FILE (bouss recover)
 
   ~Impl() {
     if (writeback_fd >= 0) ::close(writeback_fd);
-    if (ncid < 0) return;
-    // A failed run: close quietly; the partial file keeps every flushed record.
-    if (nc_close(ncid) != NC_NOERR) abandon_handle();
+    // A failed run: close quietly. What HDF5 writes in place while closing is dropped, so the
+    // partial file stays as its last flush left it: every flushed record, and nothing of a
+    // record that was not complete.
+    if (ncid >= 0 && nc_close(ncid) != NC_NOERR) abandon_handle();
     ncid = -1;
+    if (journal) journal->discard();
+    journal.reset();
+    if (remove_partial) std::remove(partial.c_str());
   }
 
   [[noreturn]] void fail(const std::string& reason) const {
@@ -373,8 +391,10 @@ struct NetcdfWriter::Impl {
     return "; " + partial + " keeps the " + std::to_string(*records) + " snapshots and " +
            std::to_string(*series_records) + " diagnostics records flushed before";
   }
-  // The same after a failure inside HDF5, whose half-done flush may have damaged the file.
+  // The same after a failure inside HDF5: its half-done flush never reaches the file when
+  // the flush journal follows it.
   std::string kept_unless_damaged() const {
+    if (journal) return kept();
     return "; " + partial + " held " + std::to_string(*records) + " snapshots and " +
            std::to_string(*series_records) + " diagnostics records before (a failure inside HDF5 can damage it)";
   }
@@ -385,6 +405,7 @@ struct NetcdfWriter::Impl {
   void abandon_handle() {
     failed = true;
     ncid = -1;
+    if (journal) journal->discard();  // the failed flush's in-place writes never reach the file
   }
 
   // A failed NetCDF call ends the output; the partial file keeps what was flushed before.
@@ -435,8 +456,47 @@ struct NetcdfWriter::Impl {
            format_bytes(double(need)) + " more)" + (set_up ? kept() : std::string()));
   }
 
+  // Flushes (nc_sync), then commits the flush (io/flush_journal.hpp).
   void sync(const std::string& what) {
     run(what, [&] { return nc_sync(ncid); });
+    commit(what);
+  }
+
+  void commit(const std::string& what) {
+    if (!journal) return;
+    try {
+      journal->commit();
+    } catch (const std::runtime_error& e) {
+      abandon_handle();
+      fail(what + ": " + e.what() + kept());
+    }
+  }
+
+  // Follows HDF5's writes to the new partial file from here on (after nc_create).
+  void start_journal() {
+    const int fd = hdf5_descriptor_of(partial);
+    try {
+      journal = std::make_unique<FlushJournal>(partial, fd);
+    } catch (const std::runtime_error& e) {
+      spdlog::warn("{}: no flush journal ({}): a kill while HDF5 flushes the file can damage records flushed "
+                   "before (docs/output.md, \"Kills\")", partial, e.what());
+    }
+    if (const char* hook = std::getenv("BOUSS_TEST_KILL_IN_RECORD")) {
+      char mode[16] = {};
+      if (std::sscanf(hook, "%ld:%ld", &kill_record, &kill_write) != 2 &&
+          std::sscanf(hook, "%ld:%15[a-z]:%ld", &kill_record, mode, &kill_write) == 3)
+        kill_in_commit = std::string(mode) == "commit";
+    }
+  }
+
+  // After the header's flush: a journal that saw no write of HDF5 follows nothing (HDF5 does
+  // not write through the functions libbouss stands in for).
+  void check_journal() {
+    if (!journal || journal->writes_seen() > 0) return;
+    spdlog::warn("{}: HDF5 writes it without libbouss's pwrite, so the flush journal cannot follow it: a kill "
+                 "while HDF5 flushes the file can damage records flushed before (docs/output.md, \"Kills\")",
+                 partial);
+    journal.reset();
   }
 
   // Starts the device's writeback of what the last slab or record left in the page cache,
@@ -522,6 +582,16 @@ struct NetcdfWriter::Impl {
   }
 
   void define_header(const Case& c);
+  // The stream's fields, then its profiles: the variables of a record.
+  std::vector<std::string> record_fields() const {
+    std::vector<std::string> all = required_fields;
+    all.insert(all.end(), profiles.begin(), profiles.end());
+    return all;
+  }
+  template <class Refuse>
+  void check_same_output(int in, Refuse&& refuse);
+  void copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
+                     const std::vector<long>& series_records);
   void set_compression(const NcVar& v);
 };
 
@@ -578,14 +648,17 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
   // From here on a failure removes the partial file this writer created (and nothing else).
   try {
     m.run("cannot create " + m.partial, [&] { return nc_create(m.partial.c_str(), NC_NETCDF4 | NC_CLOBBER, &m.ncid); });
+    m.start_journal();
     m.root = NcGroup(m.ncid);
     m.define("cannot set up " + m.partial, [&] {
       m.define_header(c);
       return 0;
     });
     m.sync("cannot set up " + m.partial);
+    m.check_journal();
   } catch (...) {
     m.abandon_handle();  // nc_failed did; a handle that failed to set up is never closed
+    m.journal.reset();
     std::remove(m.partial.c_str());
     throw;
   }
@@ -605,6 +678,8 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("history", utc_now_iso8601() + ": created by " + source_string() + " from " +
                           (c.source.empty() ? std::string("(unnamed case)") : c.source));
   f.putAtt("case_file", c.source);
+  // The run that writes it and its continuations (io/run_identity.hpp).
+  if (!c.run_id.empty()) f.putAtt(output_run_id_attribute, c.run_id);
   // The ranks that wrote it and their process grid (x by y): one file whatever the count.
   f.putAtt("mpi_ranks", netCDF::ncInt, c.ranks);
   f.putAtt("decomposition", c.ranks > 1 ? std::to_string(c.decomposition[0]) + "x" + std::to_string(c.decomposition[1])
@@ -793,6 +868,7 @@ void NetcdfWriter::begin_record(double time, const std::map<std::string, double>
   const std::string what = "cannot write snapshot " + std::to_string(records_) + " to " + m.partial;
   // The room for the whole record is checked before any of it is written.
   m.ensure_room(bytes, new_variables + m.fields.size(), what);
+  if (m.journal && records_ == m.kill_record) m.journal->kill_at_write(m.kill_write, m.kill_in_commit);
   std::vector<std::pair<NcVar, double>> svars;
   if (!m.required_fields.empty())
     for (const auto& kv : scalars) svars.emplace_back(m.scalar_var(kv.first, what), kv.second);
@@ -959,26 +1035,13 @@ std::string join(const std::vector<std::string>& v) {
 
 }  // namespace
 
-void NetcdfWriter::copy_records_from(const std::string& old_path, long records, long series_records) {
-  Impl& m = *impl_;
-  m.require_writable("copy_records_from");
-  if (records_ != 0 || series_records_ != 0)
-    m.fail("copy_records_from needs a new, empty file; this one already holds " + std::to_string(records_) +
-           " snapshots and " + std::to_string(series_records_) + " diagnostics records");
-  if (records < 0 || series_records < 0) m.fail("copy_records_from: negative record count");
-  const std::string new_file_hint = "; `--output NEW` starts a new file instead";
-  auto refuse = [&](const std::string& why) {
-    m.fail("cannot continue the earlier output " + old_path + ": " + why + new_file_hint);
-  };
-
-  ReadOnlyFile old(old_path);
-  if (!old.ok()) refuse(old.reason());
-  const int in = old.id();
-
-  // The same run: grid, units and output fields.
+// Whether the earlier file `in` (at old_path) holds the output of this writer's run: its
+// grid, coordinates, units, output fields and precision. refuse(why) throws.
+template <class Refuse>
+void NetcdfWriter::Impl::check_same_output(int in, Refuse&& refuse) {
   const long n_old[3] = {dim_length(in, "x"), dim_length(in, "y"), dim_length(in, "z")};
   long n_new[3];
-  for (int a = 0; a < 3; ++a) n_new[a] = dim_length(m.ncid, axis_name(a));
+  for (int a = 0; a < 3; ++a) n_new[a] = dim_length(ncid, axis_name(a));
   if (n_old[0] < 0 || n_old[1] < 0 || n_old[2] < 0 || (dim_length(in, "time") < 0 && dim_length(in, "profile_time") < 0))
     refuse("it is not a bouss output file (it has no time, x, y and z dimensions)");
   if (!std::equal(n_old, n_old + 3, n_new))
@@ -986,40 +1049,163 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
            std::to_string(n_old[2]) + " cells, this run's is " + std::to_string(n_new[0]) + " x " +
            std::to_string(n_new[1]) + " x " + std::to_string(n_new[2]));
   for (const char* coord : {"x", "y", "z", "xf", "yf", "zf"}) {
-    const long len = dim_length(m.ncid, coord);
+    const long len = dim_length(ncid, coord);
     std::vector<double> a(len), b(len);
     int vo = -1, vn = -1;
     if (nc_inq_varid(in, coord, &vo) != NC_NOERR || dim_length(in, coord) != len ||
         nc_get_var_double(in, vo, a.data()) != NC_NOERR)
       refuse(std::string("its coordinate ") + coord + " is missing or unreadable");
-    nc_inq_varid(m.ncid, coord, &vn);
-    m.run("cannot read back " + m.partial, [&] { return nc_get_var_double(m.ncid, vn, b.data()); });
+    nc_inq_varid(ncid, coord, &vn);
+    run("cannot read back " + partial, [&] { return nc_get_var_double(ncid, vn, b.data()); });
     if (std::memcmp(a.data(), b.data(), sizeof(double) * a.size()) != 0)
       refuse(std::string("its coordinate ") + coord + " differs from this run's");
   }
   const std::string old_units = text_attribute(in, NC_GLOBAL, "units_system");
-  if (old_units != units_system_name(m.units))
-    refuse("its units_system is '" + old_units + "', this run's is '" + units_system_name(m.units) + "'");
+  if (old_units != units_system_name(units))
+    refuse("its units_system is '" + old_units + "', this run's is '" + units_system_name(units) + "'");
 
-  std::vector<std::string> old_fields, old_scalars, old_series;
+  std::vector<std::string> old_fields;
   for (const auto& v : list_variables(in)) {
     if (v.dims.empty()) continue;
     const bool field = v.dims[0] == "time" && v.dims.size() > 1;
     if ((v.dims[0] == "time" || v.dims[0] == "profile_time") && v.dims.size() > 1) old_fields.push_back(v.name);
-    const nc_type want = field && m.single ? NC_FLOAT : NC_DOUBLE;
+    const nc_type want = field && single ? NC_FLOAT : NC_DOUBLE;
     if (v.type != want && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time" || v.dims[0] == "profile_time"))
       refuse("its variable " + v.name + " is not " + (want == NC_FLOAT ? "single" : "double") +
              " precision as this run's output.precision asks");
-    if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
-    if (v.dims.size() == 1 && v.dims[0] == "diagnostic_time" && v.name != "diagnostic_time")
-      old_series.push_back(v.name);
   }
-  std::vector<std::string> new_fields = m.required_fields;
-  new_fields.insert(new_fields.end(), m.profiles.begin(), m.profiles.end());
+  std::vector<std::string> new_fields = record_fields();
   std::sort(old_fields.begin(), old_fields.end());
   std::sort(new_fields.begin(), new_fields.end());
   if (old_fields != new_fields)
     refuse("its output fields are " + join(old_fields) + ", this run writes " + join(new_fields));
+}
+
+// Copies the listed records of the earlier file `in`, in their order, to records 0, 1, ...
+// of this (new, empty) file: every field and profile, one record of one field at a time,
+// and the one-dimensional variables on time, profile_time and diagnostic_time.
+void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
+                                       const std::vector<long>& series_records) {
+  std::vector<std::string> old_scalars, old_series;
+  for (const auto& v : list_variables(in)) {
+    if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
+    if (v.dims.size() == 1 && v.dims[0] == "diagnostic_time" && v.name != "diagnostic_time")
+      old_series.push_back(v.name);
+  }
+  const std::string what = "cannot copy records of " + old_path + " to " + partial;
+  auto read_error = [&](const std::string& var, int status) {
+    fail("cannot read " + var + " from the earlier output " + old_path + ": " + nc_reason(status, errno));
+  };
+
+  // Variables that the earlier run created on first use.
+  if (!records.empty())
+    for (const auto& s : old_scalars) scalar_var(s, what);
+  if (!series_records.empty())
+    for (const auto& s : old_series) series_var(s, what);
+
+  // One-dimensional variables: the listed values, read and written in blocks of at most
+  // kBlock values (bounded memory); a block that does not read (a damaged file's records
+  // beside the listed ones) is read value by value.
+  constexpr size_t kBlock = 65536;
+  auto copy_1d = [&](const std::string& name, const NcVar& to, const std::vector<long>& list) {
+    int vid = -1;
+    if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
+    std::vector<double> block, out;
+    size_t block_start = 0, block_n = 0, written = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      const size_t r = size_t(list[i]);
+      if (r < block_start || r >= block_start + block_n) {
+        block_start = r;
+        block_n = std::min(kBlock, size_t(list.back()) + 1 - r);
+        block.resize(block_n);
+        errno = 0;
+        if (nc_get_vara_double(in, vid, &block_start, &block_n, block.data()) != NC_NOERR) {
+          block_n = 1;
+          if (const int s = nc_get_vara_double(in, vid, &block_start, &block_n, block.data())) read_error(name, s);
+        }
+      }
+      out.push_back(block[r - block_start]);
+      if (out.size() == kBlock || i + 1 == list.size()) {
+        const size_t n = out.size();
+        ensure_room(n * sizeof(double), 0, what);
+        put(to, {written}, {n}, out.data(), what);
+        written += n;
+        out.clear();
+      }
+    }
+  };
+
+  // Snapshots: one record of one field at a time.
+  std::vector<unsigned char> raw;  // one record of one field, in the file's type
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (const auto& name : record_fields()) {
+      const Field& fld = fields.at(name);
+      int vid = -1;
+      nc_inq_varid(in, name.c_str(), &vid);
+      const std::vector<size_t> from = fld.start(size_t(records[i]), 0), to = fld.start(i, 0);
+      const std::vector<size_t> count = fld.count(fld.n[2]);
+      raw.resize(fld.values() * (fld.profile ? sizeof(double) : field_bytes()));
+      errno = 0;
+      if (const int s = nc_get_vara(in, vid, from.data(), count.data(), raw.data())) read_error(name, s);
+      ensure_room(raw.size(), 0, what);
+      put_raw(fld.var, to, count, raw.data(), what);
+    }
+    sync(what);
+  }
+  if (!records.empty()) {
+    if (!required_fields.empty()) copy_1d("time", time_var, records);
+    if (!profiles.empty()) copy_1d("profile_time", profile_time, records);
+    for (const auto& s : old_scalars) copy_1d(s, scalars.at(s), records);
+  }
+  if (!series_records.empty()) {
+    copy_1d("diagnostic_time", series_time, series_records);
+    for (const auto& s : old_series) copy_1d(s, series.at(s), series_records);
+  }
+  sync(what);
+  *this->records = long(records.size());
+  *this->series_records = long(series_records.size());
+}
+
+namespace {
+
+std::vector<long> first(long n) {
+  std::vector<long> v(size_t(std::max(0L, n)));
+  for (long i = 0; i < n; ++i) v[size_t(i)] = i;
+  return v;
+}
+
+// Completes the flush a killed writer of `old_path` had committed (io/flush_journal.hpp).
+// A live run's file is refused with `refuse`, which throws.
+template <class Refuse>
+void complete_last_flush(const std::string& old_path, Refuse&& refuse) {
+  try {
+    replay_flush_journal(old_path);
+  } catch (const std::runtime_error& e) {
+    refuse(e.what());
+  }
+}
+
+}  // namespace
+
+void NetcdfWriter::copy_records_from(const std::string& old_path, long records, long series_records) {
+  Impl& m = *impl_;
+  m.require_writable("copy_records_from");
+  if (records_ != 0 || series_records_ != 0)
+    m.fail("copy_records_from needs a new, empty file; this one already holds " + std::to_string(records_) +
+           " snapshots and " + std::to_string(series_records_) + " diagnostics records");
+  if (records < 0 || series_records < 0) m.fail("copy_records_from: negative record count");
+  // A refused copy leaves no file behind: this partial file would hold only copies.
+  m.remove_partial = true;
+  const std::string new_file_hint = "; `--output NEW` starts a new file instead";
+  auto refuse = [&](const std::string& why) {
+    m.fail("cannot continue the earlier output " + old_path + ": " + why + new_file_hint);
+  };
+
+  complete_last_flush(old_path, refuse);
+  ReadOnlyFile old(old_path);
+  if (!old.ok()) refuse(old.reason());
+  const int in = old.id();
+  m.check_same_output(in, refuse);
 
   const long old_records = dim_length(in, m.required_fields.empty() ? "profile_time" : "time");
   if (old_records < records)
@@ -1030,62 +1216,49 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
     refuse("it holds " + std::to_string(std::max(0L, old_series_records)) + " diagnostics records, fewer than the " +
            std::to_string(series_records) + " to continue from");
 
-  const std::string what = "cannot copy records of " + old_path + " to " + m.partial;
-  auto read_error = [&](const std::string& var, int status) {
-    m.fail("cannot read " + var + " from the earlier output " + old_path + ": " + nc_reason(status, errno));
-  };
-
-  // Variables that the earlier run created on first use.
-  if (records > 0)
-    for (const auto& s : old_scalars) m.scalar_var(s, what);
-  if (series_records > 0)
-    for (const auto& s : old_series) m.series_var(s, what);
-
-  // One-dimensional variables go in blocks of at most kBlock values (bounded memory).
-  constexpr size_t kBlock = 65536;
-  std::vector<double> buffer;
-  std::vector<unsigned char> raw;  // one record of one field, in the file's type
-  auto copy_1d = [&](const std::string& name, const NcVar& to, long count) {
-    int vid = -1;
-    if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
-    for (size_t start = 0; start < size_t(count); start += kBlock) {
-      const size_t n = std::min(kBlock, size_t(count) - start);
-      buffer.resize(n);
-      errno = 0;
-      if (const int s = nc_get_vara_double(in, vid, &start, &n, buffer.data())) read_error(name, s);
-      m.ensure_room(n * sizeof(double), 0, what);
-      m.put(to, {start}, {n}, buffer.data(), what);
-    }
-  };
-
-  // Snapshots: one record of one field at a time.
-  for (size_t r = 0; r < size_t(records); ++r) {
-    for (const auto& name : new_fields) {
-      const Impl::Field& fld = m.fields.at(name);
-      int vid = -1;
-      nc_inq_varid(in, name.c_str(), &vid);
-      const std::vector<size_t> start = fld.start(r, 0), count = fld.count(fld.n[2]);
-      raw.resize(fld.values() * (fld.profile ? sizeof(double) : m.field_bytes()));
-      errno = 0;
-      if (const int s = nc_get_vara(in, vid, start.data(), count.data(), raw.data())) read_error(name, s);
-      m.ensure_room(raw.size(), 0, what);
-      m.put_raw(fld.var, start, count, raw.data(), what);
-    }
-    m.sync(what);
+  // Every record the checkpoint counts must be complete (the check of bouss recover): a
+  // damaged one is never copied, and the run is refused (exit 2) with what to do instead.
+  const RecordSurvey survey = survey_records(in, records, series_records);
+  if (!survey.damaged.empty() || !survey.damaged_series.empty()) {
+    const bool snapshot = !survey.damaged.empty();
+    const DamagedRecord& d = snapshot ? survey.damaged.front() : survey.damaged_series.front();
+    throw CaseError("netCDF output " + path_ + ": cannot continue the earlier output " + old_path + ": its " +
+                    describe(d, snapshot ? "record" : "diagnostics record") +
+                    ", and this checkpoint counts it; `bouss recover " + old_path +
+                    "` copies the complete records into a new file; then restart with `--output NEW.nc`, "
+                    "which starts a new file at the checkpoint");
   }
-  if (records > 0) {
-    if (!m.required_fields.empty()) copy_1d("time", m.time_var, records);
-    if (!m.profiles.empty()) copy_1d("profile_time", m.profile_time, records);
-    for (const auto& s : old_scalars) copy_1d(s, m.scalars.at(s), records);
-  }
-  if (series_records > 0) {
-    copy_1d("diagnostic_time", m.series_time, series_records);
-    for (const auto& s : old_series) copy_1d(s, m.series.at(s), series_records);
+  m.copy_selected(in, old_path, first(records), first(series_records));
+  m.remove_partial = false;
+}
+
+RecordSurvey NetcdfWriter::copy_complete_records_from(const std::string& old_path) {
+  Impl& m = *impl_;
+  m.require_writable("copy_complete_records_from");
+  if (records_ != 0 || series_records_ != 0) m.fail("copy_complete_records_from needs a new, empty file");
+  auto refuse = [&](const std::string& why) { m.fail("cannot recover " + old_path + ": " + why); };
+  complete_last_flush(old_path, refuse);
+  ReadOnlyFile old(old_path);
+  if (!old.ok()) refuse(old.reason());
+  const int in = old.id();
+  m.check_same_output(in, refuse);
+  const RecordSurvey survey = survey_records(in);
+  m.copy_selected(in, old_path, survey.complete_records(), survey.complete_series_records());
+
+  // The same global attributes (history, provenance, the case, the run's id).
+  const std::string what = "cannot copy the attributes of " + old_path + " to " + m.partial;
+  int natts = 0;
+  nc_inq_natts(in, &natts);
+  for (int a = 0; a < natts; ++a) {
+    char name[NC_MAX_NAME + 1] = {};
+    if (nc_inq_attname(in, NC_GLOBAL, a, name) != NC_NOERR) continue;
+    m.run(what, [&] { return nc_copy_att(in, NC_GLOBAL, name, m.ncid, NC_GLOBAL); });
   }
   m.sync(what);
-  records_ = records;
-  series_records_ = series_records;
+  return survey;
 }
+
+void NetcdfWriter::never_replace() { impl_->no_replace = true; }
 
 void NetcdfWriter::append_history(const std::string& text) {
   Impl& m = *impl_;
@@ -1114,10 +1287,20 @@ void NetcdfWriter::close() {
   const int err = errno;
   if (status != NC_NOERR) m.nc_failed(status, err, what);
   m.ncid = -1;
+  m.commit(what);  // what HDF5 wrote in place while closing
+  m.journal.reset();
   try {
     // The data is durable before it appears under the final name.
     fsync_file(m.partial);
-    replace_file(m.partial, m.target);
+    if (m.no_replace) {
+      // bouss recover: FILE must not exist; renameat2 refuses atomically if it appeared.
+      if (::renameat2(AT_FDCWD, m.partial.c_str(), AT_FDCWD, m.target.c_str(), RENAME_NOREPLACE) != 0)
+        throw std::runtime_error("cannot rename " + m.partial + " to " + m.target + ": " + std::strerror(errno) +
+                                 (errno == EEXIST ? " (bouss never replaces a file here)" : ""));
+      fsync_folder_of(m.target);
+    } else {
+      replace_file(m.partial, m.target);
+    }
   } catch (const std::runtime_error& e) {
     m.failed = true;
     std::error_code ec;

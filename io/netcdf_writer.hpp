@@ -2,10 +2,12 @@
 // staggered C-grid fields on their own coordinates.
 //
 // The file is written under a per-process partial name, FILE.<pid>.partial, and each
-// snapshot and each diagnostics record is flushed (nc_sync) when written, so a run that is
-// killed leaves a partial file readable up to its last completed flush. close() renames it
-// to FILE, replacing only a missing or regular file; until then an existing FILE is
-// untouched. docs/output.md says exactly what is guaranteed.
+// snapshot and each diagnostics record is flushed (nc_sync) and committed through the flush
+// journal (io/flush_journal.hpp) when written, so a run that is killed at any moment leaves a
+// partial file that reads back exactly as its last completed flush left it (or, killed while
+// a commit goes into the file, one that `bouss recover` completes). close() renames it to
+// FILE, replacing only a missing or regular file; until then an existing FILE is untouched.
+// docs/output.md says exactly what is guaranteed.
 #pragma once
 
 #include <array>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "io/case.hpp"
+#include "io/record_check.hpp"
 
 namespace bouss {
 
@@ -70,10 +73,22 @@ class NetcdfWriter {
 
   // Copies records [0, records) of the time dimension and [0, series_records) of the
   // diagnostics series from an earlier output file of the same run into this (new, empty)
-  // file, so that a restarted run continues it; throws (one line) when `old_path` is
-  // missing or unreadable, holds fewer records, or its output fields differ from this
-  // writer's (say so, and that `--output NEW` starts a new file instead).
+  // file, so that a restarted run continues it. First completes the last flush of a killed
+  // writer of `old_path` from its journal (io/flush_journal.hpp). Throws (one line) when
+  // `old_path` is missing or unreadable, holds fewer records, or its output fields differ
+  // from this writer's (say so, and that `--output NEW` starts a new file instead); throws
+  // CaseError when one of the records to copy is not complete (io/record_check.hpp), naming
+  // it and saying to run `bouss recover`. A writer whose copy was refused removes its partial
+  // file when destroyed (it would hold only copies).
   void copy_records_from(const std::string& old_path, long records, long series_records);
+  // bouss recover: copies every complete record of `old_path` (io/record_check.hpp; after
+  // completing its last flush from its journal), in order, into this new, empty file, and
+  // its global attributes; returns which records were left out and why. The same checks of
+  // the file as copy_records_from.
+  RecordSurvey copy_complete_records_from(const std::string& old_path);
+  // close() will not replace an existing FILE (it fails, and the data stays in the partial
+  // file), instead of replacing a regular one.
+  void never_replace();
   // Appends "TIMESTAMP: TEXT" to the global history attribute.
   void append_history(const std::string& text);
 

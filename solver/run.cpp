@@ -14,6 +14,7 @@
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
+#include "io/run_identity.hpp"
 #include "parallel/gather.hpp"
 #include "solver/line_pcg.hpp"
 #include "solver/stop_signals.hpp"
@@ -111,13 +112,6 @@ std::vector<std::string> Run::output_partials() const {
   return out;
 }
 
-std::string checkpoint_stem(const Case& c) {
-  if (!c.checkpoint.file.empty()) return c.checkpoint.file;
-  const std::string out = c.output.streams.empty() ? std::string() : c.output.streams.front().file;
-  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".nc") == 0) return out.substr(0, out.size() - 3);
-  return out;
-}
-
 std::string Run::checkpoint_stem() const { return bouss::checkpoint_stem(case_); }
 
 void Run::start() {
@@ -138,24 +132,40 @@ void Run::start() {
   }
 }
 
-// Refusals that need no allocation: memory, then the output and checkpoint paths.
-namespace {
-void refuse_early(const Case& c, const Backend& backend, const std::string& checkpoint_stem) {
-  check_memory(c, backend);
-  if (backend.ranks().rank() != 0) return;  // the writer rank's files
+bool Run::may_checkpoint() const {
+  return case_.checkpoint.enabled() || control_.signals || control_.wall_limit_seconds.has_value();
+}
+
+// Refusals that need no allocation, on every rank: memory; then, on the writer rank, the
+// files of the run (solver/run_files.hpp): clashes with its inputs, paths that cannot be
+// written, names another live run holds, and files an earlier run left (unless the run may
+// overwrite them, when that run's checkpoints of the stem go). `continued`: the files a
+// restart continues.
+void Run::prepare_files(const std::vector<std::string>& continued, bool own_legacy) {
+  check_memory(case_, backend_);
+  if (backend_.ranks().rank() != 0) return;  // the writer rank's files
+  auto files = std::make_unique<RunFiles>(case_, may_checkpoint(), control_.restart.value_or(""));
+  files->refuse_clashes();
   try {
-    for (const OutputStream& s : c.output.streams) check_output_writable(s.file);
-    if (c.checkpoint.enabled()) check_output_writable(checkpoint_path(checkpoint_stem, 0));
+    for (const OutputStream& s : case_.output.streams) check_output_writable(s.file);
+    if (!files->stem().empty()) check_output_writable(checkpoint_path(files->stem(), 0));
+    for (const OutputStream& s : case_.output.streams) check_first_record_fits(case_, s);
   } catch (const CaseError&) {
     throw;
   } catch (const std::exception& e) {
     throw CaseError(e.what());
   }
+  files->claim();
+  const bool overwrite = control_.overwrite || case_.overwrite;
+  files->refuse_earlier(overwrite, continued, run_id_, own_legacy);
+  if (overwrite) files->remove_earlier_checkpoints(run_id_, own_legacy);
+  files_ = std::move(files);
 }
-}  // namespace
 
 void Run::start_fresh() {
-  agree([&] { refuse_early(case_, backend_, checkpoint_stem()); });
+  run_id_ = new_run_id();
+  case_.run_id = run_id_;
+  agree([&] { prepare_files({}, false); });
   sim_ = make_simulation(case_, backend_);
   start_budget();
   if (budget_) budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
@@ -204,7 +214,60 @@ void Run::start_from_checkpoint() {
     throw CaseError(case_.source + ": /time: the checkpoint " + path + " is at step " + std::to_string(ck.step) +
                     ", t = " + fmt::format("{:.6g}", ck.time) + ", where the case already ends: raise " +
                     (past_steps ? "time.steps" : "time.end") + " to continue");
-  agree([&] { refuse_early(case_, backend_, checkpoint_stem()); });
+  // The run it continues: the checkpoint's identity (one written before runs had one
+  // starts a new identity, and its files cannot be checked).
+  const auto id = ck.text.find(checkpoint_run_id_key);
+  const bool legacy = id == ck.text.end() || id->second.empty();
+  run_id_ = legacy ? new_run_id() : id->second;
+  case_.run_id = run_id_;
+  if (legacy && control_.restart_scope == RestartScope::continuation)
+    spdlog::warn("{} was written before checkpoints named their run: that the files it continues are its run's "
+                 "cannot be checked", path);
+  // Which stream continues which file of the checkpointing run (by its place in that run's
+  // list, the files compared by identity), and the file its records are copied from: the
+  // partial file the checkpointing run was writing if it was killed, else the finished file.
+  // (Decided before this run creates its own partials, which may reuse a name.)
+  struct Continuation {
+    int saved = -1;
+    std::string source, superseded_partial;
+  };
+  std::vector<Continuation> continuations(case_.output.streams.size());
+  std::vector<std::string> continued;
+  for (std::size_t i = 0; i < case_.output.streams.size(); ++i) {
+    const OutputStream& o = case_.output.streams[i];
+    Continuation& k = continuations[i];
+    for (int j = 0;; ++j) {
+      const auto it = ck.text.find(stream_checkpoint_key("output_path", j));
+      if (it == ck.text.end()) break;
+      if (same_file(it->second, o.file)) k.saved = j;
+    }
+    if (k.saved < 0) continue;
+    const auto partial = ck.text.find(stream_checkpoint_key("output_partial", k.saved));
+    const bool from_partial = partial != ck.text.end() && !partial->second.empty() &&
+                              path_kind(partial->second) == PathKind::regular;
+    k.source = from_partial ? partial->second : o.file;
+    if (from_partial) k.superseded_partial = partial->second;
+    continued.push_back(o.file);
+  }
+  agree([&] {
+    // A file is continued only from a checkpoint of the run that wrote it: another run's
+    // records would put two flows in one file. Then the files' checks, as for a fresh run.
+    for (const Continuation& k : continuations) {
+      if (k.saved < 0 || legacy || backend_.ranks().rank() != 0) continue;
+      std::string file_id;
+      try {
+        file_id = IoThread::instance().call([&] { return file_text_attribute(k.source, output_run_id_attribute); });
+      } catch (const std::exception&) {
+        continue;  // unreadable: copy_records_from says why
+      }
+      if (file_id != run_id_)
+        throw CaseError(path + ": cannot continue " + k.source + " from this checkpoint: another run wrote the file (" +
+                        (file_id.empty() ? std::string("it names no run") : "run " + file_id) + ", the checkpoint run " +
+                        run_id_ + "), and continuing it would put two flows in one file; continue into a new file "
+                        "with --output NEW.nc");
+    }
+    prepare_files(continued, legacy);
+  });
 
   sim_ = make_simulation(case_, backend_);
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
@@ -231,16 +294,10 @@ void Run::start_from_checkpoint() {
   const std::string history = "restarted from " + path + " at step " + std::to_string(ck.step) + " by " +
                               build_provenance();
   bool new_series_file = false;
-  for (auto& stream : streams_) {
+  for (std::size_t i = 0; i < streams_.size(); ++i) {
+    StreamOutput* stream = streams_[i].get();
     const OutputStream& o = stream->config();
-    // The stream of the checkpointing run that wrote the same file, if any (by its place
-    // in that run's list).
-    int saved = -1;
-    for (int j = 0;; ++j) {
-      const auto it = ck.text.find(stream_checkpoint_key("output_path", j));
-      if (it == ck.text.end()) break;
-      if (it->second == absolute(o.file)) saved = j;
-    }
+    const int saved = continuations[i].saved;
     auto saved_key = [&](const std::string& base) { return stream_checkpoint_key(base, saved); };
     stream->schedule() = Schedule(o.interval, o.interval_steps, ck.time);
     if (saved < 0) {
@@ -254,14 +311,9 @@ void Run::start_from_checkpoint() {
           ck.state.at(saved_key("output_interval")) == *o.interval)
         stream->schedule().set_next_time(state_value(ck, saved_key("output_next_time").c_str()));
       if (state_value(ck, saved_key("snapshot_at_step").c_str()) != 0) stream->last_step = ck.step;
-      // The same file: continue it. Its records up to the checkpoint are copied from the file
-      // the checkpointing run was writing (its partial, if the run was killed, else the
-      // finished file) into this run's partial; the rest is written again as the run goes on.
-      // (Which one, is decided before this run creates its own partial, which may reuse the name.)
-      const std::string partial_key = saved_key("output_partial");
-      const std::string saved_partial = ck.text.count(partial_key) ? ck.text.at(partial_key) : "";
-      const bool from_partial = !saved_partial.empty() && path_kind(saved_partial) == PathKind::regular;
-      const std::string source = from_partial ? saved_partial : o.file;
+      // The same file: continue it. Its records up to the checkpoint are copied into this
+      // run's partial; the rest is written again as the run goes on.
+      const std::string& source = continuations[i].source;
       const long records = saved == 0 ? long(ck.output_records) : long(state_value(ck, saved_key("output_records").c_str()));
       const bool saved_series = ck.state.count(saved_key("output_diagnostics"))
                                     ? ck.state.at(saved_key("output_diagnostics")) != 0
@@ -271,7 +323,7 @@ void Run::start_from_checkpoint() {
         stream->open(sim_->grid().whole().layout);
         stream->copy_records_from(source, records, series_records);
       });
-      if (from_partial) stream->superseded_partial = saved_partial;
+      stream->superseded_partial = continuations[i].superseded_partial;
       spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} records, {} diagnostics records "
                    "kept from {})", path, ck.step, ck.time, o.file, records, series_records, source);
     }
@@ -407,6 +459,7 @@ std::string Run::write_checkpoint() {
   ck.provenance = build_provenance();
   ck.case_json = case_.json_text;
   ck.case_source = case_.source;
+  ck.text[checkpoint_run_id_key] = run_id_;
   ck.n = case_.n;
   ck.time = sim_->time();
   ck.last_dt = sim_->last_dt();
@@ -507,10 +560,7 @@ RunEnd Run::finish() {
   sim_->verify_state();
   const std::int64_t step = sim_->steps_done();
   const bool early = end_ == RunEnd::signal || end_ == RunEnd::wall_limit;
-  if ((early || case_.checkpoint.enabled()) && checkpoint_step_ != step) {
-    if (!checkpoint_stem().empty()) write_checkpoint();
-    else spdlog::warn("no checkpoint: the case has neither output.file nor checkpoint.file to name one after");
-  }
+  if ((early || case_.checkpoint.enabled()) && checkpoint_step_ != step) write_checkpoint();
   if (control_.series && series_step_ != step) record_series();
   for (auto& s : streams_)
     if (s->last_step != step) s->write_record(*sim_);
@@ -544,7 +594,8 @@ void Run::flush_output() {
 }
 
 std::string Run::restart_hint() const {
-  if (last_checkpoint_.empty()) return "";
+  // A checkpoint that exists: one whose write failed is never named.
+  if (last_checkpoint_.empty() || path_kind(last_checkpoint_) != PathKind::regular) return "";
   std::string command = control_.restart_command;
   const auto at = command.find("{}");
   if (at == std::string::npos) return "continue with --restart " + last_checkpoint_;

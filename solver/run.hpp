@@ -27,6 +27,7 @@
 #include "io/case.hpp"
 #include "io/restart_compatibility.hpp"
 #include "solver/diagnostics_series.hpp"
+#include "solver/run_files.hpp"
 #include "solver/schedule.hpp"
 #include "solver/simulation.hpp"
 #include "solver/stream_output.hpp"
@@ -41,17 +42,16 @@ struct RunControl {
   std::function<void(Run&)> after_step;      // called after every step's duties
   std::optional<std::string> restart;        // a checkpoint to continue from
   std::optional<double> wall_limit_seconds;  // checkpoint and stop before this much wall time
-  bool signals = false;                      // obey SIGINT, SIGTERM, SIGUSR1 (solver/stop_signals.hpp)
+  bool signals = false;                      // obey SIGINT, SIGTERM, SIGHUP, SIGUSR1 (solver/stop_signals.hpp)
+  // Replace what an earlier run left under this run's names (--overwrite; the case's
+  // "overwrite" says the same): solver/run_files.hpp.
+  bool overwrite = false;
   bool series = true;                        // keep the diagnostics series (written when there is output)
   std::string restart_command;               // the command that continues this run, with "{}" for the checkpoint
   // What `restart` must share with the case: everything (a continuation), or only the flow
   // problem (bench --from: the checkpoint's flow timed under another solver or precision).
   RestartScope restart_scope = RestartScope::continuation;
 };
-
-// The stem checkpoints of case c are named after (STEM.checkpoint.<step>.nc): checkpoint.file,
-// or the first output file without ".nc"; "" when the case names neither.
-std::string checkpoint_stem(const Case& c);
 
 enum class RunEnd { finished, signal, wall_limit, caller };
 
@@ -65,9 +65,10 @@ class Run {
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
 
-  // Before the first step: refuses what cannot run (throws CaseError: memory, output path,
-  // an incompatible checkpoint) before allocating, then allocates and either writes the
-  // initial records or restores the checkpoint and reopens the output.
+  // Before the first step: refuses what cannot run (throws CaseError: memory, the files of
+  // the run (solver/run_files.hpp), an incompatible checkpoint) before allocating, then
+  // allocates and either writes the initial records or restores the checkpoint and reopens
+  // the output.
   void start();
   // One step and its duties; false when the run should end (finish() next).
   bool step();
@@ -97,6 +98,8 @@ class Run {
   // Every stream's partial file (for messages after a failure).
   std::vector<std::string> output_partials() const;
   const std::string& last_checkpoint() const { return last_checkpoint_; }
+  // The run's identity (io/run_identity.hpp): new at a fresh start, the checkpoint's on a restart.
+  const std::string& run_id() const { return run_id_; }
   // The stem checkpoints are named after (STEM.checkpoint.<step>.nc).
   std::string checkpoint_stem() const;
   // Waits until everything queued for the output is written, and on the disk (fsync).
@@ -116,6 +119,8 @@ class Run {
   void report_progress();
   bool wall_limit_near() const;
   void agree(const std::function<void()>& work) const;
+  bool may_checkpoint() const;
+  void prepare_files(const std::vector<std::string>& continued, bool own_legacy);
 
   Case case_;
   Backend backend_;
@@ -130,6 +135,8 @@ class Run {
   std::optional<Lock> lock_;
   std::unique_ptr<EnergyBudget> budget_;
   Schedule checkpoints_;
+  std::string run_id_;
+  std::unique_ptr<RunFiles> files_;  // the writer rank's claims on the run's names
   std::vector<std::string> written_checkpoints_;
   std::string last_checkpoint_;
   std::int64_t checkpoint_step_ = -1, series_step_ = -1;

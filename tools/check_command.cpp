@@ -5,6 +5,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "io/file_util.hpp"
 #include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
+#include "solver/run_files.hpp"
 #include "solver/simulation.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
@@ -28,11 +30,18 @@ std::string schedule_text(const std::optional<double>& interval, const std::opti
   return s;
 }
 
+std::string absolute_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
 }  // namespace
 
 int check_command(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
-  if (o.output) overrides.push_back(output_file_override(o.case_file, *o.output));
+  if (o.output)
+    for (const std::string& s : output_file_overrides(o.case_file, o.overrides, *o.output)) overrides.push_back(s);
   Case c;
   Backend backend;
   if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
@@ -69,6 +78,15 @@ int check_command(const RunOptions& o) {
                " of it for the whole run (" + format_bytes(double(Backend::host_available_bytes())) + " available)";
     try {
       check_memory(c, backend);
+      // The files of the run, as bouss run would find them (solver/run_files.hpp): clashes
+      // with its inputs, another live run's names, an earlier run's files.
+      if (ranks.rank() == 0) {
+        const RunFiles files(c, true, "");
+        files.refuse_clashes();
+        files.refuse_live_claims();
+        files.refuse_earlier(o.overwrite || c.overwrite, {}, "", false);
+        for (const OutputStream& s : c.output.streams) check_first_record_fits(c, s);
+      }
     } catch (const std::exception& e) {
       refused = e.what();
     }
@@ -111,16 +129,19 @@ int check_command(const RunOptions& o) {
       what += fmt::format("; deflate {}{}", s.compression.deflate, s.compression.shuffle ? " with shuffle" : "");
       if (s.compression.significant_digits) what += fmt::format(", {} significant digits", *s.compression.significant_digits);
     }
-    std::printf("output: %s (%s; records at the start%s and the end%s)\n", s.file.c_str(), what.c_str(),
+    std::printf("output: %s (%s; records at the start%s and the end%s)\n", absolute_path(s.file).c_str(), what.c_str(),
                 when.empty() ? "" : (", " + when).c_str(),
                 s.diagnostics ? fmt::format("; diagnostics every {} steps", c.output.diagnostics_interval_steps).c_str()
                               : "");
   }
+  const std::string home = absolute_path(checkpoint_stem(c)) + ".checkpoint.<step>.nc";
   if (c.checkpoint.enabled())
-    std::printf("checkpoints: %s, the last %d kept\n",
+    std::printf("checkpoints: %s, %s, the last %d kept\n", home.c_str(),
                 schedule_text(c.checkpoint.interval, c.checkpoint.interval_steps).c_str(), c.checkpoint.keep);
   else
-    std::printf("checkpoints: none scheduled (SIGINT, SIGTERM, SIGUSR1 and --wall-limit still write one)\n");
+    std::printf("checkpoints: none scheduled; SIGINT, SIGTERM, SIGHUP, SIGUSR1 and --wall-limit write one as %s\n",
+                home.c_str());
+  std::printf("paths: relative ones are taken from the working folder, %s\n", absolute_path(".").c_str());
   return status;
 }
 

@@ -19,6 +19,7 @@ struct RunOptions {
   std::optional<std::string> wall_limit;  // HH:MM or HH:MM:SS of wall time
   std::string decomposition;            // --decomposition PXxPY under mpirun ("" = chosen)
   bool json = false;                    // check: the validated case as JSON only
+  bool overwrite = false;               // --overwrite: replace an earlier run's files (solver/run_files.hpp)
 };
 
 struct BenchOptions {
@@ -71,6 +72,7 @@ struct ValidationOptions {
   std::vector<double> rates;     // onset: only measure the growth rates at these Ra (one run each)
   std::string diagnostic = "nusselt_bottom";  // converge
   std::string output_dir;                     // converge: each run's diagnostics series as NetCDF
+  bool overwrite = false;                     // converge: replace earlier runs' files in output_dir
   double fraction = 0.5;                      // front: the fronts' threshold (physics/lock_exchange.hpp)
   bool json = false;
 };
@@ -79,6 +81,7 @@ struct ValidationOptions {
 int run_command(const RunOptions& o);
 int check_command(const RunOptions& o);
 int xdmf_command(const std::string& netcdf_path);
+int recover_command(const std::string& file, const std::string& output);  // output "": the default name
 int bench_command(const BenchOptions& o);
 int output_bench(const BenchOptions& o);
 int elliptic_bench(const BenchOptions& o);

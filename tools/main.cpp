@@ -1,7 +1,7 @@
 // bouss: the command line (CLI11).
-//   bouss run CASE.json [--backend auto|cuda|cpu] [--set key.path=VALUE]... [--output FILE]
+//   bouss run CASE.json [--backend auto|cuda|cpu] [--set key.path=VALUE]... [--output FILE] [--overwrite]
 //                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
-//   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--json]
+//   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--overwrite] [--json]
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--from CHECKPOINT|latest|rest] [--json] [--set ...]
 //   bouss onset | converge | front CASE.json [--resolutions 16,32,64] ... (tools/validation_commands.cpp)
 //   bouss plot FILE.nc [...]   (flags parsed by tools/bouss_plot.py: bouss plot --help)
@@ -48,7 +48,12 @@ int main(int argc, char** argv) {
   run.program = argv[0];
   auto* run_cmd = app.add_subcommand("run", "Run a case and write its NetCDF output");
   add_case_options(run_cmd, run.case_file, run.backend, run.overrides, "Case file (JSON)");
-  run_cmd->add_option("--output", run.output, "NetCDF output file (overrides output.file)");
+  run_cmd->add_option("--output", run.output,
+                      "NetCDF output file of the first stream; the other streams' files and checkpoint.file follow it "
+                      "(docs/runs.md, \"The files of a run\")");
+  run_cmd->add_flag("--overwrite", run.overwrite,
+                    "Replace what an earlier run left under this run's names (its output files, their XDMF sidecars, "
+                    "the checkpoints of its stem); without it such a run is refused");
   run_cmd->add_option("--progress", run.progress_seconds, "Seconds between progress lines (0: none)")
       ->check(non_negative);
   run_cmd->add_option("--restart", run.restart, "Continue the run from this checkpoint (STEM.checkpoint.STEP.nc)");
@@ -62,7 +67,8 @@ int main(int argc, char** argv) {
       "check", "Dry run: validate a case, print it with every default, the memory it needs, the first dt and the "
                "pressure solver's levels, and exit (0: it would run, 2: it would be refused)");
   add_case_options(check_cmd, check.case_file, check.backend, check.overrides, "Case file (JSON)");
-  check_cmd->add_option("--output", check.output, "NetCDF output file (overrides output.file)");
+  check_cmd->add_option("--output", check.output, "NetCDF output file of the first stream, as bouss run --output");
+  check_cmd->add_flag("--overwrite", check.overwrite, "As bouss run --overwrite: the files an earlier run left are no refusal");
   check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON");
 
   std::string xdmf_file;
@@ -70,6 +76,16 @@ int main(int argc, char** argv) {
       "xdmf", "Write FILE.xdmf2 beside a NetCDF output file: the description ParaView's XDMF Reader opens "
               "(runs write it at their end; this is for partial files and copies)");
   xdmf_cmd->add_option("file", xdmf_file, "NetCDF output file")->required();
+
+  std::string recover_file, recover_output;
+  auto* recover_cmd = app.add_subcommand(
+      "recover", "Copy every complete record of a killed run's partial file (or any output file) into a clean "
+                 "new file, with the same metadata; the file given is read, not changed, except that the flush "
+                 "its run was killed in is completed from its journal (docs/output.md, \"Kills\")");
+  recover_cmd->add_option("file", recover_file, "The partial file (FILE.<pid>.partial) or output file")->required();
+  recover_cmd->add_option("--output", recover_output,
+                          "The new file (default: the final name with .recovered.nc, out/rb.nc.<pid>.partial -> "
+                          "out/rb.recovered.nc); never an existing file");
 
   bouss::BenchOptions bench;
   auto* bench_cmd = app.add_subcommand(
@@ -161,6 +177,7 @@ int main(int argc, char** argv) {
                            "nusselt_bottom, nusselt_top, nusselt_volume, kinetic_energy or max_velocity");
   converge_cmd->add_option("--output-dir", converge.output_dir,
                            "Write each run's diagnostics series (and first and last T) to DIR/NAME_NXxNYxNZ.nc");
+  converge_cmd->add_flag("--overwrite", converge.overwrite, "Replace the files an earlier converge left in --output-dir");
   converge_cmd->add_flag("--json", converge.json, "Print one JSON object");
 
   bouss::ValidationOptions front;
@@ -218,6 +235,7 @@ int main(int argc, char** argv) {
   if (run_cmd->parsed()) return bouss::run_command(run);
   if (check_cmd->parsed()) return bouss::check_command(check);
   if (xdmf_cmd->parsed()) return bouss::xdmf_command(xdmf_file);
+  if (recover_cmd->parsed()) return bouss::recover_command(recover_file, recover_output);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);
   if (converge_cmd->parsed()) return bouss::converge_command(converge);
   if (front_cmd->parsed()) return bouss::front_command(front);

@@ -4,11 +4,16 @@
 // 128 + the signal after a clean stop on SIGINT or SIGTERM.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <csignal>
 #include <string>
 
 #include "io/case.hpp"
+#include "io/io_thread.hpp"
+#include "io/run_identity.hpp"
+#include "parallel/communicator.hpp"
 #include "solver/run.hpp"
+#include "solver/stream_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 
@@ -27,8 +32,13 @@ std::string shell_word(const std::string& s) {
 }
 
 // The command that continues this run from a checkpoint ("{}").
+// Under mpirun, with the same launch: the ranks a restart needs (the block each rank holds
+// comes from the checkpoint's whole arrays, but the same count keeps the same arithmetic).
 std::string restart_command(const RunOptions& o) {
-  std::string cmd = shell_word(o.program) + " run " + shell_word(o.case_file);
+  const int ranks = Communicator::world()->size();
+  std::string cmd = (ranks > 1 ? "mpirun -np " + std::to_string(ranks) + " " : std::string()) + shell_word(o.program) +
+                    " run " + shell_word(o.case_file);
+  if (!o.decomposition.empty()) cmd += " --decomposition " + o.decomposition;
   if (!o.backend.empty()) cmd += " --backend " + o.backend;
   for (const auto& s : o.overrides) cmd += " --set " + shell_word(s);
   if (o.output) cmd += " --output " + shell_word(*o.output);
@@ -36,11 +46,53 @@ std::string restart_command(const RunOptions& o) {
   return cmd + " --restart {}";
 }
 
+// Whether an override names the run's files (output streams' files, the checkpoint stem).
+bool names_files(const std::string& override_text) {
+  const std::string key = override_text.substr(0, override_text.find('='));
+  const auto ends_with = [&](const std::string& tail) {
+    return key.size() >= tail.size() && key.compare(key.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return key == "output" || key == "checkpoint" || (key.rfind("output.", 0) == 0 && ends_with(".file")) ||
+         key == "checkpoint.file";
+}
+
+// A restart continues every file of the run it continues: each stream writes the file the
+// checkpointing run's stream at the same place in the list wrote (the checkpoint names
+// them), unless the command line names files itself (--output, or --set of a file).
+std::vector<std::string> restart_file_overrides(const RunOptions& o) {
+  if (!o.restart || o.output || std::any_of(o.overrides.begin(), o.overrides.end(), names_files)) return {};
+  Case c;
+  try {
+    c = load_case(o.case_file, o.overrides);
+  } catch (const std::exception&) {
+    return {};  // the run reports what is wrong with the case
+  }
+  std::vector<std::string> files;
+  bool differ = false;
+  for (std::size_t k = 0; k < c.output.streams.size(); ++k) {
+    std::string saved;
+    try {
+      saved = IoThread::instance().call([&] {
+        return file_text_attribute(*o.restart, "text." + stream_checkpoint_key("output_path", int(k)));
+      });
+    } catch (const std::exception&) {
+      return {};  // an unreadable checkpoint: the run says why
+    }
+    const bool keep = saved.empty() || same_file(saved, c.output.streams[k].file);
+    files.push_back(keep ? std::string() : saved);
+    differ = differ || !keep;
+  }
+  return differ ? stream_file_overrides(o.case_file, o.overrides, files) : std::vector<std::string>{};
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
   std::vector<std::string> overrides = o.overrides;
-  if (o.output) overrides.push_back(output_file_override(o.case_file, *o.output));
+  if (o.output)
+    for (const std::string& s : output_file_overrides(o.case_file, o.overrides, *o.output)) overrides.push_back(s);
+  const std::vector<std::string> continued = restart_file_overrides(o);
+  overrides.insert(overrides.end(), continued.begin(), continued.end());
   Case c;
   Backend backend;
   RunControl control;
@@ -55,9 +107,12 @@ int run_command(const RunOptions& o) {
   control.restart = o.restart;
   control.signals = true;
   control.restart_command = restart_command(o);
+  control.overwrite = o.overwrite;
 
   configure_logging();
   log_case_summary(c, backend);
+  if (!continued.empty())
+    spdlog::info("continuing the files of the run that wrote {} (docs/runs.md, \"Restart\")", *o.restart);
   Run run(c, backend, control);
   if (const int refused = start_command_run(run)) return refused;
   log_solver_summary(run.simulation());

@@ -274,6 +274,7 @@ int converge_command(const ValidationOptions& o) {
       SteadinessWindow window(o.diagnostic, side_walls_exchange_no_heat(c));
       RunControl control;
       control.progress_seconds.reset();
+      control.overwrite = o.overwrite;
       control.after_step = [&window](Run& r) { window.observe(r.simulation()); };
       Run run(c, backend, control);
       run.execute();
@@ -304,8 +305,7 @@ int converge_command(const ValidationOptions& o) {
                      o.diagnostic, v, sim.time(), j.reason, longer_run(c));
     }
   } catch (const std::exception& e) {
-    print_error(e.what());
-    return 1;
+    return report_failure(e);  // 2 for a refusal (an earlier run's file in --output-dir), 1 for a failed run
   }
   const ConvergenceTable t = convergence_table(nz_of(grids), values);
   const bool all_steady =

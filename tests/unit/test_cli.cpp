@@ -327,19 +327,32 @@ TEST(CommandLine, ARunThatDoesNotFitIsRefusedUpFront) {
 }
 
 // --output names the first stream's file, whether the case's output is one object or a list.
-TEST(CommandLine, OutputNamesTheFirstStreamsFile) {
+// --output FILE names every file of the run, by one rule (docs/runs.md, "The files of a
+// run"): the first stream writes FILE; a name that starts with the first stream's stem keeps
+// its rest after FILE's stem; any other goes beside FILE as FILESTEM_NAME. (It used to rename
+// the first stream alone, and the profiles of an earlier run were replaced.)
+TEST(CommandLine, OutputNamesEveryFileOfTheRunByOneRule) {
   std::string text = small_case("one.nc");
   const std::string single = "\"output\": {\"file\": \"one.nc\"}";
   text.replace(text.find(single), single.size(),
-               R"("output": [{"file": "one.nc"}, {"file": "two.nc", "profiles": true}])");
-  for (const std::string& c : {write_case("output_list.json", text).string(),
-                               write_case("output_object.json", small_case("one.nc")).string()}) {
-    const Result r = run_bouss("check " + c + " --output renamed.nc --json");
-    ASSERT_EQ(r.code, 0) << r.err;
-    const auto j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j["output"][0]["file"], "renamed.nc") << c;
-    if (c.find("list") != std::string::npos) EXPECT_EQ(j["output"][1]["file"], "two.nc");
-  }
+               R"("output": [{"file": "one.nc"}, {"file": "one_profiles.nc", "profiles": true},
+                  {"file": "sub/mid.nc", "fields": ["T"], "region": {"z": 0.5}}],
+                  "checkpoint": {"file": "ck/one_restart", "interval_steps": 5})");
+  const Result r = run_bouss("check " + write_case("output_list.json", text).string() + " --output out/renamed.nc --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["output"][0]["file"], "out/renamed.nc");
+  EXPECT_EQ(j["output"][1]["file"], "out/renamed_profiles.nc") << "shares the first stream's stem";
+  EXPECT_EQ(j["output"][2]["file"], "out/renamed_mid.nc") << "beside FILE, after FILE's stem";
+  EXPECT_EQ(j["checkpoint"]["file"], "out/renamed_one_restart");
+  const Result o = run_bouss("check " + write_case("output_object.json", small_case("one.nc")).string() +
+                             " --output renamed.nc --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out)["output"][0]["file"], "renamed.nc");
+  const Result none = run_bouss("check " + write_case("output_none.json", text).string() +
+                                " --set output=[] --output only.nc --json");
+  ASSERT_EQ(none.code, 0) << none.err;
+  EXPECT_EQ(nlohmann::json::parse(none.out)["output"][0]["file"], "only.nc") << "a case without output gets one stream";
 }
 
 TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {

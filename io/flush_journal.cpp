@@ -1,0 +1,448 @@
+// Flushes that a kill cannot tear: see io/flush_journal.hpp and docs/output.md, "Kills".
+#include "io/flush_journal.hpp"
+
+#include <fcntl.h>
+#include <hdf5.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "io/flush_journal_hooks.hpp"
+
+namespace bouss {
+namespace {
+
+// The system calls themselves: libbouss's pwrite and friends (io/flush_journal_hooks.cpp)
+// stand in front of the C library's, and the journal's own I/O must not come back to them.
+long sys_pwrite(int fd, const void* buf, std::size_t n, std::uint64_t off) {
+  return ::syscall(SYS_pwrite64, fd, buf, n, static_cast<off_t>(off));
+}
+long sys_pread(int fd, void* buf, std::size_t n, std::uint64_t off) {
+  return ::syscall(SYS_pread64, fd, buf, n, static_cast<off_t>(off));
+}
+int sys_ftruncate(int fd, std::uint64_t length) {
+  return static_cast<int>(::syscall(SYS_ftruncate, fd, static_cast<off_t>(length)));
+}
+
+// Writes all of buf at off (a write to a regular file may be short only when interrupted).
+bool write_all(int fd, const char* buf, std::size_t n, std::uint64_t off) {
+  while (n > 0) {
+    const long w = sys_pwrite(fd, buf, n, off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    buf += w;
+    n -= std::size_t(w);
+    off += std::uint64_t(w);
+  }
+  return true;
+}
+
+std::uint64_t file_size_of(int fd) {
+  struct stat st{};
+  return ::fstat(fd, &st) == 0 ? std::uint64_t(st.st_size) : 0;
+}
+
+// FNV-1a, 64 bits: tells a journal that a kill cut short from a complete one.
+std::uint64_t checksum(const char* p, std::size_t n) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(p[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// The journal, one commit:
+//   header  "BOUSSJNL" | u64 version | u64 sequence | u64 operations | u64 body bytes
+//   body    per operation: u64 kind (1 write, 2 truncate) | u64 offset or length | u64 bytes | bytes
+//   trailer u64 checksum of header and body | "COMMITTD"
+// A spent journal has its first 8 bytes zeroed.
+constexpr char kMagic[8] = {'B', 'O', 'U', 'S', 'S', 'J', 'N', 'L'};
+constexpr char kCommitted[8] = {'C', 'O', 'M', 'M', 'I', 'T', 'T', 'D'};
+constexpr std::uint64_t kVersion = 1;
+constexpr std::size_t kHeaderBytes = 40, kTrailerBytes = 16;
+enum : std::uint64_t { kWrite = 1, kTruncate = 2 };
+
+void put_u64(std::vector<char>& out, std::uint64_t v) {
+  char b[8];
+  std::memcpy(b, &v, 8);
+  out.insert(out.end(), b, b + 8);
+}
+std::uint64_t get_u64(const char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+struct Operation {
+  std::uint64_t kind = kWrite;
+  std::uint64_t offset = 0;  // a write's offset, a truncation's length
+  std::vector<char> bytes;
+  std::uint64_t end() const { return kind == kWrite ? offset + bytes.size() : offset; }
+};
+
+// Applies operations to the file `fd`; `after_write(n)` is called after the n-th write.
+template <class AfterWrite>
+bool apply(int fd, const std::vector<Operation>& ops, AfterWrite&& after_write) {
+  long n = 0;
+  for (const Operation& op : ops) {
+    if (op.kind == kTruncate) {
+      if (sys_ftruncate(fd, op.offset) != 0) return false;
+    } else {
+      if (!write_all(fd, op.bytes.data(), op.bytes.size(), op.offset)) return false;
+      after_write(++n);
+    }
+  }
+  return true;
+}
+
+// A committed journal read back: its operations, or none when it holds no complete commit.
+bool parse_journal(const std::vector<char>& j, std::vector<Operation>& ops, std::string& why) {
+  if (j.size() < kHeaderBytes + kTrailerBytes || std::memcmp(j.data(), kMagic, 8) != 0) return false;
+  if (get_u64(j.data() + 8) != kVersion) {
+    why = "it was written by another version of bouss (journal version " + std::to_string(get_u64(j.data() + 8)) + ")";
+    return false;
+  }
+  const std::uint64_t count = get_u64(j.data() + 24), body = get_u64(j.data() + 32);
+  if (body > j.size() - kHeaderBytes - kTrailerBytes) return false;
+  const char* trailer = j.data() + kHeaderBytes + body;
+  if (std::memcmp(trailer + 8, kCommitted, 8) != 0 || get_u64(trailer) != checksum(j.data(), kHeaderBytes + body))
+    return false;
+  const char* p = j.data() + kHeaderBytes;
+  const char* end = p + body;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (end - p < 24) return false;
+    Operation op;
+    op.kind = get_u64(p);
+    op.offset = get_u64(p + 8);
+    const std::uint64_t n = get_u64(p + 16);
+    p += 24;
+    if (std::uint64_t(end - p) < n) return false;
+    op.bytes.assign(p, p + n);
+    p += n;
+    ops.push_back(std::move(op));
+  }
+  return true;
+}
+
+}  // namespace
+
+struct FlushJournal::State {
+  std::string partial, journal;
+  int fd = -1;                 // HDF5's descriptor of the file
+  dev_t dev = 0;               // the file it must lead to (a closed descriptor's number may be reused)
+  ino_t ino = 0;
+  int file_fd = -1;            // ours, to put commits into the file
+  int journal_fd = -1;
+  std::vector<Operation> ops;  // held since the last commit, in HDF5's order
+  std::uint64_t committed_end = 0;  // the file's size at the last commit: below it, writes are in place
+  bool hold_all = false;            // a truncation was held: hold everything after it too
+  std::uint64_t sequence = 0;
+  long writes = 0;
+  long kill_at = 0;                 // test hook: count down to SIGKILL
+  bool kill_in_commit = false;
+  bool keep_journal = false;        // a commit did not reach the file: replay needs the journal
+
+  bool overlaps_held(std::uint64_t lo, std::uint64_t hi) const {
+    for (const Operation& op : ops)
+      if (op.kind == kWrite && lo < op.end() && op.offset < hi) return true;
+    return false;
+  }
+
+  // HDF5 writes: held when in place, else written.
+  long write(const void* buf, std::size_t n, std::uint64_t off) {
+    ++writes;
+    if (kill_at > 0 && !kill_in_commit && --kill_at == 0) std::raise(SIGKILL);
+    if (!hold_all && off >= committed_end && !overlaps_held(off, off + n)) return sys_pwrite(fd, buf, n, off);
+    Operation op;
+    op.offset = off;
+    op.bytes.assign(static_cast<const char*>(buf), static_cast<const char*>(buf) + n);
+    ops.push_back(std::move(op));
+    return long(n);
+  }
+
+  // HDF5 reads: the file, with the held writes over it.
+  long read(void* buf, std::size_t n, std::uint64_t off) {
+    long r = sys_pread(fd, buf, n, off);
+    if (r < 0 || ops.empty()) return r;
+    char* out = static_cast<char*>(buf);
+    std::uint64_t end = off + std::uint64_t(r);
+    for (const Operation& op : ops)
+      if (op.kind == kWrite && op.offset < off + n && op.end() > off) end = std::max(end, std::min(op.end(), off + n));
+    if (end > off + std::uint64_t(r)) std::memset(out + r, 0, end - off - std::uint64_t(r));
+    for (const Operation& op : ops) {
+      if (op.kind != kWrite || op.offset >= off + n || op.end() <= off) continue;
+      const std::uint64_t lo = std::max(op.offset, off), hi = std::min(op.end(), off + n);
+      std::memcpy(out + (lo - off), op.bytes.data() + (lo - op.offset), hi - lo);
+    }
+    return long(end - off);
+  }
+
+  int truncate(std::uint64_t length) {
+    if (!hold_all && ops.empty() && length >= committed_end) return sys_ftruncate(fd, length);
+    Operation op;
+    op.kind = kTruncate;
+    op.offset = length;
+    ops.push_back(std::move(op));
+    hold_all = true;
+    return 0;
+  }
+};
+
+namespace {
+
+// The descriptors held by FlushJournals. A call on any other descriptor costs one relaxed
+// load (none held) or a scan of these slots. Constant-initialized: the C library's callers
+// may come here before any constructor of libbouss has run.
+constexpr int kSlots = 16;
+struct Slot {
+  std::atomic<int> fd{-1};
+  FlushJournal::State* state = nullptr;  // under held_mutex
+};
+Slot slots[kSlots];
+std::atomic<int> held_count{0};
+std::mutex held_mutex;  // registration, and every call on a held descriptor
+
+// The state that holds `fd`, with held_mutex locked, or null (and unlocked).
+FlushJournal::State* holder_of(int fd, std::unique_lock<std::mutex>& lock) {
+  if (held_count.load(std::memory_order_relaxed) == 0) return nullptr;
+  bool candidate = false;
+  for (const Slot& slot : slots) candidate = candidate || slot.fd.load(std::memory_order_relaxed) == fd;
+  if (!candidate) return nullptr;
+  lock = std::unique_lock<std::mutex>(held_mutex);
+  for (const Slot& slot : slots) {
+    FlushJournal::State* s = slot.state;
+    if (slot.fd.load() != fd || !s) continue;
+    struct stat st{};
+    if (::fstat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) return s;
+  }
+  lock.unlock();
+  return nullptr;
+}
+
+}  // namespace
+
+namespace journal_hooks {
+
+bool pwrite(int fd, const void* buf, std::size_t n, long long off, long* result) {
+  std::unique_lock<std::mutex> lock;
+  FlushJournal::State* s = holder_of(fd, lock);
+  if (!s) return false;
+  *result = s->write(buf, n, std::uint64_t(off));
+  return true;
+}
+
+bool pread(int fd, void* buf, std::size_t n, long long off, long* result) {
+  std::unique_lock<std::mutex> lock;
+  FlushJournal::State* s = holder_of(fd, lock);
+  if (!s) return false;
+  *result = s->read(buf, n, std::uint64_t(off));
+  return true;
+}
+
+bool ftruncate(int fd, long long length, int* result) {
+  std::unique_lock<std::mutex> lock;
+  FlushJournal::State* s = holder_of(fd, lock);
+  if (!s) return false;
+  *result = s->truncate(std::uint64_t(length));
+  return true;
+}
+
+}  // namespace journal_hooks
+
+std::string journal_path(const std::string& partial) { return partial + ".journal"; }
+
+int hdf5_descriptor_of(const std::string& path) {
+  struct stat want{};
+  if (::stat(path.c_str(), &want) != 0) return -1;
+  const ssize_t count = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  if (count <= 0) return -1;
+  // The identifiers come without a reference of their own: nothing to close.
+  std::vector<hid_t> ids(static_cast<std::size_t>(count));
+  const ssize_t got = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, ids.size(), ids.data());
+  for (ssize_t i = 0; i < got; ++i) {
+    const hid_t fapl = H5Fget_access_plist(ids[i]);
+    if (fapl < 0) continue;
+    const bool sec2 = H5Pget_driver(fapl) == H5FD_SEC2;
+    H5Pclose(fapl);
+    void* handle = nullptr;
+    if (!sec2 || H5Fget_vfd_handle(ids[i], H5P_DEFAULT, &handle) < 0 || !handle) continue;
+    const int fd = *static_cast<int*>(handle);
+    struct stat st{};
+    if (::fstat(fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) return fd;
+  }
+  return -1;
+}
+
+FlushJournal::FlushJournal(const std::string& partial, int fd) : s_(std::make_unique<State>()) {
+  State& s = *s_;
+  s.partial = partial;
+  s.journal = journal_path(partial);
+  s.fd = fd;
+  struct stat st{};
+  if (fd < 0 || ::fstat(fd, &st) != 0) throw std::runtime_error("HDF5 does not write it through a file descriptor");
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.committed_end = std::uint64_t(st.st_size);
+  s.file_fd = ::open(partial.c_str(), O_RDWR | O_CLOEXEC);
+  if (s.file_fd < 0) throw std::runtime_error("cannot open " + partial + ": " + std::strerror(errno));
+  // No partial file of this name existed (the writer claimed it with O_EXCL): a journal of
+  // the name belonged to a partial file removed since, and holds nothing of this one.
+  s.journal_fd = ::open(s.journal.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (s.journal_fd < 0) {
+    const int err = errno;
+    ::close(s.file_fd);
+    throw std::runtime_error("cannot create " + s.journal + ": " + std::strerror(err));
+  }
+  // Held while this lives, so that replay_flush_journal leaves a live run's journal alone.
+  ::flock(s.journal_fd, LOCK_EX | LOCK_NB);
+  std::lock_guard<std::mutex> lock(held_mutex);
+  for (Slot& slot : slots) {
+    if (slot.state) continue;
+    slot.state = &s;
+    slot.fd.store(fd);
+    held_count.fetch_add(1);
+    return;
+  }
+  ::close(s.file_fd);
+  ::close(s.journal_fd);
+  ::unlink(s.journal.c_str());
+  throw std::runtime_error("more than " + std::to_string(kSlots) + " output files open at once");
+}
+
+FlushJournal::~FlushJournal() {
+  State& s = *s_;
+  {
+    std::lock_guard<std::mutex> lock(held_mutex);
+    for (Slot& slot : slots) {
+      if (slot.state != &s) continue;
+      slot.state = nullptr;
+      slot.fd.store(-1);
+      held_count.fetch_sub(1);
+    }
+  }
+  ::close(s.file_fd);
+  if (!s.keep_journal) ::unlink(s.journal.c_str());
+  ::close(s.journal_fd);
+}
+
+void FlushJournal::commit() {
+  State& s = *s_;
+  std::lock_guard<std::mutex> lock(held_mutex);
+  if (s.keep_journal) throw std::runtime_error("an earlier commit did not reach the file; run `bouss recover " + s.partial + "`");
+  if (s.ops.empty()) {
+    s.committed_end = std::max(s.committed_end, file_size_of(s.file_fd));
+    s.kill_at = 0;
+    return;
+  }
+  std::vector<char> j;
+  j.insert(j.end(), kMagic, kMagic + 8);
+  put_u64(j, kVersion);
+  put_u64(j, ++s.sequence);
+  put_u64(j, s.ops.size());
+  put_u64(j, 0);  // body bytes, below
+  for (const Operation& op : s.ops) {
+    put_u64(j, op.kind);
+    put_u64(j, op.offset);
+    put_u64(j, op.bytes.size());
+    j.insert(j.end(), op.bytes.begin(), op.bytes.end());
+  }
+  const std::uint64_t body = j.size() - kHeaderBytes;
+  std::memcpy(j.data() + 32, &body, 8);
+  put_u64(j, checksum(j.data(), j.size()));
+  j.insert(j.end(), kCommitted, kCommitted + 8);
+  // 1. The journal, whole (a kill inside this write leaves a journal whose checksum fails,
+  //    and the file untouched).
+  if (!write_all(s.journal_fd, j.data(), j.size(), 0))
+    throw std::runtime_error("cannot write " + s.journal + ": " + std::strerror(errno));
+  // 2. The file.
+  const bool applied = apply(s.file_fd, s.ops, [&](long n) {
+    if (s.kill_in_commit && s.kill_at > 0 && n == s.kill_at) std::raise(SIGKILL);
+  });
+  if (!applied) {
+    s.keep_journal = true;
+    throw std::runtime_error("cannot write " + s.partial + ": " + std::strerror(errno) + "; its last flush is in " +
+                             s.journal + ", and `bouss recover " + s.partial + "` completes it");
+  }
+  // 3. Spent.
+  const char zeros[8] = {};
+  if (!write_all(s.journal_fd, zeros, sizeof zeros, 0)) {
+    s.keep_journal = true;  // still valid, and applying it again changes nothing
+    throw std::runtime_error("cannot write " + s.journal + ": " + std::strerror(errno));
+  }
+  s.ops.clear();
+  s.hold_all = false;
+  s.committed_end = file_size_of(s.file_fd);
+  s.kill_at = 0;  // the test hook counts within one flush
+}
+
+void FlushJournal::discard() {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  s_->ops.clear();
+  s_->hold_all = false;
+}
+
+long FlushJournal::writes_seen() const {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  return s_->writes;
+}
+
+void FlushJournal::kill_at_write(long write, bool in_commit) {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  s_->kill_at = write;
+  s_->kill_in_commit = in_commit;
+}
+
+bool replay_flush_journal(const std::string& partial) {
+  const std::string path = journal_path(partial);
+  const int jfd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (jfd < 0) {
+    if (errno == ENOENT) return false;
+    throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{jfd};
+  if (::flock(jfd, LOCK_EX | LOCK_NB) != 0)
+    throw std::runtime_error(partial + " is being written: a running bouss holds its journal " + path +
+                             "; wait for the run to end (or stop it) first");
+  std::vector<char> j(file_size_of(jfd));
+  std::size_t got = 0;
+  while (got < j.size()) {
+    const long r = sys_pread(jfd, j.data() + got, j.size() - got, got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) throw std::runtime_error("cannot read " + path + ": " + std::strerror(r < 0 ? errno : EIO));
+    got += std::size_t(r);
+  }
+  std::vector<Operation> ops;
+  std::string why;
+  if (!parse_journal(j, ops, why)) {
+    if (!why.empty()) throw std::runtime_error("cannot complete the last flush of " + partial + " from " + path + ": " + why);
+    ::unlink(path.c_str());  // spent, or cut short before the flush began to change the file
+    return false;
+  }
+  const int fd = ::open(partial.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0)
+    throw std::runtime_error("cannot complete the last flush of " + partial + " from " + path + ": " + std::strerror(errno));
+  const bool applied = apply(fd, ops, [](long) {}) && ::fsync(fd) == 0;
+  const int err = errno;
+  ::close(fd);
+  if (!applied)
+    throw std::runtime_error("cannot complete the last flush of " + partial + " from " + path + ": " + std::strerror(err));
+  ::unlink(path.c_str());
+  return true;
+}
+
+}  // namespace bouss
