@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 // FILE's name once complete: less .<pid>.partial or .<pid>.<n>.partial.
 std::string final_name(const std::string& file) {
-  static const std::regex partial(R"(^(.*)\.[0-9]+(\.[0-9]+)?\.partial$)");
+  static const std::regex partial(R"(^(.*?)\.[0-9]+(\.[0-9]+)?\.partial$)");
   std::smatch m;
   return std::regex_match(file, m, partial) ? m[1].str() : file;
 }

@@ -47,8 +47,9 @@ class BoussProcess {
  public:
   // Starts `bouss ARGS...` with stdout and stderr into OUT and ERR; with a launcher
   // (mpirun_launcher), `LAUNCHER... bouss ARGS...`.
+  // `cwd`: the working folder of the run ("" keeps the test's).
   BoussProcess(const std::vector<std::string>& args, const std::string& out, const std::string& err,
-               const std::vector<std::string>& launcher = {})
+               const std::vector<std::string>& launcher = {}, const std::string& cwd = "")
       : out_(out), err_(err) {
     const pid_t parent = ::getpid();
     pid_ = ::fork();
@@ -59,6 +60,7 @@ class BoussProcess {
       if (::getppid() != parent) ::_exit(125);  // the test died before the line above
       ::unsetenv("HDF5_USE_FILE_LOCKING");  // the run writes as a user's would
       if (!std::freopen(out.c_str(), "w", stdout) || !std::freopen(err.c_str(), "w", stderr)) ::_exit(126);
+      if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
       std::vector<char*> argv;
       std::vector<std::string> copy = launcher;
       copy.push_back(bouss_exe());

@@ -130,7 +130,9 @@ Timing time_config(Case c, const Backend& backend, const Config& cfg, const std:
   c.output.streams.clear();
   std::string file;
   if (cfg.stream) {
-    file = (fs::path(folder) / ("bouss_bench_" + cfg.name + ".nc")).string();
+    // A fresh name of this process's: the run refuses to replace an existing file, and a
+    // user's file is never touched.
+    file = (fs::path(folder) / ("bouss_bench_" + std::to_string(::getpid()) + "_" + cfg.name + ".nc")).string();
     c.output.streams.push_back(*cfg.stream);
     c.output.streams[0].file = file;
     c.output.streams[0].diagnostics = false;

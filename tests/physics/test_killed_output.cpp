@@ -197,7 +197,7 @@ TEST(KilledOutput, AKillWhileAFlushGoesIntoTheFileIsCompletedByRecover) {
     BoussProcess r({"recover", partial.front(), "--output", recovered}, k.dir->file("rout"), k.dir->file("rerr"));
     ASSERT_EQ(r.wait(), 0) << r.err();
     EXPECT_NE(r.out().find("completed the flush the run was killed in"), std::string::npos) << r.out();
-    EXPECT_NE(r.out().find("kept 65 of 65 records and 66 of 66 diagnostics records"), std::string::npos) << r.out();
+    EXPECT_NE(r.out().find("kept 65 of 65 records and 65 of 65 diagnostics records"), std::string::npos) << r.out();
     const Contents c = read_back(recovered);
     EXPECT_EQ(c.records, 65) << hook;
     EXPECT_TRUE(c.problems.empty()) << ::testing::PrintToString(c.problems);
@@ -373,7 +373,8 @@ TEST(KilledOutput, ARestartRefusesToCopyADamagedRecordItsCheckpointCounts) {
     ASSERT_EQ(nc_put_vara_double(nc, v, start, count, fill.data()), NC_NOERR);
     nc_close(nc);
   }
-  const auto before = read_variables(partial.front());
+  const std::string before = dir.file("before.nc");
+  fs::copy_file(partial.front(), before);
   BoussProcess r({"run", c, "--restart", checkpoint, "--progress", "0"}, dir.file("rout"), dir.file("rerr"));
   const int status = r.wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status << r.err();
@@ -383,6 +384,6 @@ TEST(KilledOutput, ARestartRefusesToCopyADamagedRecordItsCheckpointCounts) {
   EXPECT_NE(err.find("bouss recover " + partial.front()), std::string::npos) << err;
   EXPECT_NE(err.find("--output NEW.nc"), std::string::npos) << err;
   EXPECT_EQ(partials_in(dir.path()), partial) << "the refused restart leaves no partial file of its own";
-  EXPECT_EQ(read_variables(partial.front()), before) << "the killed run's partial file is untouched";
+  EXPECT_EQ(bitwise_difference(before, partial.front()), "") << "the killed run's partial file is untouched";
   EXPECT_FALSE(fs::exists(dir.file("run.nc")));
 }

@@ -137,20 +137,36 @@ TEST(CommandLine, UnwritableOutputIsRefusedBeforeTheRun) {
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
 
-TEST(CommandLine, RunWritesTheOutputAndKeepsAnOldFileUntilDone) {
-  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "good.nc";
-  fs::remove(out);
+// A run writes its file; a second run of the same names is refused (one line naming the file
+// and --overwrite, exit 2) and the first run's file is untouched; with --overwrite it is
+// replaced at the end.
+TEST(CommandLine, RunWritesTheOutputAndReplacesAnEarlierRunsFileOnlyWhenAsked) {
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test" / ("good_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const fs::path out = dir / "good.nc";
   const fs::path p = write_case("good_run.json", small_case(out.string()));
   const Result r = run_bouss("run " + p.string() + " --backend cpu --set time.steps=2");
   EXPECT_EQ(r.code, 0) << r.err << r.out;
   EXPECT_TRUE(fs::exists(out));
   EXPECT_FALSE(has_partial(out));
   EXPECT_NE(r.out.find(out.string()), std::string::npos) << "the log says where the file went";
-  // --output overrides the case's file.
-  const fs::path other = fs::temp_directory_path() / "bouss_cli_test" / "other.nc";
-  fs::remove(other);
+  const auto written = fs::last_write_time(out);
+  const auto size = fs::file_size(out);
+  const Result again = run_bouss("run " + p.string() + " --backend cpu --set time.steps=4");
+  EXPECT_EQ(again.code, 2) << again.err;
+  EXPECT_NE(again.err.find(out.string() + " exists, an earlier run's output: pass --overwrite"), std::string::npos)
+      << again.err;
+  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+  EXPECT_EQ(fs::last_write_time(out), written) << "the earlier run's file is untouched";
+  EXPECT_FALSE(has_partial(out)) << "nothing was started";
+  const Result asked = run_bouss("run " + p.string() + " --backend cpu --set time.steps=4 --overwrite");
+  EXPECT_EQ(asked.code, 0) << asked.err;
+  EXPECT_NE(fs::file_size(out), size) << "replaced by the run of 4 steps";
+  // --output writes elsewhere.
+  const fs::path other = dir / "other.nc";
   EXPECT_EQ(run_bouss("run " + p.string() + " --backend cpu --output " + other.string()).code, 0);
   EXPECT_TRUE(fs::exists(other));
+  fs::remove_all(dir);
 }
 
 TEST(CommandLine, BenchPrintsJsonWithTheFigures) {

@@ -1,0 +1,213 @@
+// The files of a run, tried as a user and an adversary would with the bouss executable
+// (solver/run_files.hpp, docs/runs.md "The files of a run"): two runs of one case at once,
+// a restart from another run's checkpoint, outputs pointed at inputs, a run without output
+// stopped by a signal, and a restart that continues the files it names.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <sys/wait.h>
+
+#include "io/run_identity.hpp"
+#include "netcdf_compare.hpp"
+#include "process.hpp"
+#include "scratch_dir.hpp"
+
+namespace fs = std::filesystem;
+using namespace bouss::test;
+
+namespace {
+
+// Convection at 16x16x8 on the CPU (well under a millisecond a step): two streams, out/rb.nc
+// (fields every 20 steps) and out/rb_profiles.nc (profiles every 10), as the audit's case.
+std::string write_case(const ScratchDir& dir, const std::string& name, const std::string& extra = "") {
+  const std::string path = dir.file(name);
+  std::ofstream(path) << R"({
+  "name": "files",
+  "grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]]},
+  "physics": {"rayleigh": 1e5, "prandtl": 0.71, "units": "free_fall"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
+  "initial": {"perturbation": {"amplitude": 0.1, "seed": 1}},
+  "time": {"end": 1e9},
+  "output": [{"file": "out/rb.nc", "interval_steps": 20},
+             {"file": "out/rb_profiles.nc", "interval_steps": 10, "profiles": true}],
+  "backend": "cpu")" + extra + R"(
+})";
+  return path;
+}
+
+struct Ran {
+  int code;
+  std::string err, out;
+};
+
+// bouss ARGS in `cwd`, to its end.
+Ran run_in(const ScratchDir& dir, const std::vector<std::string>& args) {
+  static int calls = 0;
+  const std::string tag = std::to_string(++calls);
+  BoussProcess p(args, dir.file("out_" + tag), dir.file("err_" + tag), {}, dir.path().string());
+  const int status = p.wait();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), p.err(), p.out()};
+}
+
+std::string run_id_of(const std::string& path, const std::string& attribute) {
+  return bouss::file_text_attribute(path, attribute);
+}
+
+int lines(const std::string& s) { return int(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+// Two runs of one case started in one folder shared checkpoint names: they overwrote and
+// deleted each other's STEM.checkpoint.N.nc. A live run now claims its names: the second is
+// refused before it computes anything, and the first's checkpoints are its own.
+TEST(RunFiles, ASecondLiveRunOfTheSameNamesIsRefusedAndTheFirstsCheckpointsStayItsOwn) {
+  ScratchDir dir("two_runs");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 100, "keep": 10})");
+  BoussProcess first({"run", c, "--progress", "0"}, dir.file("a_out"), dir.file("a_err"), {}, dir.path().string());
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir.file("out/rb.checkpoint.300.nc")) || !first.running(); }))
+      << first.err();
+  ASSERT_TRUE(first.running()) << first.err();
+  const Ran second = run_in(dir, {"run", c, "--set", "initial.perturbation.seed=2", "--progress", "0"});
+  EXPECT_EQ(second.code, 2) << second.err;
+  EXPECT_NE(second.err.find("is being written by another live run (pid"), std::string::npos) << second.err;
+  EXPECT_EQ(lines(second.err), 1) << second.err;
+  first.signal(SIGTERM);
+  ASSERT_EQ(WEXITSTATUS(first.wait()), 143) << first.err();
+  // Every checkpoint of the stem is the first run's, and names the run its output names.
+  const std::string id = run_id_of(dir.file("out/rb.nc"), bouss::output_run_id_attribute);
+  ASSERT_EQ(id.size(), 32u);
+  int checkpoints = 0;
+  for (const auto& e : fs::directory_iterator(dir.file("out"))) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".checkpoint.") == std::string::npos || e.path().extension() != ".nc") continue;
+    ++checkpoints;
+    EXPECT_EQ(run_id_of(e.path().string(), "text.run_id"), id) << name;
+  }
+  EXPECT_GE(checkpoints, 3);
+  EXPECT_FALSE(fs::exists(dir.file("out/rb.nc.lock"))) << "the claim goes with the run";
+}
+
+// A restart that would continue a file refuses a checkpoint that another run wrote: before,
+// it continued the other run's flow in the file with exit 0 (one file, two flows, time
+// running backwards). An earlier run's files are replaced only with --overwrite, which
+// removes that run's checkpoints of the stem too.
+TEST(RunFiles, ARestartNeverContinuesAFileFromAnotherRunsCheckpoint) {
+  ScratchDir dir("other_run");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=20", "--progress", "0"}).code, 0);
+  fs::copy_file(dir.file("out/rb.checkpoint.10.nc"), dir.file("first_run_10.nc"));
+  const Ran refused = run_in(dir, {"run", c, "--set", "initial.perturbation.seed=2", "--set", "time.steps=30"});
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("out/rb.nc exists, an earlier run's output: pass --overwrite"), std::string::npos)
+      << refused.err;
+  const Ran second = run_in(dir, {"run", c, "--set", "initial.perturbation.seed=2", "--set", "time.steps=30",
+                                  "--overwrite", "--progress", "0"});
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/rb.checkpoint.10.nc")) &&
+               run_id_of(dir.file("out/rb.checkpoint.10.nc"), "text.run_id") ==
+                   run_id_of(dir.file("first_run_10.nc"), "text.run_id"))
+      << "--overwrite leaves no checkpoint of the earlier run under the stem";
+  const std::string before = slurp(dir.file("out/rb.nc"));
+  const Ran mixed = run_in(dir, {"run", c, "--set", "time.steps=40", "--restart", "first_run_10.nc"});
+  EXPECT_EQ(mixed.code, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("another run wrote the file"), std::string::npos) << mixed.err;
+  EXPECT_EQ(lines(mixed.err), 1) << mixed.err;
+  EXPECT_TRUE(slurp(dir.file("out/rb.nc")) == before) << "the second run's file is untouched";
+  // Into a new file it may go on.
+  EXPECT_EQ(run_in(dir, {"run", c, "--set", "time.steps=40", "--restart", "first_run_10.nc", "--output", "new.nc"}).code, 0);
+}
+
+// An output may not be an input of the run (its case file, the checkpoint it restarts from),
+// another stream's file by another name, or one of its checkpoint names, whatever --overwrite
+// says: before, the case file became an HDF5 file and a checkpoint was replaced, exit 0.
+TEST(RunFiles, AnOutputIsNeverAnInputAnotherStreamsFileOrACheckpointOfTheRun) {
+  ScratchDir dir("onto_inputs");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  const std::string case_text = [&] {
+    std::ifstream in(c);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }();
+  const Ran onto_case = run_in(dir, {"run", c, "--set", "time.steps=5", "--output", "case.json", "--overwrite"});
+  EXPECT_EQ(onto_case.code, 2) << onto_case.err;
+  EXPECT_NE(onto_case.err.find("is the case file"), std::string::npos) << onto_case.err;
+  {
+    std::ifstream in(c);
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()), case_text);
+  }
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=20", "--progress", "0"}).code, 0);
+  const std::string checkpoint = dir.file("out/rb.checkpoint.10.nc");
+  const auto saved = fs::file_size(checkpoint);
+  const Ran onto_checkpoint = run_in(dir, {"run", c, "--set", "time.steps=30", "--restart", checkpoint, "--output",
+                                           "out/rb.checkpoint.10.nc", "--overwrite"});
+  EXPECT_EQ(onto_checkpoint.code, 2) << onto_checkpoint.err;
+  EXPECT_NE(onto_checkpoint.err.find("is the checkpoint this run restarts from"), std::string::npos)
+      << onto_checkpoint.err;
+  EXPECT_EQ(fs::file_size(checkpoint), saved);
+  const Ran as_checkpoint = run_in(dir, {"run", c, "--set", "time.steps=5", "--set", "checkpoint.file=\"x\"",
+                                         "--set", "output.0.file=\"x.checkpoint.20.nc\"", "--overwrite"});
+  EXPECT_EQ(as_checkpoint.code, 2) << as_checkpoint.err;
+  EXPECT_NE(as_checkpoint.err.find("is a name of this run's checkpoints"), std::string::npos) << as_checkpoint.err;
+  // Two streams reaching one file through a symbolic link.
+  fs::create_directories(dir.file("links"));
+  std::ofstream(dir.file("links/real.nc")) << "";
+  fs::create_symlink("real.nc", dir.file("links/alias.nc"));
+  const Ran linked = run_in(dir, {"run", c, "--set", "time.steps=5", "--set", "output.0.file=\"links/real.nc\"", "--set",
+                                  "output.1.file=\"links/alias.nc\"", "--overwrite"});
+  EXPECT_EQ(linked.code, 2) << linked.err;
+  EXPECT_NE(linked.err.find("the same file by another name"), std::string::npos) << linked.err;
+  EXPECT_EQ(lines(linked.err), 1) << linked.err;
+}
+
+// A run without output has a checkpoint home named from the case (output/<name>): SIGUSR1
+// wrote a hidden ./.checkpoint.N.nc, and SIGINT and the wall-clock limit wrote none, while
+// the run exited 130 or 0 and printed a restart command naming a file that did not exist.
+TEST(RunFiles, ARunWithoutOutputCheckpointsUnderTheCasesNameOnEveryStop) {
+  ScratchDir dir("no_output");
+  const std::string c = write_case(dir, "case.json");
+  BoussProcess p({"run", c, "--set", "output=[]", "--progress", "0"}, dir.file("p_out"), dir.file("p_err"), {},
+                 dir.path().string());
+  ASSERT_TRUE(wait_until([&] { return fs::exists(dir.file("p_out")) && slurp(dir.file("p_out")).find("pressure:") != std::string::npos; }));
+  p.signal(SIGUSR1);
+  ASSERT_TRUE(wait_until([&] { return slurp(dir.file("p_out")).find("checkpoint output/files.checkpoint.") != std::string::npos; }))
+      << p.out() << p.err();
+  p.signal(SIGINT);
+  ASSERT_EQ(WEXITSTATUS(p.wait()), 130) << p.err();
+  const std::string log = p.out();
+  const auto at = log.find("--restart ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string named = log.substr(at + 10, log.find('\n', at) - at - 10);
+  EXPECT_TRUE(fs::exists(dir.path() / named)) << "the printed restart names a checkpoint that exists: " << named;
+  EXPECT_EQ(named.rfind("output/files.checkpoint.", 0), 0u) << named;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_NE(e.path().filename().string().rfind(".checkpoint", 0), 0u) << "no hidden checkpoint";
+  // The wall-clock limit stops with a checkpoint too.
+  const Ran walled = run_in(dir, {"run", c, "--set", "output=[]", "--wall-limit", "00:00:01", "--progress", "0",
+                                  "--overwrite"});
+  EXPECT_EQ(walled.code, 0) << walled.err;
+  EXPECT_NE(walled.out.find("--restart output/files.checkpoint."), std::string::npos) << walled.out;
+}
+
+// A restart continues every file of the run it continues (the checkpoint names them), unless
+// told otherwise: a run started with --output and restarted without it wrote its first
+// stream to the case's own path and continued the others: one run's files split.
+TEST(RunFiles, ARestartWithoutOutputContinuesEveryFileTheCheckpointNames) {
+  ScratchDir dir("restart_files");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 20})");
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=40", "--output", "mine.nc", "--progress", "0"}).code, 0);
+  const Ran restart = run_in(dir, {"run", c, "--set", "time.steps=60", "--restart", "mine.checkpoint.40.nc"});
+  ASSERT_EQ(restart.code, 0) << restart.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/rb.nc"))) << "the case's own path is not this run's";
+  EXPECT_FALSE(fs::exists(dir.file("out/rb_profiles.nc")));
+  // Records at steps 0, 20, 40, 60 of the fields and every 10 steps of the profiles: an
+  // uninterrupted run's.
+  EXPECT_EQ(read_variables(dir.file("mine.nc")).at("time").size(), 4u);
+  EXPECT_EQ(read_variables(dir.file("mine_profiles.nc")).at("profile_time").size(), 7u);
+  EXPECT_TRUE(fs::exists(dir.file("mine.checkpoint.60.nc")));
+}
