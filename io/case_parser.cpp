@@ -109,7 +109,6 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 //               (region with /grid), check_profiles_span_height (profiles with region),
 //               check_series_interval_owner (diagnostics_interval_steps with diagnostics),
 //               check_own_file and check_single_series (across the streams)
-//   checkpoint  check_checkpoint_stem (checkpoint file with the output)
 // They are not run together after parsing: later sections use what these establish (the
 // physics' coefficients need the plates' dT, a region's cell the extent), and a case with
 // several problems must keep reporting the same first one. (The Grashof form's coefficients
@@ -422,19 +421,6 @@ void check_reachable_tolerance(const Validator& v, const Case& c) {
 void check_solver_takes_grid(const Validator& v, const Case& c) {
   if (const auto problem = pressure_solver_refuses(c.pressure, PressureGrid::of(c)))
     v.fail_at(problem->solver_at_fault ? "/pressure/solver" : "/grid/n", problem->message);
-}
-
-// Checkpoints are named STEM.checkpoint.<step>.nc; the stem defaults to the output file's
-// path without ".nc", so with no output file the case must name one. `v` is at /checkpoint.
-void check_checkpoint_stem(const Validator& v, const json& checkpoint, const CheckpointParams& c,
-                           const OutputParams& output) {
-  if (c.enabled() && c.file.empty() && output.streams.empty()) {
-    const std::string expected =
-        "a non-empty file stem when there is no output file (checkpoints are named "
-        "STEM.checkpoint.<step>.nc)";
-    if (const json* given = Validator::find(checkpoint, "file")) v.fail_expected("file", expected, *given);
-    v.fail("file", "missing key; expected " + expected);
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -1062,7 +1048,7 @@ OutputParams parse_output(Validator& v, const json& root, const Case& c) {
   return out;
 }
 
-CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputParams& output) {
+CheckpointParams parse_checkpoint(Validator& v, const json& root) {
   CheckpointParams c;
   const json* checkpoint = v.optional_object(root, "checkpoint");
   if (!checkpoint) return c;
@@ -1072,7 +1058,6 @@ CheckpointParams parse_checkpoint(Validator& v, const json& root, const OutputPa
   c.interval_steps = v.optional_int(*checkpoint, "interval_steps", positive_int);
   c.file = v.optional_string(*checkpoint, "file").value_or(c.file);
   c.keep = static_cast<int>(v.optional_int(*checkpoint, "keep", positive_int32).value_or(c.keep));
-  check_checkpoint_stem(v, *checkpoint, c, output);
   return c;
 }
 
@@ -1116,7 +1101,7 @@ Case validate_case(Validator& v, const json& root) {
   c.precision = parse_precision(v, root);
   check_reachable_tolerance(v, c);
   c.output = parse_output(v, root, c);
-  c.checkpoint = parse_checkpoint(v, root, c.output);
+  c.checkpoint = parse_checkpoint(v, root);
   c.backend = v.optional_string_in(root, "backend", {"auto", "cuda", "cpu"}).value_or("auto");
   c.overwrite = v.optional_bool(root, "overwrite").value_or(false);
   return c;

@@ -47,7 +47,8 @@ void install() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // a write interrupted by a signal resumes instead of failing
-  for (int sig : {SIGINT, SIGTERM, SIGUSR1}) sigaction(sig, &sa, nullptr);
+  // SIGHUP (the terminal closed) stops the run as SIGTERM does.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaction(sig, &sa, nullptr);
 }
 
 int stop_requested() { return stop_signal.load(); }

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <csignal>
 #include <string>
 
 #include "io/build_info.hpp"
@@ -27,6 +28,9 @@ void add_case_options(CLI::App* cmd, std::string& case_file, std::string& backen
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stdout or stderr (a reader that went away, a closed terminal) must not kill a
+  // run: writes then fail with EPIPE, and the log stops printing (tools/run_support.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock-exchange gravity currents), in double or single precision"};
   app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);

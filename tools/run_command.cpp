@@ -136,7 +136,8 @@ int run_command(const RunOptions& o) {
                o.restart ? fmt::format(", {} from the original start", sim.steps_done()) : "");
   if (end == RunEnd::signal) {
     const int sig = run.stop_signal();
-    spdlog::info("stopped by {} at step {} (t = {:.6g}); {}", sig == SIGINT ? "SIGINT" : "SIGTERM", sim.steps_done(),
+    spdlog::info("stopped by {} at step {} (t = {:.6g}); {}",
+                 sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM", sim.steps_done(),
                  sim.time(), run.restart_hint());
     return 128 + sig;
   }

@@ -1,10 +1,13 @@
 #include "tools/run_support.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <mutex>
 
 #include "grid/stretching.hpp"
 
-#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -56,8 +59,37 @@ int start_command_run(Run& run) {
   }
 }
 
+namespace {
+
+// Log lines to stdout or stderr that never take the run down with them: SIGPIPE is ignored
+// (tools/main.cpp), so a reader that went away (`bouss run ... | head -n 1`) or a closed
+// terminal makes a write fail with EPIPE or EIO, and from then on this sink drops its lines
+// while the run goes on (docs/runs.md, "When the output stream closes").
+class ClosableStreamSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit ClosableStreamSink(std::FILE* stream) : stream_(stream) {}
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    if (closed_) return;
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    if (std::fwrite(line.data(), 1, line.size(), stream_) != line.size() || std::fflush(stream_) != 0) closed_ = true;
+  }
+  void flush_() override {
+    if (!closed_ && std::fflush(stream_) != 0) closed_ = true;
+  }
+
+ private:
+  std::FILE* stream_;
+  bool closed_ = false;
+};
+
+}  // namespace
+
 void configure_logging(bool to_stderr) {
-  if (to_stderr) spdlog::set_default_logger(spdlog::stderr_color_mt("bouss"));
+  auto sink = std::make_shared<ClosableStreamSink>(to_stderr ? stderr : stdout);
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("bouss", std::move(sink)));
   spdlog::set_pattern("[%H:%M:%S] %v");
   // Under several ranks the first logs for all; the others say only errors.
   if (Communicator::world()->rank() != 0) spdlog::set_level(spdlog::level::err);

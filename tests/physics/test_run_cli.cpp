@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,8 +163,9 @@ TEST(Survival, SigkillMidStreamLeavesEveryStreamsPartialFileReadable) {
   }
 }
 
-TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And130) {
-  for (int sig : {SIGTERM, SIGINT}) {
+// SIGHUP (a closed terminal) is SIGTERM's stop too; before, it killed the run.
+TEST(Survival, SigtermSigintAndSighupFinishTheStepCheckpointCloseTheFileAndExit143130And129) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     ScratchDir dir("sigterm");
     const std::string out = dir.file("run.nc");
     BoussProcess p({"run", write_case(dir, 100000), "--output", out}, dir.file("out"), dir.file("err"));
@@ -180,6 +183,43 @@ TEST(Survival, SigtermAndSigintFinishTheStepCheckpointCloseTheFileAndExit143And1
     const std::string checkpoint = newest_checkpoint(dir, dir.file("run"));
     EXPECT_FALSE(checkpoint.empty()) << "a checkpoint of the stop";
     EXPECT_NE(p.out().find("--restart " + checkpoint), std::string::npos) << "how to continue: " << p.out();
+  }
+}
+
+// `bouss run ... | head -n 1`: the reader goes away before the first step (or later), the
+// next log line meets a closed pipe. Before, SIGPIPE killed the run there, with no checkpoint
+// and the output under its partial name; now the log stops and the run goes on to its end.
+TEST(Survival, AReaderThatGoesAwayNeverKillsTheRun) {
+  for (int lines_read : {1, 12}) {
+    ScratchDir dir("closed_pipe");
+    const std::string out = dir.file("run.nc");
+    const std::string case_file = write_case(dir, 100);
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      ::dup2(fds[1], STDOUT_FILENO);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      if (!std::freopen(dir.file("err").c_str(), "w", stderr)) ::_exit(126);
+      const std::string exe = bouss_exe();
+      ::execl(exe.c_str(), exe.c_str(), "run", case_file.c_str(), "--output", out.c_str(), "--progress", "0.001",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    std::FILE* reader = ::fdopen(fds[0], "r");
+    char line[4096];
+    for (int n = 0; n < lines_read && std::fgets(line, sizeof line, reader); ++n) {
+    }
+    std::fclose(reader);  // the reader goes away
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+                                   << " after " << lines_read << " lines; " << slurp(dir.file("err"));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << slurp(dir.file("err"));
+    EXPECT_EQ(records_in(out), 26) << "every snapshot of the 100 steps, under the final name";
   }
 }
 

@@ -74,7 +74,9 @@ TEST(RunFiles, ASecondLiveRunOfTheSameNamesIsRefusedAndTheFirstsCheckpointsStayI
   ASSERT_TRUE(wait_until([&] { return fs::exists(dir.file("out/rb.checkpoint.300.nc")) || !first.running(); }))
       << first.err();
   ASSERT_TRUE(first.running()) << first.err();
-  const Ran second = run_in(dir, {"run", c, "--set", "initial.perturbation.seed=2", "--progress", "0"});
+  // (Bounded, so that a build without the claim fails here instead of running forever.)
+  const Ran second =
+      run_in(dir, {"run", c, "--set", "initial.perturbation.seed=2", "--set", "time.steps=2000", "--progress", "0"});
   EXPECT_EQ(second.code, 2) << second.err;
   EXPECT_NE(second.err.find("is being written by another live run (pid"), std::string::npos) << second.err;
   EXPECT_EQ(lines(second.err), 1) << second.err;

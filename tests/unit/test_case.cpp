@@ -16,6 +16,7 @@
 #include "physics/units.hpp"
 #include "solver/multigrid.hpp"
 #include "solver/pressure_solver.hpp"
+#include "solver/run_files.hpp"
 
 namespace bouss {
 namespace {
@@ -951,19 +952,21 @@ TEST(CaseFile, CheckpointSectionRejectsBadValues) {
   EXPECT_TRUE(fails_with(j, "/chekpoint", {"did you mean \"checkpoint\"?"}));
 }
 
-TEST(CaseFile, CheckpointsWithoutOutputFileNeedAStem) {
+// A case without output still has a home for its checkpoints, named from the case: the
+// folder its output would go to (before, such a case was refused, and a signal's checkpoint
+// of a run without output went to a hidden ./.checkpoint.N.nc).
+TEST(CaseFile, CheckpointsWithoutOutputGoWhereTheOutputWouldGo) {
   json j = minimal_case();
   j["output"] = {{"file", ""}};
   j["checkpoint"] = {{"interval", 1.0}};
-  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"missing key", "file stem when there is no output file"}));
-  j["checkpoint"]["file"] = "";
-  EXPECT_TRUE(fails_with(j, "/checkpoint/file", {"expected a non-empty file stem when there is no output file",
-                                                 "got \"\""}));
+  EXPECT_EQ(checkpoint_stem(parse(j)), "output/minimal");
+  j["output"] = json::array();
+  EXPECT_EQ(checkpoint_stem(parse(j)), "output/minimal");
   j["checkpoint"]["file"] = "ckpt/rb";
-  EXPECT_EQ(parse(j).checkpoint.file, "ckpt/rb");
-  // Not enabled: no stem needed.
-  j["checkpoint"] = {{"keep", 3}};
-  EXPECT_FALSE(parse(j).checkpoint.enabled());
+  EXPECT_EQ(checkpoint_stem(parse(j)), "ckpt/rb");
+  j["output"] = {{"file", "out/x.nc"}};
+  j["checkpoint"].erase("file");
+  EXPECT_EQ(checkpoint_stem(parse(j)), "out/x");
 }
 
 TEST(CaseFile, PressureMaxFailures) {
