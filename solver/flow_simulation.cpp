@@ -1,5 +1,7 @@
 #include "solver/flow_simulation.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -99,11 +101,73 @@ double FlowSimulation<R>::checked_rate() const { return checked(state_rate_.read
 
 template <class R>
 double FlowSimulation<R>::checked(double rate) const {
-  if (!std::isfinite(rate))
-    throw std::runtime_error("step " + std::to_string(step_) + " (t = " + std::to_string(time_) +
-                             "): the flow holds NaN or Inf values (u, v, w or T): the run blew up; "
-                             "lower time.cfl or time.dt");
+  if (!std::isfinite(rate)) throw std::runtime_error(blow_up_report());
   return rate;
+}
+
+// What the state check saw, for the one line of a blow-up: the fields of the current state
+// that hold NaN or Inf on this rank's block, the least spread first (the pressure solve
+// spreads a NaN of the velocity over the whole domain in one step; the temperature's stays
+// near where it began), each with its cell count and the box of its bad cells; the last dt;
+// the likely causes. A failure path: the fields are read back to the host and searched there.
+template <class R>
+std::string FlowSimulation<R>::blow_up_report() const {
+  struct Bad {
+    const char* name;
+    std::size_t cells = 0;
+    std::array<int, 3> lo{}, hi{};
+    Stagger stagger;
+  };
+  std::vector<Bad> bad;
+  for (int c = 0; c < 4; ++c) {
+    Bad b{c == 0 ? "u" : c == 1 ? "v" : c == 2 ? "w" : "T", 0, {}, {}, Stagger::centre};
+    b.stagger = stagger_of(b.name);
+    const std::vector<double> values = interior_values(now_[c]);  // T - T_ref(z) for T: finite alike
+    std::array<int, 3> n = grid_.layout.n;
+    if (b.stagger != Stagger::centre) n[int(b.stagger) - 1] += 1;
+    for (std::size_t p = 0; p < values.size(); ++p) {
+      if (std::isfinite(values[p])) continue;
+      const std::array<int, 3> at{int(p % std::size_t(n[0])), int(p / std::size_t(n[0]) % std::size_t(n[1])),
+                                  int(p / (std::size_t(n[0]) * std::size_t(n[1])))};
+      for (int a = 0; a < 3; ++a) {
+        b.lo[a] = b.cells ? std::min(b.lo[a], at[a]) : at[a];
+        b.hi[a] = b.cells ? std::max(b.hi[a], at[a]) : at[a];
+      }
+      ++b.cells;
+    }
+    if (b.cells) bad.push_back(b);
+  }
+  std::stable_sort(bad.begin(), bad.end(), [](const Bad& a, const Bad& b) { return a.cells < b.cells; });
+  std::string where;
+  const std::array<int, 3> o = grid_.offset();
+  for (const Bad& b : bad) {
+    where += fmt::format("{}{} in {} cell{}", where.empty() ? "" : "; ", b.name, b.cells, b.cells == 1 ? "" : "s");
+    if (&b != &bad.front()) continue;
+    // Where the least spread field went bad: its cells' box, and that box's middle.
+    std::array<double, 3> mid{};
+    for (int a = 0; a < 3; ++a)
+      mid[a] = 0.5 * (grid_.coordinate(b.stagger, a, b.lo[a]) + grid_.coordinate(b.stagger, a, b.hi[a]));
+    where += fmt::format(" ({}..{}, {}..{}, {}..{}, about x = {:.4g}, y = {:.4g}, z = {:.4g})", b.lo[0] + o[0],
+                         b.hi[0] + o[0], b.lo[1] + o[1], b.hi[1] + o[1], b.lo[2] + o[2], b.hi[2] + o[2], mid[0],
+                         mid[1], mid[2]);
+  }
+  if (where.empty()) where = "not on this rank's block";
+  const InitialCondition& ic = case_.initial;
+  std::string causes;
+  if (step_ <= 2)
+    causes = fmt::format("it blew up at once: the initial state or the parameters (initial.perturbation.amplitude = "
+                         "{:g}, the physics' coefficients nu = {:.3g}, kappa = {:.3g}, b_T = {:.3g}), or a grid too "
+                         "coarse for them",
+                         ic.perturbation_amplitude, coeffs_.nu, coeffs_.kappa, coeffs_.b_T);
+  else if (case_.time.dt)
+    causes = fmt::format("time.dt = {:g} is fixed: above the stable step of this flow; remove it (dt then adapts) or "
+                         "lower it", *case_.time.dt);
+  else
+    causes = fmt::format("a time.cfl of {:g} too large for this flow (lower it), or too few cells for its Rayleigh "
+                         "number (raise grid.n)", case_.time.cfl);
+  return fmt::format("step {} (t = {:.6g}, last dt {:.4g}): the run blew up: the flow holds NaN or Inf values: {}. "
+                     "Likely: {}",
+                     step_, time_, dt_old_, where, causes);
 }
 
 template <class R>

@@ -68,6 +68,7 @@ class FlowSimulation final : public Simulation {
   void queue_state_check();
   double checked_rate() const;  // the queued check's value; throws when it is not finite
   double checked(double rate) const;  // rate, or the blow-up's error when it is not finite
+  std::string blow_up_report() const;  // that error's one line: where, the last dt, likely causes
 
   FlowFields<R> now_, next_, G_;
   Field<R> phi_;
