@@ -31,6 +31,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${apt_get[@]}" install -y -qq "${missing[@]}"
 fi
 
+# A build folder made for another source folder (a copy of a built checkout, `cp -a`) would
+# build that folder's sources and run its binary: never. One inside this checkout is this
+# checkout's to remake; one elsewhere (BOUSS_BUILD_DIR) may serve the other tree: stop.
+if [ -f "$build/CMakeCache.txt" ]; then
+  made_for=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+  if [ -n "$made_for" ] && [ "$(cd "$made_for" 2>/dev/null && pwd -P)" != "$(cd "$root" && pwd -P)" ]; then
+    case "$(cd "$build" && pwd -P)/" in
+      "$(cd "$root" && pwd -P)"/*)
+        echo "bouss setup: $build was configured for the sources in $made_for, not $root: building it again here"
+        rm -rf "$build" ;;
+      *)
+        echo "bouss setup: $build was configured for the sources in $made_for, not $root: remove it or set BOUSS_BUILD_DIR to another folder" >&2
+        exit 1 ;;
+    esac
+  fi
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   cuda_args=()
   if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -2,6 +2,10 @@
 // catches what would otherwise fail only on a GPU.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -85,4 +89,44 @@ TEST(BuildRules, KernelUnitsSitWhereTheBuildGathersThem) {
       stray.push_back(rel);
   }
   EXPECT_TRUE(stray.empty()) << ::testing::PrintToString(stray);
+}
+
+// A copy of a built checkout (`cp -a`) carries a build folder made for the original: the
+// set-up built the original's sources and ran its binary (exit 0, a CMake error in the log).
+// Now a build folder inside the checkout is made again for it, and one elsewhere is refused
+// with one line. Tried on a tiny stand-in checkout (tools/setup.sh and a CMake project that
+// builds nothing), so that no real build runs.
+TEST(Setup, ABuildFolderMadeForAnotherCheckoutIsNeverUsed) {
+  const fs::path tree = fs::temp_directory_path() / ("bouss_setup_" + std::to_string(::getpid()));
+  fs::remove_all(tree);
+  fs::create_directories(tree / "tools");
+  fs::copy_file(root / "tools" / "setup.sh", tree / "tools" / "setup.sh");
+  std::ofstream(tree / "CMakeLists.txt") << "cmake_minimum_required(VERSION 3.16)\nproject(standin NONE)\n";
+  fs::create_directories(tree / "build");
+  std::ofstream(tree / "build" / "CMakeCache.txt") << "CMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/bouss\n";
+  const std::string log = (tree / "log").string();
+  const int in_tree = std::system(("bash " + (tree / "tools" / "setup.sh").string() + " >" + log + " 2>&1").c_str());
+  std::ifstream said(log);
+  const std::string text((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(WEXITSTATUS(in_tree), 0) << text;
+  EXPECT_NE(text.find("was configured for the sources in /elsewhere/bouss, not " + fs::canonical(tree).string() +
+                      ": building it again here"),
+            std::string::npos)
+      << text;
+  std::ifstream cache(tree / "build" / "CMakeCache.txt");
+  const std::string remade((std::istreambuf_iterator<char>(cache)), std::istreambuf_iterator<char>());
+  EXPECT_NE(remade.find("CMAKE_HOME_DIRECTORY:INTERNAL=" + fs::canonical(tree).string()), std::string::npos);
+  // A build folder outside the checkout may be the other tree's: refused, left as it is.
+  const fs::path outside = tree.string() + "_build";
+  fs::create_directories(outside);
+  std::ofstream(outside / "CMakeCache.txt") << "CMAKE_HOME_DIRECTORY:INTERNAL=/elsewhere/bouss\n";
+  const int refused = std::system(("BOUSS_BUILD_DIR=" + outside.string() + " bash " +
+                                   (tree / "tools" / "setup.sh").string() + " >" + log + " 2>&1").c_str());
+  std::ifstream said2(log);
+  const std::string text2((std::istreambuf_iterator<char>(said2)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(WEXITSTATUS(refused), 1) << text2;
+  EXPECT_NE(text2.find("remove it or set BOUSS_BUILD_DIR to another folder"), std::string::npos) << text2;
+  EXPECT_TRUE(fs::exists(outside / "CMakeCache.txt"));
+  fs::remove_all(tree);
+  fs::remove_all(outside);
 }
