@@ -47,8 +47,10 @@ void install() {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // a write interrupted by a signal resumes instead of failing
-  // SIGHUP (the terminal closed) stops the run as SIGTERM does.
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) sigaction(sig, &sa, nullptr);
+  // SIGHUP (the terminal closed) stops the run as SIGTERM does, and so does SIGUSR2: the
+  // signal mpirun forwards to the ranks without killing them a second later, as it does
+  // after forwarding SIGTERM or SIGINT (Open MPI's odls_base_sigkill_timeout: docs/runs.md).
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}) sigaction(sig, &sa, nullptr);
 }
 
 int stop_requested() { return stop_signal.load(); }

@@ -1,7 +1,7 @@
 // How a run is told from outside to stop or to checkpoint (CaNS and batch systems' habit):
-//   SIGINT, SIGTERM, SIGHUP (a closed terminal)
+//   SIGINT, SIGTERM, SIGHUP (a closed terminal), SIGUSR2 (forwarded by mpirun)
 //                    the first: finish the step in progress, write a checkpoint, close the
-//                    output under its final name, exit 128 + the signal (130, 143, 129);
+//                    output under its final name, exit 128 + the signal (130, 143, 129, 140);
 //                    a second: stop at once (the output stays under its partial name);
 //   SIGUSR1          write a checkpoint after the step in progress and go on.
 // The handlers only set flags; the run driver (solver/run.hpp) reads them between steps.
@@ -13,7 +13,7 @@ namespace bouss::stop_signals {
 
 // Installs the handlers (once per process; later calls do nothing).
 void install();
-// The stopping signal received (SIGINT, SIGTERM or SIGHUP), or 0.
+// The stopping signal received (SIGINT, SIGTERM, SIGHUP or SIGUSR2), or 0.
 int stop_requested();
 // True once for each SIGUSR1 received since the last call.
 bool take_checkpoint_request();

@@ -1,7 +1,7 @@
 // bouss run: validate, then hand the case to the run driver (solver/run.hpp) and report how
 // the run ended: 0 finished (or stopped at the wall-clock limit with a checkpoint), 1 failed
 // during the run (the output stays under its partial name), 2 refused before the run,
-// 128 + the signal after a clean stop on SIGINT or SIGTERM.
+// 128 + the signal after a clean stop on SIGINT, SIGTERM, SIGHUP or SIGUSR2.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -137,7 +137,11 @@ int run_command(const RunOptions& o) {
   if (end == RunEnd::signal) {
     const int sig = run.stop_signal();
     spdlog::info("stopped by {} at step {} (t = {:.6g}); {}",
-                 sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM", sim.steps_done(),
+                 sig == SIGINT   ? "SIGINT"
+                 : sig == SIGHUP ? "SIGHUP"
+                 : sig == SIGUSR2 ? "SIGUSR2"
+                                  : "SIGTERM",
+                 sim.steps_done(),
                  sim.time(), run.restart_hint());
     return 128 + sig;
   }

@@ -122,6 +122,11 @@ TEST(MpiRuns, CheckReportsOnceWithTheLargestRanksMemory) {
   EXPECT_NE(big.err().find("/grid/n: the run needs"), std::string::npos) << big.err();
 }
 
+// SIGUSR2 to mpirun (which forwards it, where after SIGTERM or SIGINT it kills the ranks a
+// second later: Open MPI's odls_base_sigkill_timeout) stops every rank at one step with a
+// checkpoint and the output closed; mpirun returns the ranks' 140, and the printed restart
+// command has the mpirun it needs and names a checkpoint that exists (before: mpirun
+// returned 1 and the command lacked `mpirun -np 2`).
 TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_signal");
@@ -136,11 +141,19 @@ TEST(MpiRuns, ASignalStopsEveryRankAtOneStepWithACheckpoint) {
     return false;
   }, 60)) << p.err();
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
-  p.signal(SIGTERM);
+  p.signal(SIGUSR2);
   ASSERT_TRUE(wait_until([&] { return !p.running(); }, 60)) << "the ranks did not stop";
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGUSR2) << p.err();
   const std::string out = p.out();
   EXPECT_NE(out.find("checkpoint "), std::string::npos) << out << p.err();
   EXPECT_NE(out.find("wrote " + dir.file("long.nc")), std::string::npos) << out << p.err();
+  const auto at = out.find("continue with: mpirun -np 2 ");
+  ASSERT_NE(at, std::string::npos) << out;
+  const auto named = out.find("--restart ", at);
+  ASSERT_NE(named, std::string::npos) << out;
+  const std::string checkpoint = out.substr(named + 10, out.find('\n', named) - named - 10);
+  EXPECT_TRUE(std::filesystem::exists(checkpoint)) << checkpoint;
 }
 
 // Paper 004's no-slip onset at 16x8x16 found on two ranks (2x1) as on one: the same
