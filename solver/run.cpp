@@ -122,6 +122,13 @@ void Run::start() {
   IoThread::instance().clear_failure();  // a failure of an earlier run in this process was reported there
   if (control_.restart) start_from_checkpoint();
   else start_fresh();
+  // The initial records (and a restart's copied ones) on the disk before the first step: a
+  // run that cannot write them (a file size limit, a full disk) has not started, and
+  // abandon_start() leaves nothing of it behind.
+  agree([] {
+    IoThread::instance().drain();
+    IoThread::instance().check();
+  });
   first_step_ = sim_->steps_done();
   first_fraction_ = progress_fraction(*sim_);
   if (!streams_.empty()) {
@@ -129,6 +136,13 @@ void Run::start() {
     for (const std::string& p : output_partials()) partials += (partials.empty() ? "" : ", ") + p;
     stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " + partials +
                                     " (up to its last flush)");
+  }
+}
+
+void Run::abandon_start() {
+  if (started_ && first_step_ < 0) {
+    IoThread::instance().cleanup([] {});  // every job queued for the streams has run or been skipped
+    for (const std::string& p : output_partials()) std::remove(p.c_str());
   }
 }
 

@@ -70,6 +70,9 @@ class Run {
   // allocates and either writes the initial records or restores the checkpoint and reopens
   // the output.
   void start();
+  // After start() failed: removes the partial files this run created (they hold no more
+  // than its initial records), so that a run that did not start leaves nothing behind.
+  void abandon_start();
   // One step and its duties; false when the run should end (finish() next).
   bool step();
   // The end of the run (see the header comment); returns why it ended.
@@ -91,7 +94,7 @@ class Run {
   int stop_signal() const { return stop_signal_; }
   double elapsed_seconds() const;
   // Steps this run took (a restarted run counts from its checkpoint).
-  long steps_taken() const { return sim_ ? sim_->steps_done() - first_step_ : 0; }
+  long steps_taken() const { return sim_ && first_step_ >= 0 ? sim_->steps_done() - first_step_ : 0; }
   // The first stream's final file name, and the partial name it is written under ("" without output).
   std::string output_file() const;
   std::string output_partial() const;
@@ -148,7 +151,7 @@ class Run {
   using clock = std::chrono::steady_clock;
   clock::time_point start_time_, last_progress_;
   std::int64_t progress_step_ = -1;
-  long first_step_ = 0;          // steps done when this run started (the checkpoint's step)
+  long first_step_ = -1;         // steps done when this run started (the checkpoint's step); -1 until it has
   double first_fraction_ = 0;    // the fraction of the case done then
   double slowest_step_ = 0;
   std::atomic<double> slowest_checkpoint_{0};  // set by the IO thread

@@ -55,7 +55,11 @@ int start_command_run(Run& run) {
     run.start();
     return 0;
   } catch (const std::exception& e) {
-    return report_failure(e);
+    // A run that did not start was refused, whatever stopped it (a bad checkpoint, a file too
+    // short to continue, a file size limit that its first records meet): it leaves nothing.
+    run.abandon_start();
+    print_error(e.what());
+    return 2;
   }
 }
 

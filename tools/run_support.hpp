@@ -26,8 +26,8 @@ bool load_command_case(const std::string& case_file, const std::vector<std::stri
 // Prints the error line of a failed command and returns its exit code: 2 for bad input (a
 // CaseError: refused before the run), 1 for a failure while running.
 int report_failure(const std::exception& e);
-// Run::start() for a command: 0 when the run started, else the exit code after printing the
-// error line (2: refused before allocating; 1: failed while setting up).
+// Run::start() for a command: 0 when the run started, else 2 after printing the error line
+// and removing what the run had begun to write (Run::abandon_start).
 int start_command_run(Run& run);
 
 // Log lines as "[HH:MM:SS] text", on stdout, or on stderr where stdout carries JSON.

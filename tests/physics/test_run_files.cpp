@@ -213,3 +213,66 @@ TEST(RunFiles, ARestartWithoutOutputContinuesEveryFileTheCheckpointNames) {
   EXPECT_EQ(read_variables(dir.file("mine_profiles.nc")).at("profile_time").size(), 7u);
   EXPECT_TRUE(fs::exists(dir.file("mine.checkpoint.60.nc")));
 }
+
+namespace {
+std::vector<std::string> partial_files(const ScratchDir& dir, const std::string& folder) {
+  std::vector<std::string> found;
+  if (!fs::exists(dir.file(folder))) return found;
+  for (const auto& e : fs::directory_iterator(dir.file(folder)))
+    if (e.path().extension() == ".partial") found.push_back(e.path().string());
+  return found;
+}
+}  // namespace
+
+// A restart whose file holds fewer records than its checkpoint counts (here the profiles of an
+// earlier point of the same run, copied back) cannot continue it: refused with exit 2 and
+// nothing of the restart left (it exited 1 and left an empty partial file).
+TEST(RunFiles, ARestartThatCannotContinueItsFilesIsRefusedAndLeavesNothing) {
+  ScratchDir dir("short_file");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=10", "--progress", "0"}).code, 0);
+  fs::copy_file(dir.file("out/rb_profiles.nc"), dir.file("early_profiles.nc"));
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=30", "--restart", "out/rb.checkpoint.10.nc"}).code, 0);
+  fs::copy_file(dir.file("early_profiles.nc"), dir.file("out/rb_profiles.nc"), fs::copy_options::overwrite_existing);
+  const std::string fields = slurp(dir.file("out/rb.nc"));
+  const Ran restart = run_in(dir, {"run", c, "--set", "time.steps=40", "--restart", "out/rb.checkpoint.30.nc"});
+  EXPECT_EQ(restart.code, 2) << restart.err;
+  EXPECT_NE(restart.err.find("rb_profiles.nc"), std::string::npos) << restart.err;
+  EXPECT_EQ(lines(restart.err), 1) << restart.err;
+  EXPECT_TRUE(partial_files(dir, "out").empty()) << "the refused restart left a partial file";
+  EXPECT_TRUE(slurp(dir.file("out/rb.nc")) == fields);
+}
+
+// Under a file size limit (ulimit -f) a run either cannot start, and is refused (exit 2) with
+// nothing left, or fails later while running (exit 1) with its partial files holding what was
+// flushed: never a failed start that exits 1 and leaves stray partial files behind.
+TEST(RunFiles, AFileSizeLimitRefusesARunThatCannotWriteItsFirstRecords) {
+  ScratchDir dir("file_limit");
+  const std::string c = write_case(dir, "case.json");
+  bool refused = false, failed_later = false;
+  for (int kib = 100; kib <= 600; kib += 25) {
+    fs::remove_all(dir.file("out"));
+    const std::string err = dir.file("limit_err");
+    const std::string command = "cd '" + dir.path().string() + "' && ulimit -f " + std::to_string(kib) + " && '" +
+                                bouss_exe() + "' run case.json --set time.steps=200 --progress 0 >/dev/null 2>'" + err + "'";
+    const int status = std::system(("bash -c \"" + command + "\"").c_str());
+    const int code = WEXITSTATUS(status);
+    const std::string said = slurp(err);
+    SCOPED_TRACE("ulimit -f " + std::to_string(kib) + ": " + said);
+    ASSERT_TRUE(WIFEXITED(status));
+    if (code == 2) {
+      refused = true;
+      EXPECT_TRUE(partial_files(dir, "out").empty()) << "a run refused at its start leaves nothing";
+      EXPECT_FALSE(fs::exists(dir.file("out/rb.nc")));
+    } else if (code == 1) {
+      failed_later = true;
+      EXPECT_EQ(said.find("snapshot 0 "), std::string::npos) << "the first records are the start's";
+      EXPECT_EQ(said.find("diagnostics record 0 "), std::string::npos);
+      EXPECT_FALSE(partial_files(dir, "out").empty()) << "a run that failed keeps what it flushed";
+    } else {
+      EXPECT_EQ(code, 0);
+    }
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_TRUE(failed_later);
+}
