@@ -382,6 +382,12 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   for (const char* what : {"\"steps\": 7", "\"max_failures\": 3", "memory:", "first dt:",
                            "pressure: Fourier-tridiagonal direct solve", "[auto: x and y periodic", "runs: 7 steps"})
     EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  // The output plan with absolute paths (relative ones are the working folder's), and the
+  // checkpoints' home even when none is scheduled.
+  const std::string here = fs::current_path().string();
+  for (const std::string what : {"output: " + here + "/out.nc (", "write one as " + here + "/out.checkpoint.<step>.nc",
+                                 "paths: relative ones are taken from the working folder, " + here})
+    EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
   const Result mg = run_bouss("check " + p.string() + " --backend cpu --set pressure.solver=multigrid");
   EXPECT_EQ(mg.code, 0) << mg.err;
   for (const char* what : {"pressure: multigrid V(2,2)", "levels: 8x8x4"})
@@ -552,6 +558,23 @@ TEST(CommandLine, OnsetFlagsAGrowthRateFitWhoseHalvesDisagree) {
   ASSERT_EQ(settled.code, 0) << settled.err;
   EXPECT_TRUE(nlohmann::json::parse(settled.out)["fit_halves_agree"].get<bool>()) << settled.out;
   EXPECT_EQ(settled.err.find("warning"), std::string::npos) << settled.err;
+}
+
+// converge --output-dir writes its runs' files under the same guard as bouss run: a second
+// converge into the folder is refused (exit 2, naming the file and --overwrite) and the
+// first's files stay; --overwrite replaces them.
+TEST(CommandLine, ConvergeNeverReplacesAnEarlierRunsFilesUnlessAsked) {
+  const fs::path p = write_case("roll2d_dir.json", roll_2d_case());
+  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test" / ("converge_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  const std::string args = "converge " + p.string() + " --backend cpu --resolutions 6 --set time.steps=5 --json --output-dir " +
+                           dir.string();
+  ASSERT_EQ(run_bouss(args).code, 0);
+  const Result again = run_bouss(args);
+  EXPECT_EQ(again.code, 2) << again.err;
+  EXPECT_NE(again.err.find("exists, an earlier run's output: pass --overwrite"), std::string::npos) << again.err;
+  EXPECT_EQ(run_bouss(args + " --overwrite").code, 0);
+  fs::remove_all(dir);
 }
 
 // A two-dimensional case (ny = 1, periodic in y) keeps its one cell in y at every resolution.
