@@ -12,6 +12,7 @@
 
 #include <sys/wait.h>
 
+#include "io/checkpoint.hpp"
 #include "io/run_identity.hpp"
 #include "netcdf_compare.hpp"
 #include "process.hpp"
@@ -275,4 +276,23 @@ TEST(RunFiles, AFileSizeLimitRefusesARunThatCannotWriteItsFirstRecords) {
   }
   EXPECT_TRUE(refused);
   EXPECT_TRUE(failed_later);
+}
+
+// Checkpoints written before runs had ids (no text.run_id) still restart, with a warning that
+// their files' run cannot be checked; their run's other checkpoints count as its own.
+TEST(RunFiles, ACheckpointWrittenBeforeRunIdsStillRestarts) {
+  ScratchDir dir("legacy_checkpoint");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=20", "--progress", "0"}).code, 0);
+  for (const char* step : {"10", "20"}) {
+    const std::string path = dir.file(std::string("out/rb.checkpoint.") + step + ".nc");
+    bouss::Checkpoint ck = bouss::read_checkpoint(path);
+    ASSERT_EQ(ck.text.erase(bouss::checkpoint_run_id_key), 1u);
+    fs::remove(path);
+    bouss::write_checkpoint(path, ck);
+  }
+  const Ran restart = run_in(dir, {"run", c, "--set", "time.steps=30", "--restart", "out/rb.checkpoint.20.nc"});
+  EXPECT_EQ(restart.code, 0) << restart.err;
+  EXPECT_NE(restart.out.find("was written before checkpoints named their run"), std::string::npos) << restart.out;
+  EXPECT_EQ(read_variables(dir.file("out/rb.nc")).at("time").size(), 3u) << "steps 0, 20 and 30";
 }
