@@ -20,6 +20,10 @@ struct RecordVariable {
   enum Kind { coordinate, field, scalar } kind = scalar;
   bool seen_value = false;    // a scalar has held a value at an earlier record
   std::vector<unsigned char> fill;
+  // A one-dimensional variable's values are read in blocks: records [block_start, +block_n).
+  std::vector<unsigned char> block;
+  size_t block_start = 0, block_n = 0;
+  size_t single_until = 0;  // a block that did not read: its records one at a time
   size_t values() const {
     size_t n = 1;
     for (size_t s : shape) n *= s;
@@ -100,8 +104,29 @@ std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, s
       continue;
     }
     buffer.resize(n * v.bytes());
-    if (const int s = nc_get_vara(ncid, v.id, start.data(), count.data(), buffer.data()); s != NC_NOERR) {
-      unreadable[nc_strerror(s)].push_back(v.name);
+    int status = NC_NOERR;
+    if (v.shape.empty()) {
+      // One value a record: from a block of up to kBlock records (one call for many records
+      // of a long series), or alone when the block does not read (a damaged record in it).
+      constexpr size_t kBlock = 65536;
+      if (size_t(r) >= v.single_until && (size_t(r) < v.block_start || size_t(r) >= v.block_start + v.block_n)) {
+        v.block_start = size_t(r);
+        v.block_n = std::min(kBlock, v.length - size_t(r));
+        v.block.resize(v.block_n * v.bytes());
+        if (nc_get_vara(ncid, v.id, &v.block_start, &v.block_n, v.block.data()) != NC_NOERR) {
+          v.single_until = v.block_start + v.block_n;
+          v.block_n = 0;
+        }
+      }
+      if (v.block_n > 0)
+        std::memcpy(buffer.data(), v.block.data() + (size_t(r) - v.block_start) * v.bytes(), v.bytes());
+      else
+        status = nc_get_vara(ncid, v.id, start.data(), count.data(), buffer.data());
+    } else {
+      status = nc_get_vara(ncid, v.id, start.data(), count.data(), buffer.data());
+    }
+    if (status != NC_NOERR) {
+      unreadable[nc_strerror(status)].push_back(v.name);
       continue;
     }
     const bool fill = holds_fill(v, buffer, n);
