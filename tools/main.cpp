@@ -84,8 +84,9 @@ int main(int argc, char** argv) {
   std::string recover_file, recover_output;
   auto* recover_cmd = app.add_subcommand(
       "recover", "Copy every complete record of a killed run's partial file (or any output file) into a clean "
-                 "new file, with the same metadata; the file given is read, not changed, except that the flush "
-                 "its run was killed in is completed from its journal (docs/output.md, \"Kills\")");
+                 "new file, with the same metadata, and say which records it left out and why; FILE is only read, "
+                 "except that the flush its run was killed in is completed from FILE.journal, which is then "
+                 "removed (docs/output.md, \"Kills\")");
   recover_cmd->add_option("file", recover_file, "The partial file (FILE.<pid>.partial) or output file")->required();
   recover_cmd->add_option("--output", recover_output,
                           "The new file (default: the final name with .recovered.nc, out/rb.nc.<pid>.partial -> "
