@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <vector>
 
@@ -53,10 +54,20 @@ std::uint64_t file_size_of(int fd) {
   return ::fstat(fd, &st) == 0 ? std::uint64_t(st.st_size) : 0;
 }
 
-// FNV-1a, 64 bits: tells a journal that a kill cut short from a complete one.
+// FNV-1a over 64-bit words (then the last bytes one by one): tells a journal that a kill
+// cut short from a complete one. A word at a time: byte by byte it took 100 us for the
+// 100 KiB of a small case's flush, a tenth of its step.
 std::uint64_t checksum(const char* p, std::size_t n) {
   std::uint64_t h = 1469598103934665603ull;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h ^= w;
+    h *= 1099511628211ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; ++i) {
     h ^= static_cast<unsigned char>(p[i]);
     h *= 1099511628211ull;
   }
@@ -143,6 +154,8 @@ struct FlushJournal::State {
   int fd = -1;                 // HDF5's descriptor of the file
   dev_t dev = 0;               // the file it must lead to (a closed descriptor's number may be reused)
   ino_t ino = 0;
+  std::thread::id owner;       // the thread that writes the file through HDF5 (see holder_of)
+  std::vector<char> buffer;    // the journal of one commit, kept for the next
   int file_fd = -1;            // ours, to put commits into the file
   int journal_fd = -1;
   std::vector<Operation> ops;  // held since the last commit, in HDF5's order
@@ -224,6 +237,9 @@ FlushJournal::State* holder_of(int fd, std::unique_lock<std::mutex>& lock) {
   for (const Slot& slot : slots) {
     FlushJournal::State* s = slot.state;
     if (slot.fd.load() != fd || !s) continue;
+    // HDF5's own calls come from the writer's thread, which never reuses the number before
+    // the FlushJournal lets it go; another thread's call may be on a reused number.
+    if (std::this_thread::get_id() == s->owner) return s;
     struct stat st{};
     if (::fstat(fd, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino) return s;
   }
@@ -294,6 +310,7 @@ FlushJournal::FlushJournal(const std::string& partial, int fd) : s_(std::make_un
   if (fd < 0 || ::fstat(fd, &st) != 0) throw std::runtime_error("HDF5 does not write it through a file descriptor");
   s.dev = st.st_dev;
   s.ino = st.st_ino;
+  s.owner = std::this_thread::get_id();
   s.committed_end = std::uint64_t(st.st_size);
   s.file_fd = ::open(partial.c_str(), O_RDWR | O_CLOEXEC);
   if (s.file_fd < 0) throw std::runtime_error("cannot open " + partial + ": " + std::strerror(errno));
@@ -346,7 +363,8 @@ void FlushJournal::commit() {
     s.kill_at = 0;
     return;
   }
-  std::vector<char> j;
+  std::vector<char>& j = s.buffer;
+  j.clear();
   j.insert(j.end(), kMagic, kMagic + 8);
   put_u64(j, kVersion);
   put_u64(j, ++s.sequence);
