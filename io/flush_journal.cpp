@@ -103,11 +103,43 @@ struct Operation {
   std::uint64_t end() const { return kind == kWrite ? offset + bytes.size() : offset; }
 };
 
+// The order to apply a commit's writes in. The file reaches the same bytes in any order when
+// no two writes overlap; then the order that leaves a reader the least to trip on if the
+// writer is killed half-way (until the journal completes the commit): HDF5's superblock
+// first (its end of the file's space only grows), then the chunk-index nodes ("TREE") and
+// the data (what they add lies beyond every variable's length until its object header
+// says otherwise), and the other metadata, the object headers with the variables' lengths
+// among it, last. In HDF5's own order (by address) the object headers come before the index
+// nodes, and a kill between them left a last record of fill values (7 of 200 random kills
+// of a run writing a record every step). With a truncation or overlapping writes, HDF5's
+// order as it is.
+std::vector<std::size_t> apply_order(const std::vector<Operation>& ops) {
+  std::vector<std::size_t> order(ops.size());
+  for (std::size_t i = 0; i < ops.size(); ++i) order[i] = i;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> spans;
+  for (const Operation& op : ops) {
+    if (op.kind != kWrite) return order;
+    spans.emplace_back(op.offset, op.end());
+  }
+  std::sort(spans.begin(), spans.end());
+  for (std::size_t i = 1; i < spans.size(); ++i)
+    if (spans[i].first < spans[i - 1].second) return order;
+  auto rank = [&](const Operation& op) {
+    if (op.offset == 0) return 0;
+    const auto& b = op.bytes;
+    const bool signature = b.size() >= 4 && std::all_of(b.begin(), b.begin() + 4, [](char c) { return c >= 'A' && c <= 'Z'; });
+    return !signature || std::string(b.begin(), b.begin() + 4) == "TREE" ? 1 : 2;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(ops[a]) < rank(ops[b]); });
+  return order;
+}
+
 // Applies operations to the file `fd`; `after_write(n)` is called after the n-th write.
 template <class AfterWrite>
 bool apply(int fd, const std::vector<Operation>& ops, AfterWrite&& after_write) {
   long n = 0;
-  for (const Operation& op : ops) {
+  for (const std::size_t i : apply_order(ops)) {
+    const Operation& op = ops[i];
     if (op.kind == kTruncate) {
       if (sys_ftruncate(fd, op.offset) != 0) return false;
     } else {
