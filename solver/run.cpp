@@ -12,6 +12,7 @@
 #include "io/checkpoint.hpp"
 #include "grid/field_ops.hpp"
 #include "io/file_util.hpp"
+#include "io/flush_journal.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/restart_compatibility.hpp"
 #include "io/run_identity.hpp"
@@ -270,7 +271,12 @@ void Run::start_from_checkpoint() {
       if (k.saved < 0 || legacy || backend_.ranks().rank() != 0) continue;
       std::string file_id;
       try {
-        file_id = IoThread::instance().call([&] { return file_text_attribute(k.source, output_run_id_attribute); });
+        // A killed run's partial file caught inside a flush reads as its last flush left it
+        // once that flush is completed from its journal (io/flush_journal.hpp).
+        file_id = IoThread::instance().call([&] {
+          replay_flush_journal(k.source);
+          return file_text_attribute(k.source, output_run_id_attribute);
+        });
       } catch (const std::exception&) {
         continue;  // unreadable: copy_records_from says why
       }
