@@ -251,17 +251,23 @@ void Run::start_from_checkpoint() {
   for (std::size_t i = 0; i < case_.output.streams.size(); ++i) {
     const OutputStream& o = case_.output.streams[i];
     Continuation& k = continuations[i];
+    const auto text = [&](const std::string& key) {
+      const auto it = ck.text.find(key);
+      return it == ck.text.end() ? std::string() : it->second;
+    };
+    std::string partial;
     for (int j = 0;; ++j) {
-      const auto it = ck.text.find(stream_checkpoint_key("output_path", j));
-      if (it == ck.text.end()) break;
-      if (same_file(it->second, o.file)) k.saved = j;
+      const SavedStreamFiles saved = saved_stream_files(text, path, j);
+      if (saved.file.empty()) break;
+      if (same_file(saved.file, o.file)) {
+        k.saved = j;
+        partial = saved.partial;
+      }
     }
     if (k.saved < 0) continue;
-    const auto partial = ck.text.find(stream_checkpoint_key("output_partial", k.saved));
-    const bool from_partial = partial != ck.text.end() && !partial->second.empty() &&
-                              path_kind(partial->second) == PathKind::regular;
-    k.source = from_partial ? partial->second : o.file;
-    if (from_partial) k.superseded_partial = partial->second;
+    const bool from_partial = !partial.empty() && path_kind(partial) == PathKind::regular;
+    k.source = from_partial ? partial : o.file;
+    if (from_partial) k.superseded_partial = partial;
     continued.push_back(o.file);
   }
   agree([&] {
@@ -497,6 +503,7 @@ std::string Run::write_checkpoint() {
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;
   ck.state["series_at_step"] = series_step_ == ck.step;
+  const std::string path = checkpoint_path(checkpoint_stem(), ck.step);
   // Each stream's schedule and files, under "KEY" for the first stream, "KEY.N" for the others.
   for (auto& s : streams_) {
     ck.state[s->key("snapshot_at_step")] = s->last_step == ck.step;
@@ -507,12 +514,13 @@ std::string Run::write_checkpoint() {
     }
     ck.text[s->key("output_path")] = absolute(s->file());
     ck.text[s->key("output_partial")] = absolute(s->partial());
+    ck.text[s->key("output_file")] = relative_to_checkpoint(s->file(), path);
+    ck.text[s->key("partial_file")] = relative_to_checkpoint(s->partial(), path);
   }
   if (case_.checkpoint.interval) {
     ck.state["checkpoint_interval"] = *case_.checkpoint.interval;
     ck.state["checkpoint_next_time"] = checkpoints_.next_time();
   }
-  const std::string path = checkpoint_path(checkpoint_stem(), ck.step);
   checkpoint_step_ = ck.step;
   last_checkpoint_ = path;
   // Keep the last `keep` checkpoints this run wrote; never remove one it did not write.

@@ -64,6 +64,28 @@ bool same_file(const std::string& a, const std::string& b) {
   return canonical_name(a) == canonical_name(b);
 }
 
+SavedStreamFiles saved_stream_files(const std::function<std::string(const std::string&)>& text,
+                                    const std::string& checkpoint_path, int k) {
+  const SavedStreamFiles absolute{text(stream_checkpoint_key("output_path", k)),
+                                  text(stream_checkpoint_key("output_partial", k))};
+  const std::string file = text(stream_checkpoint_key("output_file", k));
+  if (file.empty()) return absolute;
+  const fs::path folder = fs::path(checkpoint_path).parent_path();
+  const std::string partial = text(stream_checkpoint_key("partial_file", k));
+  const SavedStreamFiles relative{(folder / file).lexically_normal().string(),
+                                  partial.empty() ? std::string() : (folder / partial).lexically_normal().string()};
+  const bool here = path_kind(relative.file) != PathKind::missing ||
+                    (!relative.partial.empty() && path_kind(relative.partial) != PathKind::missing);
+  return here || absolute.file.empty() ? relative : absolute;
+}
+
+std::string relative_to_checkpoint(const std::string& file, const std::string& checkpoint_path) {
+  std::error_code ec;
+  const fs::path to = fs::absolute(file, ec), from = fs::absolute(fs::path(checkpoint_path).parent_path(), ec);
+  const fs::path r = to.lexically_normal().lexically_relative(from.lexically_normal());
+  return r.empty() ? to.lexically_normal().string() : r.string();
+}
+
 void check_first_record_fits(const Case& c, const OutputStream& s) {
   struct rlimit r{};
   if (::getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return;

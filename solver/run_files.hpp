@@ -16,6 +16,7 @@
 // Each refusal is one CaseError line (exit 2). Only the writer rank touches files.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,22 @@ std::string checkpoint_stem(const Case& c);
 // Whether two paths name one file: the same device and inode when both exist, else the same
 // canonical path (symbolic links and "..", resolved as far as the path exists).
 bool same_file(const std::string& a, const std::string& b);
+
+// The files that stream `k` of the run that wrote a checkpoint wrote: its output file and the
+// partial file it was writing. A checkpoint records both relative to its own folder (text
+// keys "output_file" and "partial_file"; ".K" for K > 0), so that a run's folder moved or
+// copied whole keeps its checkpoints and files together, and as absolute paths
+// ("output_path", "output_partial"): the relative pair when either of its files exists,
+// else the absolute one (a checkpoint copied away from its run's folder, or written before
+// the relative keys). Empty when the checkpoint has no such stream. `text` looks a key of
+// Checkpoint::text up ("" when missing).
+struct SavedStreamFiles {
+  std::string file, partial;
+};
+SavedStreamFiles saved_stream_files(const std::function<std::string(const std::string&)>& text,
+                                    const std::string& checkpoint_path, int k);
+// The same key, relative, for a checkpoint about to be written at `checkpoint_path`.
+std::string relative_to_checkpoint(const std::string& file, const std::string& checkpoint_path);
 
 // Refuses (CaseError) a stream whose file the file size limit (ulimit -f) cannot hold with
 // its first record: the file's header and one record.

@@ -73,7 +73,9 @@ std::vector<std::string> restart_file_overrides(const RunOptions& o) {
     std::string saved;
     try {
       saved = IoThread::instance().call([&] {
-        return file_text_attribute(*o.restart, "text." + stream_checkpoint_key("output_path", int(k)));
+        return saved_stream_files([&](const std::string& key) { return file_text_attribute(*o.restart, "text." + key); },
+                                  *o.restart, int(k))
+            .file;
       });
     } catch (const std::exception&) {
       return {};  // an unreadable checkpoint: the run says why

@@ -296,3 +296,22 @@ TEST(RunFiles, ACheckpointWrittenBeforeRunIdsStillRestarts) {
   EXPECT_NE(restart.out.find("was written before checkpoints named their run"), std::string::npos) << restart.out;
   EXPECT_EQ(read_variables(dir.file("out/rb.nc")).at("time").size(), 3u) << "steps 0, 20 and 30";
 }
+
+// A run's folder copied (or moved) whole and restarted there continues the copy's files: a
+// checkpoint names its run's files relative to its own folder. (With the absolute paths alone,
+// the restart in the copy continued the files of the original folder.)
+TEST(RunFiles, ARestartInACopiedFolderContinuesTheCopysFiles) {
+  ScratchDir dir("copied_folder");
+  fs::create_directories(dir.file("a"));
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 20})");
+  BoussProcess first({"run", c, "--set", "time.steps=40", "--progress", "0"}, dir.file("o1"), dir.file("e1"), {},
+                     dir.file("a"));
+  ASSERT_EQ(WEXITSTATUS(first.wait()), 0) << first.err();
+  fs::copy(dir.file("a"), dir.file("b"), fs::copy_options::recursive);
+  const std::string original = slurp(dir.file("a/out/rb.nc"));
+  BoussProcess restart({"run", c, "--set", "time.steps=60", "--restart", "out/rb.checkpoint.40.nc"}, dir.file("o2"),
+                       dir.file("e2"), {}, dir.file("b"));
+  ASSERT_EQ(WEXITSTATUS(restart.wait()), 0) << restart.err();
+  EXPECT_TRUE(slurp(dir.file("a/out/rb.nc")) == original) << "the original folder is untouched";
+  EXPECT_EQ(read_variables(dir.file("b/out/rb.nc")).at("time").size(), 4u) << "the copy continued: steps 0, 20, 40, 60";
+}
