@@ -590,8 +590,10 @@ struct NetcdfWriter::Impl {
   }
   template <class Refuse>
   void check_same_output(int in, Refuse&& refuse);
+  // Copies the listed records (`with_fields`: their fields and profiles too, else only the
+  // one-dimensional variables, the fields having been written already).
   void copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
-                     const std::vector<long>& series_records);
+                     const std::vector<long>& series_records, bool with_fields = true);
   void set_compression(const NcVar& v);
 };
 
@@ -1085,7 +1087,7 @@ void NetcdfWriter::Impl::check_same_output(int in, Refuse&& refuse) {
 // of this (new, empty) file: every field and profile, one record of one field at a time,
 // and the one-dimensional variables on time, profile_time and diagnostic_time.
 void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
-                                       const std::vector<long>& series_records) {
+                                       const std::vector<long>& series_records, bool with_fields) {
   std::vector<std::string> old_scalars, old_series;
   for (const auto& v : list_variables(in)) {
     if (v.dims.size() == 1 && v.dims[0] == "time" && v.name != "time") old_scalars.push_back(v.name);
@@ -1137,7 +1139,7 @@ void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, cons
 
   // Snapshots: one record of one field at a time.
   std::vector<unsigned char> raw;  // one record of one field, in the file's type
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i = 0; with_fields && i < records.size(); ++i) {
     for (const auto& name : record_fields()) {
       const Field& fld = fields.at(name);
       int vid = -1;
@@ -1218,7 +1220,20 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
 
   // Every record the checkpoint counts must be complete (the check of bouss recover): a
   // damaged one is never copied, and the run is refused (exit 2) with what to do instead.
-  const RecordSurvey survey = survey_records(in, records, series_records);
+  // The fields and profiles are written as the check reads them (one read of the old file);
+  // a refusal removes this partial file, which then holds nothing of use.
+  const std::string what = "cannot copy records of " + old_path + " to " + m.partial;
+  long written_record = -1;
+  const RecordSurvey survey = survey_records(in, records, series_records, [&](const std::string& name, long r, const void* values) {
+    const auto it = m.fields.find(name);
+    if (it == m.fields.end()) return;  // check_same_output: the old file's own, left as they are
+    const Impl::Field& fld = it->second;
+    if (r != written_record && written_record >= 0) m.sync(what);  // each record flushed, as the writer does
+    written_record = r;
+    const std::vector<size_t> count = fld.count(fld.n[2]);
+    m.ensure_room(fld.values() * (fld.profile ? sizeof(double) : m.field_bytes()), 0, what);
+    m.put_raw(fld.var, fld.start(size_t(r), 0), count, values, what);
+  });
   if (!survey.damaged.empty() || !survey.damaged_series.empty()) {
     const bool snapshot = !survey.damaged.empty();
     const DamagedRecord& d = snapshot ? survey.damaged.front() : survey.damaged_series.front();
@@ -1228,7 +1243,7 @@ void NetcdfWriter::copy_records_from(const std::string& old_path, long records, 
                     "` copies the complete records into a new file; then restart with `--output NEW.nc`, "
                     "which starts a new file at the checkpoint");
   }
-  m.copy_selected(in, old_path, first(records), first(series_records));
+  m.copy_selected(in, old_path, first(records), first(series_records), false);
   m.remove_partial = false;
 }
 

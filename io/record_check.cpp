@@ -4,6 +4,7 @@
 #include <netcdf.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <vector>
@@ -72,12 +73,24 @@ long dimension_length(int ncid, const char* name) {
   return long(len);
 }
 
+// Whether any of the n values (of `Word`'s size) has the fill value's bits: compared as
+// whole words, a record of a field is scanned at memory speed.
+template <class Word>
+bool holds_fill_word(const unsigned char* data, const unsigned char* fill, size_t n) {
+  Word f, x;
+  std::memcpy(&f, fill, sizeof f);
+  bool found = false;
+  for (size_t i = 0; i < n; ++i) {
+    std::memcpy(&x, data + i * sizeof x, sizeof x);
+    found |= x == f;
+  }
+  return found;
+}
+
 bool holds_fill(const RecordVariable& v, const std::vector<unsigned char>& data, size_t n) {
   if (v.fill.empty()) return false;
-  const size_t b = v.bytes();
-  for (size_t i = 0; i < n; ++i)
-    if (std::memcmp(data.data() + i * b, v.fill.data(), b) == 0) return true;
-  return false;
+  if (v.bytes() == sizeof(std::uint64_t)) return holds_fill_word<std::uint64_t>(data.data(), v.fill.data(), n);
+  return holds_fill_word<std::uint32_t>(data.data(), v.fill.data(), n);
 }
 
 std::string join(const std::vector<std::string>& names) {
@@ -88,7 +101,8 @@ std::string join(const std::vector<std::string>& names) {
 
 // What is wrong with record `r` of `vars` (all on one record dimension), "" when nothing.
 // The one check of a record, for the snapshot records and the series alike.
-std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, std::vector<unsigned char>& buffer) {
+std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, std::vector<unsigned char>& buffer,
+                          const RecordVisitor& visit) {
   std::map<std::string, std::vector<std::string>> unreadable;  // reason -> variables
   std::vector<std::string> missing, fills, no_time;
   for (RecordVariable& v : vars) {
@@ -129,6 +143,7 @@ std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, s
       unreadable[nc_strerror(status)].push_back(v.name);
       continue;
     }
+    if (visit && v.kind == RecordVariable::field) visit(v.name, r, buffer.data());
     const bool fill = holds_fill(v, buffer, n);
     switch (v.kind) {
       case RecordVariable::coordinate:
@@ -154,7 +169,8 @@ std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, s
   return why;
 }
 
-std::vector<DamagedRecord> survey(int ncid, const std::vector<std::string>& dims, long count) {
+std::vector<DamagedRecord> survey(int ncid, const std::vector<std::string>& dims, long count,
+                                  const RecordVisitor& visit) {
   std::vector<RecordVariable> vars = record_variables(ncid, dims);
   std::vector<DamagedRecord> out;
   std::vector<unsigned char> buffer;
@@ -163,7 +179,7 @@ std::vector<DamagedRecord> survey(int ncid, const std::vector<std::string>& dims
     return out;
   }
   for (long r = 0; r < count; ++r) {
-    std::string why = record_damage(ncid, vars, r, buffer);
+    std::string why = record_damage(ncid, vars, r, buffer, visit);
     if (!why.empty()) out.push_back({r, why});
   }
   return out;
@@ -185,13 +201,13 @@ std::vector<long> complete(long n, const std::vector<DamagedRecord>& damaged) {
 std::vector<long> RecordSurvey::complete_records() const { return complete(records, damaged); }
 std::vector<long> RecordSurvey::complete_series_records() const { return complete(series_records, damaged_series); }
 
-RecordSurvey survey_records(int ncid, long records, long series_records) {
+RecordSurvey survey_records(int ncid, long records, long series_records, const RecordVisitor& visit) {
   RecordSurvey s;
   const long time = dimension_length(ncid, "time"), profile_time = dimension_length(ncid, "profile_time");
   s.records = records >= 0 ? records : std::max<long>(0, std::max(time, profile_time));
   s.series_records = series_records >= 0 ? series_records : std::max<long>(0, dimension_length(ncid, "diagnostic_time"));
-  s.damaged = survey(ncid, {"time", "profile_time"}, s.records);
-  s.damaged_series = survey(ncid, {"diagnostic_time"}, s.series_records);
+  s.damaged = survey(ncid, {"time", "profile_time"}, s.records, visit);
+  s.damaged_series = survey(ncid, {"diagnostic_time"}, s.series_records, {});
   return s;
 }
 

@@ -3,6 +3,7 @@
 // two agree (docs/output.md, "Kills").
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,14 @@ struct RecordSurvey {
 // record is complete when every variable on diagnostic_time reads it without error and, by
 // the same rule as a scalar, holds a value. A NetCDF call: from the IO thread, or a process
 // without one.
-RecordSurvey survey_records(int ncid, long records = -1, long series_records = -1);
+//
+// `visit`, when given, sees every multidimensional variable's record (a field or a profile)
+// that read, as it is read: its name, the record and the values in the file's type, so that a
+// copy can write them with no second read (a restart's copy_records_from). It sees records
+// before their check is complete: a copy that must hold complete records alone throws when
+// the survey finds a damaged one.
+using RecordVisitor = std::function<void(const std::string& name, long record, const void* values)>;
+RecordSurvey survey_records(int ncid, long records = -1, long series_records = -1, const RecordVisitor& visit = {});
 
 // "record 453: p holds fill values (the run was killed while writing it)"; `kind` is
 // "record" or "diagnostics record".
