@@ -18,6 +18,13 @@ namespace fs = std::filesystem;
 
 std::string partial_path(const std::string& path) { return path + "." + std::to_string(::getpid()) + ".partial"; }
 
+std::string absolute_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const fs::path p = fs::absolute(path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
 PathKind path_kind(const std::string& path) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) return PathKind::missing;

@@ -12,6 +12,10 @@ namespace bouss {
 // has its own, so two runs writing the same PATH never touch each other's partial file.
 std::string partial_path(const std::string& path);
 
+// `path` made absolute against the working folder and lexically normal ("a/../b" -> "b");
+// `path` itself when the working folder cannot be read.
+std::string absolute_path(const std::string& path);
+
 // What is at `path` now (symbolic links followed unless said otherwise).
 enum class PathKind { missing, regular, directory, other };
 PathKind path_kind(const std::string& path);

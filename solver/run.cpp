@@ -26,12 +26,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string absolute(const std::string& path) {
-  if (path.empty()) return path;
-  std::error_code ec;
-  const fs::path p = fs::absolute(path, ec);
-  return ec ? path : p.lexically_normal().string();
-}
 
 std::string clock_text(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
@@ -164,7 +158,6 @@ void Run::prepare_files(const std::vector<std::string>& continued, bool own_lega
   try {
     for (const OutputStream& s : case_.output.streams) check_output_writable(s.file);
     if (!files->stem().empty()) check_output_writable(checkpoint_path(files->stem(), 0));
-    for (const OutputStream& s : case_.output.streams) check_first_record_fits(case_, s);
   } catch (const CaseError&) {
     throw;
   } catch (const std::exception& e) {
@@ -512,8 +505,8 @@ std::string Run::write_checkpoint() {
       ck.state[s->key("output_interval")] = *s->config().interval;
       ck.state[s->key("output_next_time")] = s->schedule().next_time();
     }
-    ck.text[s->key("output_path")] = absolute(s->file());
-    ck.text[s->key("output_partial")] = absolute(s->partial());
+    ck.text[s->key("output_path")] = absolute_path(s->file());
+    ck.text[s->key("output_partial")] = absolute_path(s->partial());
     ck.text[s->key("output_file")] = relative_to_checkpoint(s->file(), path);
     ck.text[s->key("partial_file")] = relative_to_checkpoint(s->partial(), path);
   }

@@ -1,6 +1,5 @@
 #include "solver/run_files.hpp"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -11,7 +10,6 @@
 #include "io/io_thread.hpp"
 #include "io/run_identity.hpp"
 #include "io/xdmf.hpp"
-#include "solver/simulation.hpp"
 #include "solver/stream_output.hpp"
 
 namespace bouss {
@@ -86,27 +84,14 @@ std::string relative_to_checkpoint(const std::string& file, const std::string& c
   return r.empty() ? to.lexically_normal().string() : r.string();
 }
 
-void check_first_record_fits(const Case& c, const OutputStream& s) {
-  struct rlimit r{};
-  if (::getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return;
-  // The header (coordinates, attributes, the case) and one record with its HDF5 metadata
-  // (the writer's own margins: io/netcdf_writer.cpp).
-  const double header = double(128 << 10) + 2.0 * double(c.json_text.size());
-  const double need = header + plan_stream(c, s, make_grid(c, sizeof(double)).layout).record_bytes + double(64 << 10);
-  if (double(r.rlim_cur) < need)
-    throw CaseError(c.source + ": /output: " + s.file + " needs at least " + format_bytes(need) +
-                    " for its first record, more than the file size limit (ulimit -f) of " +
-                    format_bytes(double(r.rlim_cur)) + ": raise the limit, or write less (output.fields, region, precision)");
-}
-
 RunFiles::RunFiles(const Case& c, bool checkpoints, const std::string& restart)
     : source_(c.source), stem_(checkpoints ? checkpoint_stem(c) : std::string()), restart_(restart) {
   for (std::size_t i = 0; i < c.output.streams.size(); ++i) {
     const OutputStream& s = c.output.streams[i];
     const std::string pointer = "/output/" + std::to_string(i) + "/file";
-    outputs_.push_back({s.file, "the file of output stream " + std::to_string(i), pointer});
+    outputs_.push_back({s.file, "the file of output stream " + std::to_string(i), pointer, ""});
     if (!s.fields.empty())
-      sidecars_.push_back({xdmf_path_for(s.file), "the XDMF sidecar of output stream " + std::to_string(i), pointer});
+      sidecars_.push_back({xdmf_path_for(s.file), "the XDMF sidecar of output stream " + std::to_string(i), pointer, s.file});
   }
 }
 
@@ -202,12 +187,9 @@ void RunFiles::refuse_earlier(bool overwrite, const std::vector<std::string>& co
   for (const Written& w : outputs_)
     if (path_kind(w.path) != PathKind::missing && !is_continued(w.path))
       throw CaseError(where(w) + " exists, an earlier run's output" + ask);
-  for (std::size_t i = 0; i < sidecars_.size(); ++i) {
-    const Written& w = sidecars_[i];
-    const std::string data = w.path.substr(0, w.path.size() - std::string(".xdmf2").size());
-    if (path_kind(w.path) != PathKind::missing && !is_continued(data))
+  for (const Written& w : sidecars_)
+    if (path_kind(w.path) != PathKind::missing && !is_continued(w.data))
       throw CaseError(where(w) + " exists, an earlier run's XDMF sidecar" + ask);
-  }
   const std::vector<std::string> earlier = earlier_checkpoints(run_id, own_legacy);
   if (!earlier.empty())
     throw CaseError(source_ + ": /checkpoint: " + earlier.front() +

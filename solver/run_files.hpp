@@ -51,10 +51,6 @@ SavedStreamFiles saved_stream_files(const std::function<std::string(const std::s
 // The same key, relative, for a checkpoint about to be written at `checkpoint_path`.
 std::string relative_to_checkpoint(const std::string& file, const std::string& checkpoint_path);
 
-// Refuses (CaseError) a stream whose file the file size limit (ulimit -f) cannot hold with
-// its first record: the file's header and one record.
-void check_first_record_fits(const Case& c, const OutputStream& s);
-
 class RunFiles {
  public:
   // The files of case c's run; `checkpoints`: whether the run may write checkpoints (a
@@ -85,6 +81,7 @@ class RunFiles {
     std::string path;
     std::string what;      // "the file of output stream 0", "its XDMF sidecar", ...
     std::string pointer;   // the case's JSON path, for the message
+    std::string data;      // a sidecar's: the stream's file it describes
   };
   std::string source_;  // the case file, for messages
   std::string stem_;

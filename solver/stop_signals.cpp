@@ -55,6 +55,15 @@ void install() {
 
 int stop_requested() { return stop_signal.load(); }
 
+const char* name(int signal) {
+  switch (signal) {
+    case SIGINT: return "SIGINT";
+    case SIGHUP: return "SIGHUP";
+    case SIGUSR2: return "SIGUSR2";
+    default: return "SIGTERM";
+  }
+}
+
 bool take_checkpoint_request() {
   int n = checkpoint_requests.load();
   while (n > 0)

@@ -15,6 +15,8 @@ namespace bouss::stop_signals {
 void install();
 // The stopping signal received (SIGINT, SIGTERM, SIGHUP or SIGUSR2), or 0.
 int stop_requested();
+// "SIGINT", "SIGTERM", "SIGHUP" or "SIGUSR2": a stopping signal's name, for the log.
+const char* name(int signal);
 // True once for each SIGUSR1 received since the last call.
 bool take_checkpoint_request();
 // The line the handler writes to stderr when a second signal stops the process at once

@@ -5,7 +5,6 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,12 +27,6 @@ std::string schedule_text(const std::optional<double>& interval, const std::opti
   if (interval) s += fmt::format("every {:g} time units", *interval);
   if (steps) s += (s.empty() ? "every " : " and every ") + (*steps == 1 ? "step" : std::to_string(*steps) + " steps");
   return s;
-}
-
-std::string absolute_path(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::absolute(path, ec);
-  return ec ? path : p.lexically_normal().string();
 }
 
 }  // namespace
@@ -85,7 +78,6 @@ int check_command(const RunOptions& o) {
         files.refuse_clashes();
         files.refuse_live_claims();
         files.refuse_earlier(o.overwrite || c.overwrite, {}, "", false);
-        for (const OutputStream& s : c.output.streams) check_first_record_fits(c, s);
       }
     } catch (const std::exception& e) {
       refused = e.what();

@@ -13,6 +13,7 @@
 #include "io/run_identity.hpp"
 #include "parallel/communicator.hpp"
 #include "solver/run.hpp"
+#include "solver/stop_signals.hpp"
 #include "solver/stream_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
@@ -138,13 +139,8 @@ int run_command(const RunOptions& o) {
                o.restart ? fmt::format(", {} from the original start", sim.steps_done()) : "");
   if (end == RunEnd::signal) {
     const int sig = run.stop_signal();
-    spdlog::info("stopped by {} at step {} (t = {:.6g}); {}",
-                 sig == SIGINT   ? "SIGINT"
-                 : sig == SIGHUP ? "SIGHUP"
-                 : sig == SIGUSR2 ? "SIGUSR2"
-                                  : "SIGTERM",
-                 sim.steps_done(),
-                 sim.time(), run.restart_hint());
+    spdlog::info("stopped by {} at step {} (t = {:.6g}); {}", stop_signals::name(sig), sim.steps_done(), sim.time(),
+                 run.restart_hint());
     return 128 + sig;
   }
   if (end == RunEnd::wall_limit)

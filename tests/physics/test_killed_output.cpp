@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "convection_case.hpp"
 #include "io/case.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/output_recovery.hpp"
@@ -41,18 +42,9 @@ namespace {
 // splits the chunk index of every field (HDF5's B-trees hold 64 chunks a node), the flush in
 // which a kill used to lose all 64 records before it.
 std::string case_text(int steps, const std::string& output, const std::string& extra = "") {
-  return R"({
-  "name": "killed",
-  "grid": {"n": [8, 8, 4], "extent": [[0, 2], [0, 2], [0, 1]]},
-  "physics": {"rayleigh": 1e5, "prandtl": 0.71, "units": "free_fall"},
-  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
-                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
-                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
-  "initial": {"perturbation": {"amplitude": 0.1, "seed": 3}},
-  "time": {"steps": )" + std::to_string(steps) + R"(},
-  "output": {"file": ")" + output + R"(", "interval_steps": 1, "diagnostics_interval_steps": 1)" + extra + R"(},
-  "backend": "cpu"
-})";
+  return convection_case_json("killed", "[8, 8, 4]", 3,
+                              R"("time": {"steps": )" + std::to_string(steps) + R"(},
+  "output": {"file": ")" + output + R"(", "interval_steps": 1, "diagnostics_interval_steps": 1)" + extra + "}");
 }
 
 std::string write_case(const ScratchDir& dir, int steps, const std::string& extra = "",

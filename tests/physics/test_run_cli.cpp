@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "convection_case.hpp"
 #include "netcdf_compare.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
@@ -27,18 +28,10 @@ namespace {
 // mid-run, short enough for a test. Snapshots every 4 steps, checkpoints every 20.
 std::string write_case(const ScratchDir& dir, int steps, const std::string& extra = "") {
   const std::string path = dir.file("case.json");
-  std::ofstream(path) << R"({
-  "name": "survive",
-  "grid": {"n": [48, 48, 24], "extent": [[0, 2], [0, 2], [0, 1]]},
-  "physics": {"rayleigh": 1e5, "prandtl": 0.71, "units": "free_fall"},
-  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
-                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
-                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
-  "initial": {"perturbation": {"amplitude": 0.1, "seed": 3}},
-  "time": {"steps": )" + std::to_string(steps) + R"(},
+  std::ofstream(path) << convection_case_json("survive", "[48, 48, 24]", 3,
+                                              R"("time": {"steps": )" + std::to_string(steps) + R"(},
   "output": {"interval_steps": 4, "diagnostics_interval_steps": 2},
-  "checkpoint": {"interval_steps": 20}, "backend": "cpu")" + extra + R"(
-})";
+  "checkpoint": {"interval_steps": 20})" + extra);
   return path;
 }
 

@@ -14,6 +14,7 @@
 
 #include "io/checkpoint.hpp"
 #include "io/run_identity.hpp"
+#include "convection_case.hpp"
 #include "netcdf_compare.hpp"
 #include "process.hpp"
 #include "scratch_dir.hpp"
@@ -27,19 +28,9 @@ namespace {
 // (fields every 20 steps) and out/rb_profiles.nc (profiles every 10), as the audit's case.
 std::string write_case(const ScratchDir& dir, const std::string& name, const std::string& extra = "") {
   const std::string path = dir.file(name);
-  std::ofstream(path) << R"({
-  "name": "files",
-  "grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]]},
-  "physics": {"rayleigh": 1e5, "prandtl": 0.71, "units": "free_fall"},
-  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
-                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 1}},
-                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": 0}}},
-  "initial": {"perturbation": {"amplitude": 0.1, "seed": 1}},
-  "time": {"end": 1e9},
+  std::ofstream(path) << convection_case_json("files", "[16, 16, 8]", 1, R"("time": {"end": 1e9},
   "output": [{"file": "out/rb.nc", "interval_steps": 20},
-             {"file": "out/rb_profiles.nc", "interval_steps": 10, "profiles": true}],
-  "backend": "cpu")" + extra + R"(
-})";
+             {"file": "out/rb_profiles.nc", "interval_steps": 10, "profiles": true}])" + extra);
   return path;
 }
 
