@@ -33,6 +33,7 @@
 #include "io/build_info.hpp"
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
+#include "io/netcdf_attributes.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
 #include "physics/reference_profile.hpp"
@@ -1019,14 +1020,6 @@ long dim_length(int ncid, const char* name) {
   size_t len = 0;
   if (nc_inq_dimid(ncid, name, &id) != NC_NOERR || nc_inq_dimlen(ncid, id, &len) != NC_NOERR) return -1;
   return static_cast<long>(len);
-}
-
-std::string text_attribute(int ncid, int varid, const char* name) {
-  size_t len = 0;
-  if (nc_inq_attlen(ncid, varid, name, &len) != NC_NOERR) return "";
-  std::string s(len, '\0');
-  if (len > 0 && nc_get_att_text(ncid, varid, name, &s[0]) != NC_NOERR) return "";
-  return s;
 }
 
 std::string join(const std::vector<std::string>& v) {

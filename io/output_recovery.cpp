@@ -11,6 +11,7 @@
 #include "io/case.hpp"
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
+#include "io/netcdf_attributes.hpp"
 #include "io/netcdf_writer.hpp"
 
 namespace bouss {
@@ -33,15 +34,6 @@ struct FileContents {
   std::string region;                         // the global attribute, "" for the whole domain
 };
 
-std::string text_attribute(int ncid, const char* name) {
-  size_t len = 0;
-  if (nc_inq_attlen(ncid, NC_GLOBAL, name, &len) != NC_NOERR) return "";
-  std::string s(len, '\0');
-  if (len > 0 && nc_get_att_text(ncid, NC_GLOBAL, name, &s[0]) != NC_NOERR) return "";
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
-}
-
 FileContents read_contents(const std::string& file) {
   int ncid = -1;
   if (const int s = nc_open(file.c_str(), NC_NOWRITE, &ncid); s != NC_NOERR)
@@ -49,8 +41,8 @@ FileContents read_contents(const std::string& file) {
                     "); nothing of it can be recovered (a run killed before its file's header was flushed "
                     "leaves such a file, holding no record)");
   FileContents c;
-  c.case_json = text_attribute(ncid, "case_json");
-  c.region = text_attribute(ncid, "region");
+  c.case_json = text_attribute(ncid, NC_GLOBAL, "case_json");
+  c.region = text_attribute(ncid, NC_GLOBAL, "region");
   int nvars = 0;
   nc_inq_nvars(ncid, &nvars);
   for (int v = 0; v < nvars; ++v) {

@@ -7,15 +7,12 @@
 
 #include <string>
 
+#include "io/netcdf_attributes.hpp"  // file_text_attribute, to read them
+
 namespace bouss {
 
 // 32 hexadecimal digits from the system's random source (and the time and pid).
 std::string new_run_id();
-
-// The global text attribute `name` of the NetCDF file at `path`, or "" when the file has none.
-// Throws std::runtime_error (one line naming the file) when it cannot be opened. A NetCDF
-// call: from the IO thread (io/io_thread.hpp).
-std::string file_text_attribute(const std::string& path, const std::string& name);
 
 // The attribute names: an output file's and a checkpoint's.
 constexpr const char* output_run_id_attribute = "bouss_run_id";
