@@ -35,8 +35,8 @@ struct FaceBC {
 //   value    self = -1, offset = 2 v              (the mirror that puts v on the face)
 //   gradient self = +1, offset = -/+ (2m - 1) h g (g along +axis; - on the low side, + high)
 // The ghost fill applies it (grid/boundary.cu); the multigrid's smoother folds it into its
-// stencil (a wall's ghost is self * x_p + offset: solver/multigrid.cu), and the coarse
-// operator and the CSR baseline put -self / h^2 into the diagonal (solver/coarse_operator.cpp,
+// stencil (a wall's ghost is self * x_p + offset: solver/multigrid/multigrid.cu), and the coarse
+// operator and the CSR baseline put -self / h^2 into the diagonal (solver/multigrid/coarse_operator.cpp,
 // tools/baselines.cu). Not for periodic faces.
 template <class S>
 struct WallGhost {

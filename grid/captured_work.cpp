@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "parallel/device_messages.hpp"
+#include "grid/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 
 #ifdef BOUSS_HAVE_CUDA

@@ -1,5 +1,5 @@
 // Build-wide definitions: the host/device marker. (The fields' precision is a template
-// parameter R of the numerics, chosen per run by the case: solver/flow_simulation.hpp.)
+// parameter R of the numerics, chosen per run by the case: model/flow_simulation.hpp.)
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "grid/for_each.hpp"
-#include "parallel/device_messages.hpp"
+#include "grid/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 
 namespace bouss {

@@ -5,7 +5,7 @@
 // packed in one launch, sent as one group of messages and unpacked in one launch. A face
 // field sends its face 0 too, which is the lower neighbour's duplicate face n. On CUDA the
 // messages go by NCCL, a CUDA-aware MPI or through page-locked host buffers
-// (parallel/device_messages.hpp).
+// (grid/device_messages.hpp).
 #pragma once
 
 #include "grid/boundary.hpp"

@@ -1,8 +1,8 @@
 // The rules every grid shape obeys, wherever a shape is given (a case's /grid/n, `bouss bench
 // poisson --n`): three positive cell counts, at most max_axis_cells per axis, and an axis of
 // one cell periodic (it is a 2D run's unused direction). Whether the pressure solver can work
-// on the shape is the solver's to say (solver/pressure_solver.hpp pressure_solver_refuses).
-// io/case.hpp's check_grid_shape turns a broken rule into a CaseError.
+// on the shape is the solver's to say (solver/registry.hpp SolverType::refuses).
+// config/case.hpp's check_grid_shape turns a broken rule into a CaseError.
 #pragma once
 
 #include <array>

@@ -36,7 +36,7 @@
 #include "io/netcdf_attributes.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
-#include "physics/reference_profile.hpp"
+#include "config/reference_profile.hpp"
 
 namespace bouss {
 namespace {

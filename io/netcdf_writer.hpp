@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/record_check.hpp"
 
 namespace bouss {

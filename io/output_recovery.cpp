@@ -8,7 +8,7 @@
 #include <regex>
 #include <vector>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
 #include "io/netcdf_attributes.hpp"

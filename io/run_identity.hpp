@@ -2,7 +2,7 @@
 // by every restart that continues it, so that a run and its continuations share it and no
 // other run does. Every output file carries it as the global attribute `bouss_run_id`, every
 // checkpoint as `text.run_id`; a restart that would continue a file refuses a checkpoint of
-// another run (solver/run.cpp), and a run tells its own checkpoints from an earlier run's.
+// another run (run/run.cpp), and a run tells its own checkpoints from an earlier run's.
 #pragma once
 
 #include <string>

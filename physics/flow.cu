@@ -8,7 +8,7 @@
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
-#include "physics/stencil.hpp"
+#include "grid/stencil.hpp"
 
 namespace bouss {
 
@@ -108,7 +108,7 @@ void subtract_gradient_all(const Stencil<R, Z>& st, const Field<R>& phi, KernelS
   }, "subtract_gradient");
 }
 
-// The step's launches for either z geometry (physics/stencil.hpp with_stencil).
+// The step's launches for either z geometry (grid/stencil.hpp with_stencil).
 template <class R>
 struct AdvanceAll {
   const Coefficients& c;

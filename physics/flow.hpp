@@ -29,7 +29,7 @@
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "grid/kernel_scalar.hpp"
-#include "physics/reference_profile.hpp"
+#include "config/reference_profile.hpp"
 #include "physics/time_step.hpp"
 
 namespace bouss {

@@ -8,7 +8,7 @@
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/lock_exchange_kernels.hpp"
-#include "physics/stencil.hpp"
+#include "grid/stencil.hpp"
 
 namespace bouss {
 

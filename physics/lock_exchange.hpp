@@ -34,7 +34,7 @@
 // potential energy; with insulating floor and lid the sum telescopes in each column to
 // kappa b_T A (<T>_top - <T>_bottom), A the floor's area and <T> the mean over the top and
 // bottom rows of cells: the continuum's value. This holds where T_ref is
-// constant (dT_ref/dz = 0: the lock's own reference, physics/reference_profile.hpp); a
+// constant (dT_ref/dz = 0: the lock's own reference, config/reference_profile.hpp); a
 // sloping T_ref adds -w dT_ref/dz to the temperature equation, which the budget leaves out.
 //
 // Everything runs on the fields' backend (grid/reduce.hpp), in the fields' precision R at
@@ -46,7 +46,7 @@
 
 #include "grid/box.hpp"
 #include "grid/grid.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "physics/flow.hpp"
 
 namespace bouss {

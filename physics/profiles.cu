@@ -8,7 +8,7 @@
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "physics/operators_kernels.hpp"
-#include "physics/stencil.hpp"
+#include "grid/stencil.hpp"
 
 namespace bouss {
 

@@ -36,7 +36,7 @@ inline double diffusive_time_step(const std::array<double, 3>& h, double nu, dou
 }
 
 // The buoyancy (free-fall) limit: a fluid at rest that the largest buoyancy the case can
-// hold, |b_T| dT (dT: the case's temperature contrast, physics/units.hpp), accelerates for
+// hold, |b_T| dT (dT: the case's temperature contrast, config/units.hpp), accelerates for
 // dt reaches the velocity |b_T| dT dt, and with it the Courant number |b_T| dT dt^2 / h on
 // cells of the smallest spacing h. Keeping that at the case's CFL number gives
 //   dt <= sqrt(cfl h / (|b_T| dT)).

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "grid/field_ops.hpp"
-#include "parallel/gather.hpp"
+#include "grid/gather.hpp"
 #include "parallel/rank_costs.hpp"
 
 namespace bouss {
@@ -44,11 +44,12 @@ SolveStats broadcast_stats(const Communicator& ranks, const SolveStats& s, int r
 }  // namespace
 
 template <class R>
-GatheredSolver<R>::GatheredSolver(const PressureParams& p, const Backend& backend, const Grid& part, const FieldBC& bc)
+GatheredSolver<R>::GatheredSolver(const SolverType& type, const SolverSettings& s, const Backend& backend,
+                                  const Grid& part, const FieldBC& bc)
     : backend_(backend), part_(part), whole_(part.whole()), bc_part_(bc) {
   if (backend_.ranks().rank() != root) return;
   const Backend alone = backend_.with_ranks(Communicator::self());
-  solver_ = make_pressure_solver<R>(p, alone, whole_, bc.whole());
+  solver_ = make_solver<R>(type, alone, whole_, bc.whole(), s);
   x_ = Field<R>(alone, whole_.layout, Stagger::centre, "p (whole)");
   b_ = Field<R>(alone, whole_.layout, Stagger::centre, "rhs (whole)");
   fill(x_, 0);

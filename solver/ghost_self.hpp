@@ -1,14 +1,14 @@
-// How a relaxation sweep sees the faces of one level (GhostSelf, solver/multigrid_kernels.hpp):
+// How a relaxation sweep sees the faces of one level (GhostSelf, solver/multigrid/multigrid_kernels.hpp):
 // the walls folded into its update by the one wall rule (grid/boundary.hpp cell_wall_ghost),
 // even periodic axes read across the wrap. Shared by the point multigrid's red-black sweeps
-// and the line solvers' zebra sweeps (solver/line_multigrid.cu).
+// and the line solvers' zebra sweeps (solver/multigrid/line_multigrid.cu).
 #pragma once
 
 #include <stdexcept>
 
 #include "grid/boundary.hpp"
 #include "grid/grid.hpp"
-#include "solver/multigrid_kernels.hpp"
+#include "solver/multigrid/multigrid_kernels.hpp"
 
 namespace bouss {
 

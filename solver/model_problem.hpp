@@ -10,7 +10,7 @@
 // iterations stay bounded as the horizontal grid grows, unlike for the pressure equation.
 //
 // The line solvers take it as lap_h u + d2u/dz'2 - shift u = b on z' = z / lambda, with
-// shift = 1 / omega^2 and b = -f / omega^2 (solver/line_kernels.hpp).
+// shift = 1 / omega^2 and b = -f / omega^2 (solver/line/line_kernels.hpp).
 #pragma once
 
 #include <array>

@@ -1,13 +1,13 @@
 // The pressure equation's solvers behind one interface (the seam of the line-solver issue):
 // the step asks for lap(x) = b to a relative tolerance and gets back what the solve did;
-// which solver does it is the case's `pressure.solver`. Every solver measures convergence
+// which solver does it is the registry's (solver/registry.hpp) to say. Every solver measures convergence
 // the same way, max|b - lap x| <= tolerance * max|b| over the interior, warm-starts from x,
 // removes the mean of b first (b is changed) and of x afterwards for a singular problem (no
 // value condition; volume means on a stretched grid), and leaves x's ghosts filled. The
-// solvers: the geometric multigrid with point smoothing (solver/multigrid.hpp) and the
-// tensor-product multigrid with vertical line smoothing (solver/line_multigrid.hpp), CG
-// preconditioned by the vertical lines (solver/line_pcg.hpp), and the direct
-// Fourier-tridiagonal solve (solver/fourier_solver.hpp).
+// solvers: the geometric multigrid with point smoothing (solver/multigrid/multigrid.hpp) and the
+// tensor-product multigrid with vertical line smoothing (solver/multigrid/line_multigrid.hpp), CG
+// preconditioned by the vertical lines (solver/line/line_pcg.hpp), and the direct
+// Fourier-tridiagonal solve (solver/direct/fourier_solver.hpp).
 #pragma once
 
 #include <array>
@@ -22,7 +22,6 @@
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
-#include "io/case.hpp"
 
 namespace bouss {
 
@@ -34,7 +33,7 @@ struct SolveStats {
   // floor: two iterations in a row that each left more than stall_ratio of the residual
   // before it (a multigrid that converges gains a factor of 5-20 an iteration). The solve
   // ends there, unconverged. CG has no such rule (its maximum residual plateaus for
-  // hundreds of iterations on its way down: solver/line_pcg.hpp); the direct Fourier solve
+  // hundreds of iterations on its way down: solver/line/line_pcg.hpp); the direct Fourier solve
   // sets it when its refinements leave the residual above the tolerance.
   bool stalled = false;
   static constexpr double stall_ratio = 0.9;
@@ -142,57 +141,18 @@ struct PressureGrid {
   std::array<double, 3> h{1, 1, 1};
   bool stretched = false;
   bool periodic_x = false, periodic_y = false, periodic_z = false;
-  static PressureGrid of(const Case& c);
   static PressureGrid of(const Grid& g, const FieldBC& bc);
   // The largest ratio of a horizontal spacing to the thinnest vertical one (axes of one cell
   // left out).
   double aspect() const;
 };
 
-// The solver `p` names, with "auto" resolved: fft (the direct Fourier-tridiagonal solve)
-// where x and y are periodic and z has walls; else line_multigrid on a stretched z or where
-// cells are at least line_solver_aspect times wider than tall, the point multigrid otherwise;
-// the reason in words for the log.
-struct SolverChoice {
-  std::string name;
-  std::string reason;
-};
-constexpr double line_solver_aspect = 4;
-SolverChoice choose_pressure_solver(const PressureParams& p, const PressureGrid& g);
-
-// The solver the case's "pressure" section names, for fields of precision R on `grid` with
-// the pressure's boundary conditions `bc`.
-template <class R>
-std::unique_ptr<PressureSolver<R>> make_pressure_solver(const PressureParams& p, const Backend& backend, const Grid& grid,
-                                                        const FieldBC& bc);
-// Why the solver that `p` names (or "auto" picks) cannot work on the grid, as "expected ...,
-// got ..." (a message to follow "WHERE: "), or nothing: the case validator asks it at
-// /grid/n (at /pressure/solver when the solver, not the shape, is the problem), after the
-// rules every shape obeys (grid/shape_rules.hpp).
+// Why a solver cannot work on a grid, as "expected ..., got ..." (a message to follow
+// "WHERE: "): the case is refused at /pressure/solver when another solver would take the grid
+// (solver_at_fault), else at /grid/n.
 struct SolverRefusal {
   std::string message;
   bool solver_at_fault = false;  // another solver would take this grid
 };
-std::optional<SolverRefusal> pressure_solver_refuses(const PressureParams& p, const PressureGrid& g);
-// Steps between the residual checks of `solver` (a resolved name: choose_pressure_solver)
-// on `backend`: pressure.check_interval, or unset the solver's default: 10 for fft, 10 for
-// the multigrid on CUDA (multigrid.hpp multigrid_check_interval), 1 otherwise. It takes
-// effect where the solver can solve in fixed passes (PressureSolver::solves_in_fixed_passes).
-int pressure_check_interval(const PressureParams& p, const std::string& solver, const Backend& backend);
-
-// Whether `solver` (a resolved name) works on the blocks of a grid of n cells cut over
-// `ranks` ranks: the multigrids (their coarse levels gathered; the point multigrid where the
-// grid has a coarser level), line_pcg, and fft where nz and ny have a level and a row for
-// every rank (solver/slab_transform.hpp); otherwise the solve is gathered onto rank 0 whole
-// (solver/gathered_solver.hpp).
-bool solved_on_blocks(const std::string& solver, const std::array<int, 3>& n, int ranks);
-// Whether the step extrapolates the pressure in time for the solve's start: pressure.first_guess
-// "extrapolated" with a solver that starts from a guess (every one but the direct fft).
-bool extrapolates_pressure(const Case& c);
-// What make_pressure_solver builds for the case, in one line (the log and `bouss check`).
-std::string describe_pressure_solver(const Case& c, const Backend& backend);
-// Bytes it allocates for the case's fields on `grid` inside a run, where the step lends it
-// arrays (LentArrays): {on the backend, on the host}.
-std::pair<double, double> pressure_solver_memory(const Case& c, const Backend& backend, const Grid& grid);
 
 }  // namespace bouss

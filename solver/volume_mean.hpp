@@ -1,6 +1,6 @@
 // The volume mean of a cell-centred field, removed: the compatibility condition of a singular
 // pressure problem on a stretched z (each cell weighted by its thickness; on a uniform grid
-// the plain mean). Shared by the line solvers (solver/line_multigrid.hpp, solver/line_pcg.hpp).
+// the plain mean). Shared by the line solvers (solver/multigrid/line_multigrid.hpp, solver/line/line_pcg.hpp).
 #pragma once
 
 #include "grid/field.hpp"

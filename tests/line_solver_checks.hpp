@@ -1,4 +1,4 @@
-// Checks of the vertical-line pressure solver (solver/line_multigrid.hpp) that run on any
+// Checks of the vertical-line pressure solver (solver/multigrid/line_multigrid.hpp) that run on any
 // backend: the unit suite calls them on the CPU, the gpu suite on CUDA.
 #pragma once
 
@@ -12,11 +12,11 @@
 
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
-#include "solver/fourier_solver.hpp"
-#include "solver/line_multigrid.hpp"
-#include "solver/line_pcg.hpp"
+#include "solver/direct/fourier_solver.hpp"
+#include "solver/multigrid/line_multigrid.hpp"
+#include "solver/line/line_pcg.hpp"
 #include "solver/model_problem.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/multigrid.hpp"
 #include "solver/volume_mean.hpp"
 #include "test_support.hpp"
 

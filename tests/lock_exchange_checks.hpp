@@ -12,7 +12,7 @@
 
 #include "grid/field_ops.hpp"
 #include "physics/lock_exchange.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {

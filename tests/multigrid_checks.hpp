@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "grid/field_ops.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/multigrid.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "grid/field_ops.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {

@@ -13,11 +13,11 @@
 #include <random>
 #include <string>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/checkpoint.hpp"
 #include "netcdf_compare.hpp"
 #include "scratch_dir.hpp"
-#include "solver/run.hpp"
+#include "run/run.hpp"
 
 namespace bouss::test {
 

@@ -12,9 +12,9 @@
 
 #include "line_solver_checks.hpp"
 #include "run_checks.hpp"
-#include "solver/fourier_solver.hpp"
-#include "solver/multigrid.hpp"
-#include "solver/simulation.hpp"
+#include "solver/direct/fourier_solver.hpp"
+#include "solver/multigrid/multigrid.hpp"
+#include "model/simulation.hpp"
 
 namespace bouss::test {
 

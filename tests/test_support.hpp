@@ -14,8 +14,8 @@
 #include "grid/backend.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
-#include "io/case.hpp"
-#include "physics/units.hpp"
+#include "config/case.hpp"
+#include "config/units.hpp"
 
 namespace bouss::test {
 

@@ -1,4 +1,4 @@
-// The batched tridiagonal solves (solver/tridiagonal.hpp) against a dense LU with partial
+// The batched tridiagonal solves (solver/line/tridiagonal.hpp) against a dense LU with partial
 // pivoting, for random diagonally dominant rows, every variant, lengths odd and powers of two.
 // The unit suite runs them on the CPU, the gpu suite on CUDA.
 #pragma once
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "grid/field_ops.hpp"
-#include "solver/tridiagonal.hpp"
+#include "solver/line/tridiagonal.hpp"
 #include "test_support.hpp"
 
 namespace bouss::test {

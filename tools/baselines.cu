@@ -9,7 +9,7 @@
 #include <string>
 
 #include "grid/for_each.hpp"
-#include "solver/fourier_kernels.hpp"
+#include "solver/direct/fourier_kernels.hpp"
 #include "tools/baselines.hpp"
 
 namespace bouss {

@@ -10,10 +10,11 @@
 #include <numeric>
 
 #include "grid/field_ops.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/checkpoint.hpp"
-#include "solver/run.hpp"
-#include "parallel/device_messages.hpp"
+#include "run/run.hpp"
+#include "run/run_memory.hpp"
+#include "grid/device_messages.hpp"
 #include "parallel/rank_costs.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"

@@ -8,13 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "io/case.hpp"
-#include "io/case_json.hpp"
+#include "config/case.hpp"
+#include "config/case_json.hpp"
 #include "io/file_util.hpp"
 #include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
-#include "solver/run_files.hpp"
-#include "solver/simulation.hpp"
+#include "run/run_files.hpp"
+#include "run/run_memory.hpp"
+#include "model/simulation.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 
@@ -71,7 +72,7 @@ int check_command(const RunOptions& o) {
                " of it for the whole run (" + format_bytes(double(Backend::host_available_bytes())) + " available)";
     try {
       check_memory(c, backend);
-      // The files of the run, as bouss run would find them (solver/run_files.hpp): clashes
+      // The files of the run, as bouss run would find them (run/run_files.hpp): clashes
       // with its inputs, another live run's names, an earlier run's files.
       if (ranks.rank() == 0) {
         const RunFiles files(c, true, "");
@@ -102,7 +103,7 @@ int check_command(const RunOptions& o) {
   } catch (const std::exception& e) {
     std::printf("first dt: none (%s)\n", e.what());
   }
-  std::printf("pressure: %s\n", describe_pressure_solver(c, backend).c_str());
+  std::printf("pressure: %s\n", describe_pressure(c, plan_pressure(c), backend).c_str());
   std::string end;
   if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
   if (c.time.end) end += fmt::format("{}until t = {:g}", end.empty() ? "" : " or ", *c.time.end);

@@ -19,7 +19,7 @@ struct RunOptions {
   std::optional<std::string> wall_limit;  // HH:MM or HH:MM:SS of wall time
   std::string decomposition;            // --decomposition PXxPY under mpirun ("" = chosen)
   bool json = false;                    // check: the validated case as JSON only
-  bool overwrite = false;               // --overwrite: replace an earlier run's files (solver/run_files.hpp)
+  bool overwrite = false;               // --overwrite: replace an earlier run's files (run/run_files.hpp)
 };
 
 struct BenchOptions {

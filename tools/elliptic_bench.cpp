@@ -1,6 +1,6 @@
 // bouss bench elliptic (and bench poisson, its Poisson case): the elliptic solvers and their
-// components on their own (solver/tridiagonal.hpp, solver/line_pcg.hpp,
-// solver/line_multigrid.hpp, solver/multigrid.hpp) against cuSPARSE's batched tridiagonal
+// components on their own (solver/line/tridiagonal.hpp, solver/line/line_pcg.hpp,
+// solver/multigrid/line_multigrid.hpp, solver/multigrid/multigrid.hpp) against cuSPARSE's batched tridiagonal
 // solvers and CSR CG and cuFFT, on one of three problems:
 //   the pressure box (default): lap x = b on n cells with dz = 1/nz and dx = dy = aspect * dz,
 //     walls at z and in x, periodic in y; z optionally tanh-stretched towards both ends;
@@ -37,18 +37,18 @@
 #include "grid/boundary.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
-#include "solver/fourier_solver.hpp"
+#include "solver/direct/fourier_solver.hpp"
 #include "solver/ghost_self.hpp"
-#include "solver/line_multigrid.hpp"
-#include "solver/line_pcg.hpp"
+#include "solver/multigrid/line_multigrid.hpp"
+#include "solver/line/line_pcg.hpp"
 #include "solver/model_problem.hpp"
-#include "solver/multigrid.hpp"
-#include "solver/tridiagonal.hpp"
+#include "solver/multigrid/multigrid.hpp"
+#include "solver/line/tridiagonal.hpp"
 #include "solver/volume_mean.hpp"
 #include "tools/baselines.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/file_util.hpp"
 
 namespace bouss {
@@ -82,6 +82,29 @@ double convergence_factor(const std::vector<double>& history) {
   if (history.size() < 2 || history.front() <= 0) return 0;
   return std::pow(history.back() / history.front(), 1.0 / double(history.size() - 1));
 }
+// A solver of the registry (solver/registry.hpp) with the bench's settings; "mg" and
+// "mg_mixed" are the point multigrid with fp64 or fp32 cycles (paper 004's comparison).
+// Nothing for a name that is not a registry solver.
+struct BenchSolver {
+  const SolverType* type = nullptr;
+  SolverSettings settings;
+};
+std::optional<BenchSolver> bench_solver(const std::string& name, const BenchOptions& o, double shift) {
+  const bool mg = name == "mg" || name == "mg_mixed";
+  BenchSolver b{mg ? &point_multigrid_type() : find_solver(name), {}};
+  if (!b.type) return std::nullopt;
+  SolverSettings& s = b.settings;
+  s.pre_sweeps = o.pre_sweeps;
+  s.post_sweeps = o.post_sweeps;
+  s.fmg = o.fmg;
+  s.cuda_graphs = o.cuda_graphs;
+  s.max_cycles = 1000;  // line_pcg: 20000 iterations
+  s.mixed_precision = name == "mg_mixed";
+  s.cpu_coarse_cells = o.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
+  s.shift = shift;
+  return b;
+}
+
 
 // The options as a case, checked by the case validator itself (the same rules as a case
 // file: grid shape, tolerance, sweeps, ...); an error names the option, not the JSON path.
@@ -98,8 +121,10 @@ void validate_poisson_options(const BenchOptions& o) {
                         {"cuda_graphs", o.cuda_graphs}}},
                       {"output", {{"file", ""}}}};
   if (o.cpu_coarse_cells) c["pressure"]["cpu_coarse_cells"] = *o.cpu_coarse_cells;
-  for (const std::string& s : o.elliptic_solvers)  // the multigrid's rules (its coarsening) when it runs
-    if (s == "mg" || s == "mg_mixed" || s == "multigrid") c["pressure"]["solver"] = "multigrid";
+  for (const std::string& s : o.elliptic_solvers) {  // the multigrid's rules (its coarsening) when it runs
+    const auto b = bench_solver(s, o, 0);
+    if (b && b->type == &point_multigrid_type()) c["pressure"]["solver"] = std::string(b->type->name());
+  }
   const nlohmann::json wall = {{"velocity", "free_slip"}, {"temperature", "insulating"}};
   const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   for (int f = 0; f < 6; ++f) {
@@ -112,7 +137,7 @@ void validate_poisson_options(const BenchOptions& o) {
     c["grid"]["extent"] = {{0, double(o.n[0]) / nmax}, {0, double(o.n[1]) / nmax}, {0, double(o.n[2]) / nmax}};
   }
   try {
-    parse_case(c.dump(), "bench poisson");
+    plan_pressure(parse_case(c.dump(), "bench poisson"));
   } catch (const CaseError& e) {
     std::string what = e.what();
     const std::pair<const char*, const char*> flags[] = {
@@ -144,7 +169,11 @@ double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const 
     double bytes = Multigrid<double>::estimate_memory(backend, g, opt).first;
     if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
     if (s == "cufft3d") bytes += 2 * cells * 16;
-    if (s == "fft") bytes += FourierSolver<double>::estimate_memory(g, sizeof(double), false) * 4 / 3;  // + the work area
+    // A registry solver: its own, and at most the arrays a run lends it (the bench lends none).
+    if (const auto b = bench_solver(s, o, 0)) {
+      const SolverContext ctx{backend, g, g, b->settings, sizeof(double)};
+      bytes = std::max(bytes, b->type->memory(ctx, g).first + LentArrays<double>::capacity * array);
+    }
     solver = std::max(solver, bytes);
   }
   (void)bc;
@@ -222,7 +251,7 @@ void set_random(Field<R>& f, unsigned seed) {
 }
 
 // The rows of the box's vertical lines: those the line smoother solves (LineSystem,
-// solver/line_kernels.hpp) in a column away from the walls.
+// solver/line/line_kernels.hpp) in a column away from the walls.
 void line_rows(const EllipticProblem& p, std::vector<double>& a, std::vector<double>& b, std::vector<double>& c) {
   const Grid& g = p.grid;
   const int nz = g.layout.n[2];
@@ -269,9 +298,9 @@ std::optional<std::string> skipped(const std::string& solver, const Backend& bac
   if (solver == "cufft3d")
     for (const auto& f : p.bc.face)
       if (f.kind != BoundaryKind::periodic) return std::string("the 3D FFT solve needs --bc periodic");
-  if (solver == "fft") {
-    if (p.shift != 0) return std::string("the Fourier solver solves lap x = b (no --cfl)");
-    if (const auto why = FourierSolver<double>::refuses(PressureGrid::of(p.grid, p.bc))) return *why;
+  if (const auto registry = bench_solver(solver, BenchOptions{}, p.shift)) {
+    if (p.shift != 0 && !registry->type->solves_shifted()) return solver + " solves lap x = b only (no --cfl)";
+    if (const auto why = registry->type->refuses(PressureGrid::of(p.grid, p.bc))) return why->message;
   }
   return std::nullopt;
 }
@@ -362,42 +391,15 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
       throw std::runtime_error(solver + ": cuFFT's baseline runs in double");
     }
   }
-  std::unique_ptr<PressureSolver<R>> ps;
-  const LinePcg<R>* pcg = nullptr;
-  if (solver == "line_multigrid") {
-    LineMultigridOptions opt;
-    opt.pre_sweeps = o.pre_sweeps;
-    opt.post_sweeps = o.post_sweeps;
-    opt.shift = problem.shift;
-    ps = std::make_unique<LineMultigrid<R>>(backend, g, bc, opt);
-  } else if (solver == "line_pcg") {
-    LinePcgOptions opt;
-    opt.shift = problem.shift;
-    opt.max_iterations = 20000;
-    auto p = std::make_unique<LinePcg<R>>(backend, g, bc, opt);
-    pcg = p.get();
-    ps = std::move(p);
-  } else if (solver == "fft") {
-    ps = std::make_unique<FourierSolver<R>>(backend, g, bc);
-  } else if (solver == "multigrid" || solver == "mg" || solver == "mg_mixed") {
-    if (problem.shift != 0) throw std::runtime_error(solver + " solves lap x = b only (no --cfl)");
-    if (g.stretched()) throw std::runtime_error(solver + " takes a uniform z only");
-    if (solver == "mg_mixed" && sizeof(R) != sizeof(double))
-      throw std::runtime_error("mg_mixed: fp32 cycles in fp64 defect correction need --precision double");
-    MultigridOptions opt;
-    opt.pre_sweeps = o.pre_sweeps;
-    opt.post_sweeps = o.post_sweeps;
-    opt.mixed_precision = solver == "mg_mixed";
-    opt.fmg = o.fmg;
-    opt.cuda_graphs = o.cuda_graphs;
-    opt.max_cycles = 200;
-    opt.cpu_coarse_cells = o.cpu_coarse_cells.value_or(default_cpu_coarse_cells);
-    ps = std::make_unique<Multigrid<R>>(backend, g, bc, opt);
-  } else {
-    throw std::runtime_error("unknown solver \"" + solver +
-                             "\": expected thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, line_pcg, "
-                             "line_multigrid, multigrid (mg), mg_mixed, fft, cufft3d or csr_cg");
-  }
+  const std::optional<BenchSolver> chosen = bench_solver(solver, o, problem.shift);
+  if (!chosen)
+    throw std::runtime_error("unknown solver \"" + solver + "\": expected thomas, pcr, auto, cusparse_gtsv, "
+                             "cusparse_gtsv_interleaved, " + solver_names_quoted().substr(0, solver_names_quoted().rfind(", ")) +
+                             ", mg (multigrid), mg_mixed, cufft3d or csr_cg");
+  if (chosen->settings.mixed_precision.value_or(false) && sizeof(R) != sizeof(double))
+    throw std::runtime_error(solver + ": fp32 cycles in fp64 defect correction need --precision double");
+  const std::unique_ptr<PressureSolver<R>> ps = make_solver<R>(*chosen->type, backend, g, bc, chosen->settings);
+  const auto* pcg = dynamic_cast<const LinePcg<R>*>(ps.get());
   Field<R> b(backend, g.layout, Stagger::centre, "b");
   SolveStats stats;
   run.ms = median_ms(backend, o.repeats, [&] {

@@ -1,14 +1,14 @@
 #include <cstdio>
 #include <string>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "parallel/communicator.hpp"
 #include "tools/commands.hpp"
 
 namespace bouss {
 
 void print_error(const std::string& message) {
-  // Under several ranks every rank agrees on an error (solver/run.cpp Run::agree): the first says it.
+  // Under several ranks every rank agrees on an error (run/run.cpp Run::agree): the first says it.
   const auto world = Communicator::world();
   if (world->rank() != 0) return;
   std::fprintf(stderr, "bouss: error: %s\n", message.c_str());

@@ -22,13 +22,13 @@
 #include <cstring>
 
 #include "grid/layout.hpp"
-#include "io/case.hpp"
-#include "io/case_json.hpp"
+#include "config/case.hpp"
+#include "config/case_json.hpp"
 #include "io/file_util.hpp"
 #include "io/io_thread.hpp"
 #include "io/xdmf.hpp"
-#include "solver/run.hpp"
-#include "solver/stream_output.hpp"
+#include "run/run.hpp"
+#include "run/stream_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 

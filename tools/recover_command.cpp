@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/output_recovery.hpp"
 #include "tools/commands.hpp"
 

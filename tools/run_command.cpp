@@ -1,4 +1,4 @@
-// bouss run: validate, then hand the case to the run driver (solver/run.hpp) and report how
+// bouss run: validate, then hand the case to the run driver (run/run.hpp) and report how
 // the run ended: 0 finished (or stopped at the wall-clock limit with a checkpoint), 1 failed
 // during the run (the output stays under its partial name), 2 refused before the run,
 // 128 + the signal after a clean stop on SIGINT, SIGTERM, SIGHUP or SIGUSR2.
@@ -8,13 +8,13 @@
 #include <csignal>
 #include <string>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/io_thread.hpp"
 #include "io/run_identity.hpp"
 #include "parallel/communicator.hpp"
-#include "solver/run.hpp"
-#include "solver/stop_signals.hpp"
-#include "solver/stream_output.hpp"
+#include "run/run.hpp"
+#include "run/stop_signals.hpp"
+#include "run/stream_output.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "solver/run.hpp"
+#include "run/run.hpp"
 #include "tools/commands.hpp"
 
 namespace bouss {
@@ -30,6 +30,7 @@ bool load_command_case(const std::string& case_file, const std::vector<std::stri
   try {
     const auto world = Communicator::world();
     c = load_case(case_file, overrides);
+    plan_pressure(c);  // refuses a solver the registry does not know, or one that cannot take the grid
     if (!decomposition.empty()) c.decomposition = Decomposition::parse_dims(decomposition);
     backend = on_the_ranks(Backend::from_name(backend_name.empty() ? c.backend : backend_name));
     if (!world->alone()) {
@@ -147,7 +148,7 @@ void log_case_summary(const Case& c, const Backend& backend) {
 }
 
 void log_solver_summary(const Simulation& sim) {
-  spdlog::info("pressure: {}", describe_pressure_solver(sim.config(), sim.backend()));
+  spdlog::info("pressure: {}", describe_pressure(sim.config(), sim.pressure_plan(), sim.backend()));
 }
 
 std::string json_escape(const std::string& s) {

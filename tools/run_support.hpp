@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "grid/backend.hpp"
-#include "io/case.hpp"
-#include "solver/simulation.hpp"
+#include "config/case.hpp"
+#include "model/simulation.hpp"
 
 namespace bouss {
 
@@ -34,7 +34,7 @@ int start_command_run(Run& run);
 void configure_logging(bool to_stderr = false);
 void log_case_summary(const Case& c, const Backend& backend);
 // "pressure: multigrid V(2,2) to 1e-08, 8 levels: 256x256x128, ..., 2x2x1 (host)"
-// (describe_pressure_solver, solver/pressure_solver.hpp)
+// (describe_pressure, model/pressure_plan.hpp)
 void log_solver_summary(const Simulation& sim);
 std::string json_escape(const std::string& s);
 

@@ -79,7 +79,7 @@ def step_ms(n, p, solver):
     solve_comm = 0.0
     if solver == "multigrid" and p > 1:
         # The finest level on the blocks, and each coarser one whose blocks keep at least
-        # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid.cu), then the rest
+        # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid/multigrid.cu), then the rest
         # gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
         lx, ly, lz = nx, ny, nz
         exchanges = SWEEP_EXCHANGES
@@ -93,7 +93,7 @@ def step_ms(n, p, solver):
         solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
     if solver == "fft" and p > 1:
         # Four all-to-all transposes a solve (blocks to z slabs and the slabs' spectrum to
-        # bands of modes, forward and inverse: solver/slab_transform.hpp), each moving this
+        # bands of modes, forward and inverse: solver/direct/slab_transform.hpp), each moving this
         # GPU's share of the field (complex half spectrum: as many bytes as the real field)
         # to the others, P - 1 messages each.
         share = nx * ny * nz * BYTES

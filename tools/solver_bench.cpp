@@ -9,9 +9,9 @@
 #include <random>
 
 #include "grid/field_ops.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/file_util.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/multigrid.hpp"
 #include "tools/baselines.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "physics/lock_exchange.hpp"
-#include "solver/run.hpp"
+#include "run/run.hpp"
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 #include "validation/convergence.hpp"

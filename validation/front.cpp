@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "physics/lock_exchange.hpp"
-#include "solver/run.hpp"
+#include "run/run.hpp"
 #include "validation/quiet_run.hpp"
 
 namespace bouss {

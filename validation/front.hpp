@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "grid/backend.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 
 namespace bouss {
 
@@ -68,7 +68,7 @@ struct FrontMeasurement {
   // The most T left the fluids' range over the run: max T - max(T_left, T_right) and
   // min(T_left, T_right) - min T, each over every step's cells (0 if it never did).
   double overshoot = 0, undershoot = 0;
-  // At the end of the run: the energy budget's E - E(0) (solver/energy_budget.hpp), the same
+  // At the end of the run: the energy budget's E - E(0) (model/energy_budget.hpp), the same
   // over the potential energy released, PE(0) - PE, and the heat's relative drift.
   double energy_residual = NAN, energy_residual_relative = NAN, heat_drift = NAN;
   double time = 0;

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
-#include "solver/run.hpp"
+#include "run/run.hpp"
 #include "validation/quiet_run.hpp"
 
 namespace bouss {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "grid/backend.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 
 namespace bouss {
 

@@ -5,8 +5,8 @@
 
 #include <functional>
 
-#include "io/case.hpp"
-#include "solver/run.hpp"
+#include "config/case.hpp"
+#include "run/run.hpp"
 
 namespace bouss {
 

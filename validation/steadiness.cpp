@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "solver/run.hpp"
+#include "run/run.hpp"
 
 namespace bouss {
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "io/case.hpp"
-#include "solver/simulation.hpp"
+#include "config/case.hpp"
+#include "model/simulation.hpp"
 
 namespace bouss {
 

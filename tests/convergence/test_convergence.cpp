@@ -8,9 +8,9 @@
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
 #include "physics/flow.hpp"
-#include "solver/fourier_solver.hpp"
-#include "solver/line_multigrid.hpp"
-#include "solver/flow_simulation.hpp"
+#include "solver/direct/fourier_solver.hpp"
+#include "solver/multigrid/line_multigrid.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 
 using namespace bouss;

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "grid/field_ops.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/multigrid.hpp"
 #include "multigrid_checks.hpp"
 #include "test_support.hpp"
 

@@ -2,7 +2,8 @@
 // and CPU and CUDA runs agreeing. Each test skips (visibly) where no GPU is present.
 #include <gtest/gtest.h>
 
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
+#include "run/run_memory.hpp"
 #include "ghost_checks.hpp"
 #include "lock_exchange_checks.hpp"
 #include "mpi_run_checks.hpp"
@@ -109,10 +110,10 @@ TEST(GpuFixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {
 // coarse levels. The fft's default is the same on both backends.
 TEST(GpuFixedPasses, TheMultigridsCadenceAndLevelsByDefault) {
   BOUSS_GPU_OR_SKIP();
-  PressureParams p;
-  EXPECT_EQ(pressure_check_interval(p, "multigrid", gpu), 10);
-  EXPECT_EQ(pressure_check_interval(p, "fft", gpu), 10);
-  EXPECT_EQ(pressure_check_interval(p, "line_multigrid", gpu), 1);
+  SolverSettings p;
+  EXPECT_EQ(find_solver("multigrid")->check_interval(p, gpu), 10);
+  EXPECT_EQ(find_solver("fft")->check_interval(p, gpu), 10);
+  EXPECT_EQ(find_solver("line_multigrid")->check_interval(p, gpu), 1);
   EXPECT_EQ(multigrid_options(p, gpu).cpu_coarse_cells, 0);
   p.check_interval = 1;
   EXPECT_EQ(multigrid_options(p, gpu).cpu_coarse_cells, default_cpu_coarse_cells);

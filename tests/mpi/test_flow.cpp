@@ -7,11 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "mpi_support.hpp"
-#include "parallel/gather.hpp"
+#include "grid/gather.hpp"
 #include "physics/lock_exchange.hpp"
-#include "solver/simulation.hpp"
+#include "model/simulation.hpp"
+#include "run/run_memory.hpp"
 
 namespace bouss {
 namespace {

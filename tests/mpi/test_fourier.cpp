@@ -1,5 +1,5 @@
 // Run under mpirun with 1 to 4 ranks: the Fourier-tridiagonal solve of a grid cut over the
-// ranks (z slabs and bands of modes, solver/slab_transform.hpp) gives one rank's solution
+// ranks (z slabs and bands of modes, solver/direct/slab_transform.hpp) gives one rank's solution
 // on every process grid: uneven slabs and bands, a stretched z, float.
 #include <gtest/gtest.h>
 
@@ -13,8 +13,8 @@
 #include "grid/grid.hpp"
 #include "grid/stretching.hpp"
 #include "mpi_support.hpp"
-#include "parallel/gather.hpp"
-#include "solver/fourier_solver.hpp"
+#include "grid/gather.hpp"
+#include "solver/direct/fourier_solver.hpp"
 
 namespace bouss {
 namespace {

@@ -15,11 +15,11 @@
 #include "grid/field_ops.hpp"
 #include "grid/grid.hpp"
 #include "mpi_support.hpp"
-#include "parallel/gather.hpp"
+#include "grid/gather.hpp"
 #include "grid/stretching.hpp"
-#include "solver/line_multigrid.hpp"
-#include "solver/line_pcg.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/line_multigrid.hpp"
+#include "solver/line/line_pcg.hpp"
+#include "solver/multigrid/multigrid.hpp"
 
 namespace bouss {
 namespace {

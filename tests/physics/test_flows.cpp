@@ -8,7 +8,7 @@
 
 #include "grid/stretching.hpp"
 #include "io/netcdf_writer.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 
 using namespace bouss;

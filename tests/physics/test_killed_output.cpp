@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "convection_case.hpp"
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/output_recovery.hpp"
 #include "netcdf_compare.hpp"

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/case.hpp"
+#include "config/case.hpp"
 #include "physics/lock_exchange.hpp"
 #include "run_checks.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 #include "validation/front.hpp"
 

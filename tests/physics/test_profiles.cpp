@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "profile_checks.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 
 using namespace bouss;
 using namespace bouss::test;

@@ -11,7 +11,8 @@
 #include <sstream>
 
 #include "io/checkpoint.hpp"
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
+#include "run/run_memory.hpp"
 #include "grid/field_ops.hpp"
 #include "run_checks.hpp"
 #include "step_checks.hpp"

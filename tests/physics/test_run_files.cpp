@@ -1,5 +1,5 @@
 // The files of a run, tried as a user and an adversary would with the bouss executable
-// (solver/run_files.hpp, docs/runs.md "The files of a run"): two runs of one case at once,
+// (run/run_files.hpp, docs/runs.md "The files of a run"): two runs of one case at once,
 // a restart from another run's checkpoint, outputs pointed at inputs, a run without output
 // stopped by a signal, and a restart that continues the files it names.
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "solver/flow_simulation.hpp"
+#include "model/flow_simulation.hpp"
 #include "test_support.hpp"
 #include "validation/convergence.hpp"
 #include "validation/onset.hpp"

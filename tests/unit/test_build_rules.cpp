@@ -11,6 +11,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,11 +51,71 @@ bool reaches(const fs::path& file, const fs::path& target, std::set<fs::path>& s
   return false;
 }
 
+// The library's layers as the build declares them (CMakeLists.txt, `bouss_layer(NAME DEPENDS
+// BELOW...)`): each with the layers it links directly, bottom up.
+std::vector<std::pair<std::string, std::vector<std::string>>> declared_layers() {
+  std::ifstream in(root / "CMakeLists.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  static const std::regex layer(R"(\nbouss_layer\((\w+)((?:\s+DEPENDS)?(?:\s+\w+)*)\))");
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), layer); it != std::sregex_iterator(); ++it) {
+    std::istringstream words((*it)[2].str());
+    std::vector<std::string> below;
+    for (std::string w; words >> w;)
+      if (w != "DEPENDS") below.push_back(w);
+    out.emplace_back((*it)[1].str(), below);
+  }
+  return out;
+}
+
+// The layers each layer may include: its own and every one it links, directly or through
+// another. A layer declared before one it links is an error of the declaration (a cycle).
+std::map<std::string, std::set<std::string>> reachable_layers() {
+  std::map<std::string, std::set<std::string>> reach;
+  for (const auto& [name, below] : declared_layers()) {
+    std::set<std::string>& r = reach[name];
+    r.insert(name);
+    for (const std::string& b : below) {
+      const auto it = reach.find(b);
+      if (it == reach.end()) {
+        ADD_FAILURE() << "layer " << name << " links " << b << ", which is not declared below it";
+        continue;
+      }
+      r.insert(it->second.begin(), it->second.end());
+    }
+  }
+  return reach;
+}
+
+// The folders of source: every layer, the command line and the tests.
 std::vector<fs::path> sources(const std::string& extension) {
+  std::vector<std::string> dirs{"tools", "tests"};
+  for (const auto& [name, below] : declared_layers()) dirs.push_back(name);
   std::vector<fs::path> out;
-  for (const char* dir : {"grid", "physics", "solver", "io", "validation", "tools", "tests"})
+  for (const std::string& dir : dirs)
     for (const auto& e : fs::recursive_directory_iterator(root / dir))
       if (e.is_regular_file() && e.path().extension() == extension) out.push_back(e.path());
+  return out;
+}
+
+// The layer an include names ("grid/field.hpp" -> grid), or "" for a header of no layer.
+std::string included_layer(const std::string& include, const std::map<std::string, std::set<std::string>>& layers) {
+  const std::string top = include.substr(0, include.find('/'));
+  return include.find('/') != std::string::npos && layers.count(top) ? top : "";
+}
+
+// Every include of `file` (quoted or angle-bracket) of a layer that `layer` may not include.
+std::vector<std::string> upward_includes(const fs::path& file, const std::string& layer,
+                                         const std::map<std::string, std::set<std::string>>& layers) {
+  static const std::regex include_line(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
+  std::vector<std::string> out;
+  std::ifstream in(file);
+  std::smatch m;
+  for (std::string line; std::getline(in, line);) {
+    if (!std::regex_search(line, m, include_line)) continue;
+    const std::string above = included_layer(m[1].str(), layers);
+    if (!above.empty() && !layers.at(layer).count(above)) out.push_back(m[1].str());
+  }
   return out;
 }
 
@@ -84,11 +145,37 @@ TEST(BuildRules, KernelUnitsSitWhereTheBuildGathersThem) {
   for (const fs::path& f : sources(".cu")) {
     const std::string rel = fs::relative(f, root).string();
     const std::string top = rel.substr(0, rel.find('/'));
-    if (top != "grid" && top != "physics" && top != "solver" && top != "io" && top != "validation" &&
-        rel != "tools/baselines.cu")
-      stray.push_back(rel);
+    const auto layers = reachable_layers();
+    if (!layers.count(top) && rel != "tools/baselines.cu" && top != "tests") stray.push_back(rel);
   }
   EXPECT_TRUE(stray.empty()) << ::testing::PrintToString(stray);
+}
+
+// The layers stand on each other and never the other way: a file includes headers of its
+// own layer and of the layers its layer links (CMakeLists.txt), so the include graph of the
+// folders has no cycle and nothing below knows what is above it (the command line, tools/,
+// and the tests stand on everything).
+TEST(BuildRules, NoLayerIncludesOneAboveIt) {
+  const auto layers = reachable_layers();
+  ASSERT_GE(layers.size(), 9u) << "CMakeLists.txt declares the layers with bouss_layer(...)";
+  std::vector<std::string> offenders;
+  for (const auto& [layer, allowed] : layers)
+    for (const auto& e : fs::recursive_directory_iterator(root / layer)) {
+      const std::string ext = e.path().extension().string();
+      if (!e.is_regular_file() || (ext != ".hpp" && ext != ".cpp" && ext != ".cu" && ext != ".cuh")) continue;
+      for (const std::string& inc : upward_includes(e.path(), layer, layers))
+        offenders.push_back(fs::relative(e.path(), root).string() + " includes " + inc);
+    }
+  EXPECT_TRUE(offenders.empty()) << "a layer includes one it does not link (CMakeLists.txt bouss_layer): "
+                                 << ::testing::PrintToString(offenders);
+  // The rule finds what it guards: the bottom may not include the top, the top may include the bottom.
+  EXPECT_FALSE(layers.at("grid").count("model"));
+  EXPECT_FALSE(layers.at("solver").count("config"));
+  EXPECT_TRUE(layers.at("run").count("parallel"));
+  const fs::path probe = fs::temp_directory_path() / ("bouss_layer_probe_" + std::to_string(::getpid()) + ".hpp");
+  std::ofstream(probe) << "#include <model/simulation.hpp>\n#include \"grid/field.hpp\"\n";
+  EXPECT_EQ(upward_includes(probe, "solver", layers), std::vector<std::string>{"model/simulation.hpp"});
+  fs::remove(probe);
 }
 
 // A copy of a built checkout (`cp -a`) carries a build folder made for the original: the

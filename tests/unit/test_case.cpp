@@ -10,13 +10,13 @@
 #include <vector>
 
 #include "grid/stretching.hpp"
-#include "io/case.hpp"
-#include "io/case_json.hpp"
+#include "config/case.hpp"
+#include "config/case_json.hpp"
 #include "physics/time_step.hpp"
-#include "physics/units.hpp"
-#include "solver/multigrid.hpp"
-#include "solver/pressure_solver.hpp"
-#include "solver/run_files.hpp"
+#include "config/units.hpp"
+#include "solver/multigrid/multigrid.hpp"
+#include "model/pressure_plan.hpp"
+#include "run/run_files.hpp"
 
 namespace bouss {
 namespace {
@@ -78,7 +78,8 @@ Case parse(const json& j, const std::vector<std::string>& overrides = {}) {
                                       const std::vector<std::string>& overrides = {}) {
   std::string message;
   try {
-    parse_case(text, kSource, overrides);
+    // Read, then met with the solver registry (the pressure solver's name and the grid).
+    plan_pressure(parse_case(text, kSource, overrides));
     return ::testing::AssertionFailure() << "no error";
   } catch (const CaseError& e) {
     message = e.what();
@@ -750,7 +751,7 @@ TEST(CaseFile, EmptyOutputFileMeansNoOutput) {
 TEST(CaseFile, BadPressureSettings) {
   json j = minimal_case();
   j["pressure"] = {{"solver", "jacobi"}};
-  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"expected one of \"multigrid\", \"line_multigrid\", \"line_pcg\", \"fft\", \"auto\", got \"jacobi\""}));
+  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"expected one of \"fft\", \"line_multigrid\", \"multigrid\", \"line_pcg\", \"auto\", got \"jacobi\""}));
   j["pressure"] = {{"tolerance", 1}};
   EXPECT_TRUE(fails_with(j, "/pressure/tolerance", {"(0, 1)", "got 1"}));
   j["pressure"] = {{"pre_sweeps", 0}, {"post_sweeps", 0}};
@@ -1265,7 +1266,7 @@ TEST(CaseFile, FolderAsCaseFile) {
 }  // namespace bouss
 
 // ---------------------------------------------------------------------------
-// The lock exchange's Grashof form (physics/units.hpp)
+// The lock exchange's Grashof form (config/units.hpp)
 
 namespace bouss {
 namespace {
@@ -1501,20 +1502,21 @@ TEST(CaseFile, PressureCheckInterval) {
   EXPECT_TRUE(fails_with(j, "/pressure/check_interval", {"expected a positive integer"}));
 }
 
-// The cadence's defaults (pressure_check_interval): 10 for the direct fft solve, 1 for the
+// The cadence's defaults (SolverType::check_interval): 10 for the direct fft solve, 1 for the
 // iterative solvers on the CPU (the multigrid's 10 on CUDA is checked by the gpu suite);
 // a case's own interval wins everywhere.
 TEST(CaseFile, PressureCheckIntervalDefaultsPerSolver) {
-  PressureParams p;
+  SolverSettings s;
   const Backend cpu = Backend::cpu();
-  EXPECT_EQ(pressure_check_interval(p, "fft", cpu), 10);
-  for (const char* solver : {"multigrid", "line_multigrid", "line_pcg"}) EXPECT_EQ(pressure_check_interval(p, solver, cpu), 1);
-  EXPECT_EQ(multigrid_options(p, cpu).cpu_coarse_cells, default_cpu_coarse_cells);
-  p.check_interval = 3;
-  for (const char* solver : {"fft", "multigrid", "line_multigrid", "line_pcg"}) EXPECT_EQ(pressure_check_interval(p, solver, cpu), 3);
+  EXPECT_EQ(find_solver("fft")->check_interval(s, cpu), 10);
+  for (const char* solver : {"multigrid", "line_multigrid", "line_pcg"})
+    EXPECT_EQ(find_solver(solver)->check_interval(s, cpu), 1);
+  EXPECT_EQ(multigrid_options(s, cpu).cpu_coarse_cells, default_cpu_coarse_cells);
+  s.check_interval = 3;
+  for (const SolverType* type : solver_types()) EXPECT_EQ(type->check_interval(s, cpu), 3) << type->name();
 }
 
-// The buoyancy time step's contrast (physics/units.hpp temperature_contrast): the spread of
+// The buoyancy time step's contrast (config/units.hpp temperature_contrast): the spread of
 // the fixed boundary temperatures and the initial profile's values, widened by the noise.
 TEST(TemperatureContrast, SpansThePlatesTheInitialProfileAndThePerturbation) {
   json j = minimal_case();  // plates at 3 and 1, the conduction profile between them

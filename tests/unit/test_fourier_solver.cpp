@@ -1,4 +1,4 @@
-// The Fourier-tridiagonal pressure solver (solver/fourier_solver.hpp) on the CPU (FFTW): the
+// The Fourier-tridiagonal pressure solver (solver/direct/fourier_solver.hpp) on the CPU (FFTW): the
 // same discrete equations as the line multigrid, solved to round-off in one pass, on uniform
 // and stretched z, even and odd horizontal sizes, both precisions; `auto` picks it where it
 // applies and the rules refuse it elsewhere.
@@ -88,9 +88,7 @@ TEST(FourierSolver, LentArraysFullOfNaNGiveTheSameBitsAsItsOwn) {
 TEST(FourierSolver, OneCellInZ) {
   const Grid g = Grid::make({16, 8, 1}, {0, 0, 0}, {2.0, 1.0, 0.1}, 1, sizeof(double));
   const FieldBC periodic;
-  PressureParams p;
-  p.solver = "fft";
-  EXPECT_FALSE(pressure_solver_refuses(p, PressureGrid::of(g, periodic)).has_value());
+  EXPECT_FALSE(solver_refuses("fft", PressureGrid::of(g, periodic)).has_value());
   FourierSolver<double> fourier(Backend::cpu(), g, periodic);
   Multigrid<double> point(Backend::cpu(), g, periodic);
   Field<double> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(Backend::cpu(), g.layout, Stagger::centre, "b");
@@ -100,18 +98,16 @@ TEST(FourierSolver, OneCellInZ) {
 }
 
 TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
-  PressureParams p;
   const Grid g = fourier_grid(true, {16, 16, 8}, 8);
-  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(g, pressure_walls(true, true))).name, "fft");
-  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(g, pressure_walls(false, true))).name, "line_multigrid");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(true, true))).name(), "fft");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, true))).name(), "line_multigrid");
   FieldBC all_periodic;  // periodic everywhere
   const Grid u = fourier_grid(false, {16, 16, 8}, 8);
-  EXPECT_EQ(choose_pressure_solver(p, PressureGrid::of(u, all_periodic)).name, "multigrid");
-  p.solver = "fft";
-  const auto walls_in_x = pressure_solver_refuses(p, PressureGrid::of(g, pressure_walls(false, true)));
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(u, all_periodic)).name(), "multigrid");
+  const auto walls_in_x = solver_refuses("fft", PressureGrid::of(g, pressure_walls(false, true)));
   ASSERT_TRUE(walls_in_x.has_value());
   EXPECT_NE(walls_in_x->message.find("expected x and y periodic for \"fft\""), std::string::npos) << walls_in_x->message;
   EXPECT_TRUE(walls_in_x->solver_at_fault);
-  EXPECT_TRUE(pressure_solver_refuses(p, PressureGrid::of(u, all_periodic)).has_value());
+  EXPECT_TRUE(solver_refuses("fft", PressureGrid::of(u, all_periodic)).has_value());
   EXPECT_THROW(FourierSolver<double>(Backend::cpu(), g, pressure_walls(false, true)), std::invalid_argument);
 }

@@ -1,4 +1,4 @@
-// The vertical-line pressure solver (solver/line_multigrid.hpp) on the CPU: convergence
+// The vertical-line pressure solver (solver/multigrid/line_multigrid.hpp) on the CPU: convergence
 // where the point smoother stalls, counts that do not grow with the horizontal grid, the
 // same answer as the point multigrid on a uniform grid, both precisions, stretched z.
 #include "line_solver_checks.hpp"
@@ -26,13 +26,11 @@ TEST(LineMultigrid, StaysFastWherePointSmoothingStalls) {
   EXPECT_TRUE(l.converged);
   EXPECT_LE(factor_per_cycle(l), 0.2) << l.cycles << " cycles";
   EXPECT_GT(factor_per_cycle(p), 0.5) << p.cycles << " cycles";
-  PressureParams auto_choice;
-  auto_choice.solver = "auto";
-  const SolverChoice c = choose_pressure_solver(auto_choice, PressureGrid::of(g, bc));
-  EXPECT_EQ(c.name, "line_multigrid") << c.reason;
+  const SolverChoice c = choose_solver("auto", PressureGrid::of(g, bc));
+  EXPECT_EQ(c.name(), "line_multigrid") << c.reason;
   EXPECT_NE(c.reason.find("100 times wider than tall"), std::string::npos) << c.reason;
   // At 1:1 auto keeps the point multigrid.
-  EXPECT_EQ(choose_pressure_solver(auto_choice, PressureGrid::of(flat_grid(1), bc)).name, "multigrid");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(flat_grid(1), bc)).name(), "multigrid");
 }
 
 TEST(LineMultigrid, CyclesDoNotGrowWithTheHorizontalGrid) {

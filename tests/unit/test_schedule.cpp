@@ -5,8 +5,8 @@
 #include <random>
 #include <vector>
 
-#include "solver/diagnostics_series.hpp"
-#include "solver/schedule.hpp"
+#include "run/diagnostics_series.hpp"
+#include "run/schedule.hpp"
 
 using namespace bouss;
 

@@ -1,12 +1,12 @@
 // A pressure solve asked for less than its precision can resolve stops where the residual
 // stops falling (SolveStats::stalled), instead of running to max_cycles; the run driver then
-// names the round-off floor (solver/run.cpp).
+// names the round-off floor (run/run.cpp).
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "grid/field_ops.hpp"
-#include "solver/multigrid.hpp"
+#include "solver/multigrid/multigrid.hpp"
 #include "test_support.hpp"
 
 using namespace bouss;

@@ -1,0 +1,49 @@
+// The strides, inverse spacings and z geometry the pointwise operators take, for one grid.
+#pragma once
+
+#include "grid/backend.hpp"
+#include "grid/grid.hpp"
+#include "grid/difference_kernels.hpp"
+
+namespace bouss {
+
+// In the fields' precision R: the inverse spacings computed in double, rounded once; the z
+// tables on `backend`, where the kernels run.
+template <class R>
+inline Stencil<R> make_stencil(const Grid& g, const Backend& backend) {
+  Stencil<R> st{};
+  for (int a = 0; a < 3; ++a) st.s[a] = g.layout.stride(a);
+  for (int a = 0; a < 2; ++a) {
+    st.rd[a] = R(1 / g.h[a]);
+    st.rd2[a] = R(1 / (g.h[a] * g.h[a]));
+  }
+  st.z = g.z_view<R>(backend);
+  return st;
+}
+
+// The same for a uniform z: one spacing, nothing loaded per level (the coordinates still
+// come from the tables). Only for a grid that is not stretched.
+template <class R>
+inline Stencil<R, UniformZ<R>> make_uniform_stencil(const Grid& g, const Backend& backend) {
+  const Stencil<R> t = make_stencil<R>(g, backend);
+  Stencil<R, UniformZ<R>> st{};
+  for (int a = 0; a < 3; ++a) st.s[a] = t.s[a];
+  for (int a = 0; a < 2; ++a) {
+    st.rd[a] = t.rd[a];
+    st.rd2[a] = t.rd2[a];
+  }
+  const R rh = R(1 / g.h[2]);
+  st.z = UniformZ<R>{R(1 / (g.h[2] * g.h[2])), {rh}, {rh}, {R(0.5)}, t.z.zc, t.z.zf};
+  return st;
+}
+
+// Calls f(stencil) with the stencil the grid's z needs: the step's launch sites compile
+// their kernels for both kinds through it. f is a named function object (a CUDA extended
+// lambda may not sit inside another lambda).
+template <class R, class F>
+inline void with_stencil(const Grid& g, const Backend& backend, F&& f) {
+  if (g.stretched()) f(make_stencil<R>(g, backend));
+  else f(make_uniform_stencil<R>(g, backend));
+}
+
+}  // namespace bouss

@@ -1,0 +1,65 @@
+#include "run/diagnostics_series.hpp"
+
+#include <stdexcept>
+
+namespace bouss {
+
+std::map<std::string, double> DiagnosticsSeries::record(double time, const Diagnostics& d, double dt,
+                                                        int pressure_cycles, bool plates, const LockRecord* lock) {
+  std::map<std::string, double> r = {{"kinetic_energy", d.kinetic_energy}, {"max_divergence", d.max_divergence},
+                                     {"max_velocity", d.max_velocity},     {"dt", dt},
+                                     {"pressure_cycles", double(pressure_cycles)}};
+  if (plates) {
+    r["nusselt_bottom"] = d.nusselt.bottom;
+    r["nusselt_top"] = d.nusselt.top;
+    r["nusselt_volume"] = d.nusselt.volume;
+  }
+  if (lock) {
+    const LockDiagnostics& l = lock->state;
+    r["front_floor"] = l.fronts.floor_x;
+    r["front_lid"] = l.fronts.lid_x;
+    r["front_floor_travelled"] = l.fronts.floor_travelled;
+    r["front_lid_travelled"] = l.fronts.lid_travelled;
+    r["total_heat"] = l.temperature.heat;
+    r["kinetic_energy_total"] = l.kinetic_energy;
+    r["potential_energy"] = l.temperature.potential_energy;
+    r["dissipation"] = lock->budget.dissipation;
+    r["conversion"] = lock->budget.conversion;
+    r["energy_residual"] = lock->budget.energy_residual;
+    r["T_min"] = l.temperature.T_min;
+    r["T_max"] = l.temperature.T_max;
+  }
+  growth_ = NAN;
+  if (d.kinetic_energy > 0 && last_energy_ > 0 && time > last_time_)
+    growth_ = 0.5 * std::log(d.kinetic_energy / last_energy_) / (time - last_time_);
+  r["growth_rate"] = growth_;
+  last_energy_ = d.kinetic_energy;
+  last_time_ = time;
+  latest_ = d;
+  return r;
+}
+
+std::map<std::string, double> DiagnosticsSeries::state() const {
+  return {{"series_last_energy", last_energy_},          {"series_last_time", last_time_},
+          {"series_growth_rate", growth_},               {"series_kinetic_energy", latest_.kinetic_energy},
+          {"series_max_divergence", latest_.max_divergence}, {"series_max_velocity", latest_.max_velocity},
+          {"series_nusselt_bottom", latest_.nusselt.bottom}, {"series_nusselt_top", latest_.nusselt.top},
+          {"series_nusselt_volume", latest_.nusselt.volume}};
+}
+
+void DiagnosticsSeries::restore(const std::map<std::string, double>& state) {
+  auto get = [&](const char* key) {
+    auto it = state.find(key);
+    if (it == state.end()) throw std::invalid_argument(std::string("diagnostics series state lacks ") + key);
+    return it->second;
+  };
+  last_energy_ = get("series_last_energy");
+  last_time_ = get("series_last_time");
+  growth_ = get("series_growth_rate");
+  latest_.kinetic_energy = get("series_kinetic_energy");
+  latest_.max_divergence = get("series_max_divergence");
+  latest_.max_velocity = get("series_max_velocity");
+  latest_.nusselt = {get("series_nusselt_bottom"), get("series_nusselt_top"), get("series_nusselt_volume")};
+}
+
+}  // namespace bouss

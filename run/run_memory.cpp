@@ -1,0 +1,54 @@
+// What a run of a case allocates (run/run_memory.hpp).
+#include "run/run_memory.hpp"
+
+#include <algorithm>
+
+#include "io/file_util.hpp"
+#include "io/staging_ring.hpp"
+#include "model/simulation.hpp"
+#include "run/stream_output.hpp"
+
+namespace bouss {
+
+MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
+  const SimulationMemory sim = simulation_memory(c, backend);
+  MemoryEstimate m;
+  m.backend_bytes = sim.backend_bytes;
+  m.host_bytes = sim.host_bytes;
+  // This rank's block (the whole grid on one rank).
+  const Grid block = rank_grid(c, backend.ranks()), g = block.whole();
+  // One field's padded host copy and its interior values at a time for a snapshot, or a
+  // checkpoint's arrays all together; the initial condition's host array before that.
+  const double interior = double(block.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
+  const double snapshot = double(block.layout.size) * sizeof(double) + interior;
+  const double checkpoint = c.checkpoint.enabled() ? double(block.layout.size) * sizeof(double) +
+                                                         double(Simulation::state_names(c).size()) * interior
+                                                   : 0;
+  m.output_bytes = std::max(snapshot, checkpoint);
+  // Each stream's staging ring (run/stream_output.hpp, io/staging_ring.hpp).
+  for (const OutputStream& s : c.output.streams) {
+    const StreamPlan plan = plan_stream(c, s, g.layout);
+    const auto [device, pinned] = StagingRing::memory(backend, plan.slot_bytes, plan.slots);
+    m.output_device_bytes += backend.is_cuda() ? device : 0;
+    m.output_bytes += backend.is_cuda() ? pinned : device;
+  }
+  return m;
+}
+
+void check_memory(const Case& c, const Backend& backend) {
+  const MemoryEstimate m = estimate_memory(c, backend);
+  // Reductions' scratch, CUDA graphs and the runtime's own allocations: a margin.
+  constexpr double margin = 64.0 * (1 << 20);
+  auto refuse = [&](const char* what, const char* who, double need, double have) {
+    throw CaseError(c.source + ": /grid/n: the run needs " + format_bytes(need) + " of " + what + ", " + who +
+                    " has " + format_bytes(have) + " free");
+  };
+  if (backend.is_cuda()) {
+    const double device_free = double(backend.available_bytes());
+    if (m.device_peak() + margin > device_free) refuse("GPU memory", "the device", m.device_peak() + margin, device_free);
+  }
+  const double host_free = double(Backend::host_available_bytes());
+  if (m.host_peak(backend) + margin > host_free) refuse("host memory", "the host", m.host_peak(backend) + margin, host_free);
+}
+
+}  // namespace bouss

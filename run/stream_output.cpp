@@ -1,0 +1,266 @@
+#include "run/stream_output.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "io/netcdf_writer.hpp"
+#include "io/xdmf.hpp"
+#include "grid/gather.hpp"
+#include "physics/profiles.hpp"
+#include "model/simulation.hpp"
+
+namespace bouss {
+
+namespace {
+
+// The array a file's field is packed from, and the axis of the faces it averages (-1: none).
+std::pair<std::string, int> field_source(const std::string& field) {
+  if (field == "u_c") return {"u", 0};
+  if (field == "v_c") return {"v", 1};
+  if (field == "w_c") return {"w", 2};
+  return {field, -1};
+}
+
+Stagger stagger_of(const std::string& array) {
+  if (array == "u") return Stagger::face_x;
+  if (array == "v") return Stagger::face_y;
+  if (array == "w") return Stagger::face_z;
+  return Stagger::centre;
+}
+
+}  // namespace
+
+StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout) {
+  StreamPlan plan;
+  const std::size_t elem = s.precision == "float" ? sizeof(float) : sizeof(double);
+  std::size_t slot = 0;
+  int record_slots = 0;
+  for (const std::string& name : s.fields) {
+    StreamPlan::Item item;
+    item.field = name;
+    std::tie(item.source, item.average_axis) = field_source(name);
+    // The points of the region: a mean of faces covers the cells; a face field one point
+    // more along its axis (across a plane: the cell's two faces).
+    const Stagger stagger = item.average_axis >= 0 ? Stagger::centre : stagger_of(item.source);
+    item.box = layout.interior(stagger);
+    if (!s.region.whole()) {
+      const int a = s.region.axis;
+      item.box.lo[a] = s.region.index;
+      item.box.hi[a] = s.region.index + 1 + (int(stagger) == a + 1 ? 1 : 0);
+    }
+    item.plane_bytes = elem * std::size_t(item.box.extent(0)) * std::size_t(item.box.extent(1));
+    const int planes = item.box.extent(2);
+    item.slab_planes = staging_slab_planes(item.plane_bytes, int(output_chunk_planes(item.plane_bytes, planes)), planes);
+    slot = std::max(slot, item.plane_bytes * std::size_t(item.slab_planes));
+    record_slots += (planes + item.slab_planes - 1) / item.slab_planes;
+    plan.record_bytes += double(item.plane_bytes) * planes;
+    plan.items.push_back(item);
+  }
+  plan.profile_bytes = sizeof(double) * profile_values(s.profiles, c.n[2]);
+  plan.record_bytes += double(plan.profile_bytes);
+  record_slots += plan.profile_bytes > 0 ? 1 : 0;
+  plan.slot_bytes = std::max(slot, plan.profile_bytes);
+  plan.slots = staging_slot_count(plan.slot_bytes, record_slots);
+  return plan;
+}
+
+StreamOutput::StreamOutput(const Case& c, const OutputStream& s, int index, const Backend& backend)
+    : case_(c), stream_(s), index_(index), backend_(backend), schedule_(s.interval, s.interval_steps) {}
+
+StreamOutput::~StreamOutput() = default;
+
+std::string stream_checkpoint_key(const std::string& base, int index) {
+  return index == 0 ? base : base + "." + std::to_string(index);
+}
+
+void StreamOutput::open(const Layout& layout) {
+  writes_ = backend_.ranks().rank() == writer_rank;
+  if (writes_) {
+    writer_.emplace(stream_.file, case_, stream_);
+    partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
+  }
+  plan_ = plan_stream(case_, stream_, layout);
+  ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);
+}
+
+namespace {
+
+// Queues the write of a filled slot: the IO thread waits for its copy, writes it, frees it.
+template <class Write>
+void post_slot(OnIoThread<NetcdfWriter>& writer, StagingRing& ring, StagingRing::Slot& slot, std::size_t bytes,
+               Write write) {
+  ring.queue_copy(slot, bytes);
+  writer.post([&slot, ring = &ring, bytes, write = std::move(write)](NetcdfWriter& w) {
+    slot.copied.wait();
+    try {
+      write(w, slot.host);
+    } catch (...) {
+      ring->release(slot, 0);
+      throw;
+    }
+    ring->release(slot, bytes);
+  });
+}
+
+}  // namespace
+
+// Asynchronous: no device sync here. The next step's kernels come after the pack kernels on
+// the step's stream, so they may overwrite the fields at once.
+void StreamOutput::write_record(const Simulation& sim) {
+  if (!backend_.ranks().alone()) {
+    write_gathered_record(sim);
+    return;
+  }
+  const bool single = stream_.precision == "float";
+  writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
+    w.begin_record(time, {{"step", double(step)}});
+  });
+  if (plan_.profile_bytes > 0) {
+    StagingRing::Slot& slot = ring_->acquire();
+    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));
+    post_slot(writer_, *ring_, slot, plan_.profile_bytes,
+              [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
+  }
+  for (const StreamPlan::Item& item : plan_.items) {
+    for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+      const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
+      Box slab = item.box;
+      slab.lo[2] = item.box.lo[2] + k0;
+      slab.hi[2] = slab.lo[2] + nk;
+      StagingRing::Slot& slot = ring_->acquire();
+      if (single) sim.pack(item.source, slab, static_cast<float*>(slot.device), item.average_axis);
+      else sim.pack(item.source, slab, static_cast<double*>(slot.device), item.average_axis);
+      post_slot(writer_, *ring_, slot, item.plane_bytes * std::size_t(nk),
+                [k0, nk, field = item.field](NetcdfWriter& w, const void* host) { w.write_slab(field, k0, nk, host); });
+    }
+  }
+  writer_.post([](NetcdfWriter& w) { w.end_record(); });
+  last_step = sim.steps_done();
+}
+
+// Under several ranks: every rank packs the points of each slab it holds and copies them to
+// the host, the writer rank gathers them and assembles the slab in a slot of its ring (a
+// slab at a time, within the ring's memory), and the IO thread writes it from there. The
+// ranks wait for their copies: the gather needs the values on the host.
+void StreamOutput::write_gathered_record(const Simulation& sim) {
+  const Communicator& ranks = backend_.ranks();
+  const bool single = stream_.precision == "float";
+  const std::size_t elem = single ? sizeof(float) : sizeof(double);
+  if (writes_)
+    writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
+      w.begin_record(time, {{"step", double(step)}});
+    });
+  if (plan_.profile_bytes > 0) {
+    StagingRing::Slot& slot = ring_->acquire();
+    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));  // collective: every rank's levels
+    if (writes_) {
+      post_slot(writer_, *ring_, slot, plan_.profile_bytes,
+                [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
+    } else {
+      ring_->queue_copy(slot, 0);
+      slot.copied.wait();
+      ring_->release(slot, 0);
+    }
+  }
+  const Decomposition& d = *sim.grid().decomposition;
+  for (const StreamPlan::Item& item : plan_.items) {
+    const Stagger st = item.average_axis >= 0 ? Stagger::centre : stagger_of(item.source);
+    for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+      const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
+      Box slab = item.box;  // in the whole grid's indices
+      slab.lo[2] = item.box.lo[2] + k0;
+      slab.hi[2] = slab.lo[2] + nk;
+      // This rank's points of the slab, in its own indices.
+      const Box mine = intersect(slab, supplied_box_of_rank(d, ranks.rank(), st));
+      Box local = mine;
+      for (int a = 0; a < 3; ++a) local.lo[a] -= d.offset[a], local.hi[a] -= d.offset[a];
+      StagingRing::Slot& slot = ring_->acquire();
+      const std::size_t bytes = mine.empty() ? 0 : elem * std::size_t(mine.cells());
+      if (bytes) {
+        if (single) sim.pack(item.source, local, static_cast<float*>(slot.device), item.average_axis);
+        else sim.pack(item.source, local, static_cast<double*>(slot.device), item.average_axis);
+      }
+      ring_->queue_copy(slot, bytes);
+      slot.copied.wait();
+      std::vector<char> pieces;
+      ranks.gatherv(slot.host, bytes, &pieces, writer_rank);
+      if (!writes_) {
+        ring_->release(slot, 0);
+        continue;
+      }
+      // The writer: each rank's piece into its place in the slab (x fastest).
+      char* out = static_cast<char*>(slot.host);
+      const std::size_t ex = std::size_t(slab.extent(0)), ey = std::size_t(slab.extent(1));
+      const char* in = pieces.data();
+      for (int p = 0; p < ranks.size(); ++p) {
+        const Box b = intersect(slab, supplied_box_of_rank(d, p, st));
+        if (b.empty()) continue;
+        const std::size_t row = elem * std::size_t(b.extent(0));
+        for (int k = b.lo[2]; k < b.hi[2]; ++k)
+          for (int j = b.lo[1]; j < b.hi[1]; ++j, in += row)
+            std::memcpy(out + elem * ((std::size_t(k - slab.lo[2]) * ey + std::size_t(j - slab.lo[1])) * ex +
+                                      std::size_t(b.lo[0] - slab.lo[0])),
+                        in, row);
+      }
+      const std::size_t slab_bytes = item.plane_bytes * std::size_t(nk);
+      writer_.post([&slot, ring = ring_.get(), slab_bytes, k0, nk, field = item.field](NetcdfWriter& w) {
+        try {
+          w.write_slab(field, k0, nk, slot.host);
+        } catch (...) {
+          ring->release(slot, 0);
+          throw;
+        }
+        ring->release(slot, slab_bytes);
+      });
+    }
+  }
+  if (writes_) writer_.post([](NetcdfWriter& w) { w.end_record(); });
+  last_step = sim.steps_done();
+}
+
+void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {
+  if (!writes_) return;
+  writer_.post([time, values](NetcdfWriter& w) { w.write_series(time, values); });
+}
+
+void StreamOutput::copy_records_from(const std::string& source, long records, long series_records) {
+  if (!writes_) return;
+  writer_.call([&](NetcdfWriter& w) { w.copy_records_from(source, records, series_records); });
+}
+
+void StreamOutput::append_history(const std::string& text) {
+  if (!writes_) return;
+  writer_.call([&](NetcdfWriter& w) { w.append_history(text); });
+}
+
+void StreamOutput::flush_to_disk() {
+  if (!writes_) return;
+  writer_.call([](NetcdfWriter& w) { w.flush_to_disk(); });
+}
+
+std::pair<long, long> StreamOutput::counts() {
+  if (!writes_) return {0, 0};
+  return writer_.call([](NetcdfWriter& w) { return std::make_pair(w.records(), w.series_records()); });
+}
+
+std::pair<long, long> StreamOutput::close() {
+  if (!writes_) return {0, 0};
+  const auto counts = writer_.call([](NetcdfWriter& w) {
+    w.close();
+    return std::make_pair(w.records(), w.series_records());
+  });
+  if (!stream_.fields.empty()) {
+    // Beside it, the XDMF description ParaView opens (the NetCDF file is complete without it).
+    const std::string xdmf = xdmf_path_for(stream_.file);
+    try {
+      IoThread::instance().call([&] { write_xdmf(stream_.file, xdmf); });
+    } catch (const std::exception& e) {
+      spdlog::warn("no {}: {}", xdmf, e.what());
+    }
+  }
+  return counts;
+}
+
+}  // namespace bouss

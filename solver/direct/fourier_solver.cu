@@ -1,0 +1,249 @@
+// Compiled as CUDA when the build has it (see CMakeLists.txt).
+#include "solver/direct/fourier_solver.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "grid/field_ops.hpp"
+#include "grid/for_each.hpp"
+#include "grid/device_messages.hpp"
+#include "solver/direct/fourier_kernels.hpp"
+#include "solver/line/line_kernels.hpp"
+#include "solver/multigrid/line_multigrid.hpp"
+#include "solver/volume_mean.hpp"
+
+namespace bouss {
+namespace {
+
+// Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(nx ny):
+// the rows are -L's, and the transforms are unnormalized): the modes of rows j0 .. j0 + nj
+// of the whole grid's, every column and level, x fastest, then the rows, then z (every row on
+// one rank; a band of them under several: solver/direct/slab_transform.hpp). For a singular problem
+// the (0, 0) mode, b's plane sums, carries b's volume mean and the solution's: its line
+// takes b's out first (written to *b_mean, by the band that holds it) and the solution's
+// after, so neither b nor x needs a pass.
+template <class R>
+void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int j0, int nj,
+                 Complex<R>* spec, R* c, double* b_mean) {
+  const std::array<int, 3> n = g.global_n();
+  const int nx = n[0], ny = n[1], nz = n[2], mx = nx / 2 + 1;
+  const ZView<R> z = g.z_view<R>(be);
+  const ZView<double> zd = g.z_view<double>(be);
+  const double height = g.length(2), plane = double(nx) * ny;
+  const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
+  const R scale = R(-1.0 / (double(nx) * ny));
+  const std::ptrdiff_t stride = std::ptrdiff_t(mx) * nj;
+  const signed char lo = self.lo[2], hi = self.hi[2];
+  for_each(be, Box{{0, 0, 0}, {mx, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
+    const int j = j0 + jb;
+    const R lambda = R(-(periodic_laplacian_eigenvalue(i, nx, rx2) + periodic_laplacian_eigenvalue(j, ny, ry2)));
+    const bool pinned = singular && i == 0 && j == 0;
+    const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
+    const std::ptrdiff_t base = i + std::ptrdiff_t(mx) * jb;
+    // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
+    const auto line_mean = [&] {
+      double sum = 0;
+      for (int k = 0; k < nz; ++k) sum += double(spec[base + k * stride].re) * (zd.zf[k + 1] - zd.zf[k]);
+      return sum / height;
+    };
+    const auto take_out = [&](double mean) {
+      for (int k = 0; k < nz; ++k) spec[base + k * stride].re -= R(mean);
+    };
+    if (pinned) {
+      const double mean = line_mean();  // of b's plane sums
+      *b_mean = mean / plane;
+      take_out(mean);
+    }
+    const auto rhs = [&](int k, std::ptrdiff_t idx) { return pinned && k == 0 ? Complex<R>{R(0), R(0)} : spec[idx] * scale; };
+    thomas_sweeps<R, Complex<R>>(nz, rows, rhs, spec, c, base, stride,
+                                 [&](std::ptrdiff_t idx, Complex<R> v) { spec[idx] = v; });
+    if (pinned) take_out(line_mean());  // the solution's, fixed up to a constant by the pin
+  }, "fourier mode solves");
+}
+
+}  // namespace
+
+template <class R>
+std::optional<std::string> FourierSolver<R>::refuses(const PressureGrid& g) {
+  if (!g.periodic_x || !g.periodic_y)
+    return std::string("expected x and y periodic for \"fft\" (it transforms the horizontal planes), got walls in ") +
+           (!g.periodic_x ? "x" : "y");
+  if (g.periodic_z && g.n[2] > 1)
+    return std::string("expected walls at z_lo and z_hi for \"fft\" (its vertical lines are tridiagonal systems "
+                       "between walls), got a periodic z");
+  return std::nullopt;
+}
+
+template <class R>
+FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc)
+    : backend_(backend), grid_(grid), bc_(bc) {
+  if (const auto why = refuses(PressureGrid::of(grid, bc))) throw std::invalid_argument("fft pressure solver: " + *why);
+  for (int f = 4; f < 6; ++f)
+    if (bc.face[f].kind != BoundaryKind::periodic && (bc.face[f].value != 0 || bc.face[f].slope_z != 0))
+      throw std::invalid_argument("fft pressure solver: expected walls without data in z (the pressure's), got a "
+                                  "wall value");
+  self_ = ghost_self<R>(bc, grid);
+  grid_.template z_view<R>(backend);
+  grid_.template z_view<double>(backend);
+  if (grid.decomposition && !backend.ranks().alone()) {
+    slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
+    band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
+    band_c_ = static_cast<R*>(backend.allocate(slabs_->band_size() * sizeof(R)));
+  } else {
+    fft_ = make_plane_fft<R>(backend, grid.layout);
+    // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
+    // (ny + 3) (nz + 3) values).
+    if (2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
+      throw std::logic_error("fft pressure solver: the spectrum does not fit in an array of the layout");
+  }
+  b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
+  work_mean_ = b_mean_ + 1;
+  const double zero[2] = {0, 0};
+  copy_bytes(b_mean_, backend, zero, Backend::cpu(), sizeof(zero));
+}
+
+template <class R>
+FourierSolver<R>::~FourierSolver() {
+  backend_.deallocate(b_mean_);
+  if (band_) backend_.deallocate(band_);
+  if (band_c_) backend_.deallocate(band_c_);
+}
+
+template <class R>
+double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent) {
+  double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
+  if (grid.decomposition && grid.decomposition->ranks() > 1) {  // the slab, and this rank's band with its c'
+    const std::array<int, 3> n = grid.global_n();
+    const int rank = grid.decomposition->rank;
+    const std::vector<int> rows = Decomposition::cuts(n[1], grid.decomposition->ranks());
+    const double band = double(n[0] / 2 + 1) * (rows[rank + 1] - rows[rank]) * n[2];
+    bytes += SlabTransform<R>::estimate_memory(grid, value_bytes) + 3 * band * value_bytes;
+  }
+  return bytes;
+}
+
+// A mean that the band holding the (0, 0) mode (rank 0's) wrote, on every rank.
+template <class R>
+void FourierSolver<R>::share_mean(double* at) const {
+  if (!slabs_) return;
+  broadcast_on(backend_, at, sizeof(double), 0);
+}
+
+template <class R>
+double FourierSolver<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
+  return line_residual_norm(grid_, backend_, 0.0, x, b);
+}
+
+template <class R>
+SolveStats FourierSolver<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
+  return solve_with(x, b, tolerance, LentArrays<R>{});
+}
+
+template <class R>
+LentArrays<R> FourierSolver<R>::arrays(const LentArrays<R>& lent) {
+  if (lent.complete()) return lent;
+  const char* names[LentArrays<R>::capacity] = {"fft spectrum", "fft c'", "fft refinement"};
+  LentArrays<R> own;
+  for (int a = 0; a < LentArrays<R>::capacity; ++a) {
+    if (!own_[a].data()) own_[a] = Field<R>(backend_, grid_.layout, Stagger::centre, names[a]);
+    own.fields[a] = &own_[a];
+  }
+  return own;
+}
+
+// The first pass solves for x from b; each later one solves for the residual's correction
+// (in the third lent array) and adds it. Device work alone.
+template <class R>
+void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays) {
+  // One rank's spectrum and c' in the first two arrays; under ranks the band's, its own.
+  Complex<R>* const spectrum = slabs_ ? band_ : reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
+  R* const c = slabs_ ? band_c_ : work_arrays.fields[1]->data();
+  Field<R>& work = *work_arrays.fields[2];
+  const bool singular = bc_.singular();
+  const std::ptrdiff_t origin = grid_.layout.origin;
+  const int j0 = slabs_ ? slabs_->j0() : 0, nj = slabs_ ? slabs_->nj() : grid_.layout.n[1];
+  const auto forward = [&](const Field<R>& f) {
+    if (slabs_) slabs_->forward(f, spectrum);
+    else fft_->forward(f.data() + origin, spectrum);
+  };
+  const auto inverse = [&](Field<R>& f) {
+    if (slabs_) slabs_->inverse(spectrum, f);
+    else fft_->inverse(spectrum, f.data() + origin);
+  };
+  if (index == 0) {
+    forward(b);
+    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, b_mean_);
+    if (singular) share_mean(b_mean_);
+    inverse(x);
+  } else {
+    line_residual_into(grid_, backend_, 0.0, x, b, singular ? b_mean_ : nullptr, work);
+    forward(work);
+    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, work_mean_);
+    if (singular) share_mean(work_mean_);
+    inverse(work);
+    add_field(x, work, grid_.layout.interior(Stagger::centre));
+  }
+  fill_ghosts(x, bc_, grid_);
+}
+
+template <class R>
+SolveStats FourierSolver<R>::solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) {
+  const LentArrays<R> work_arrays = arrays(lent);
+  const bool singular = bc_.singular();
+  const double* mean = singular ? b_mean_ : nullptr;
+  pass(0, x, b, work_arrays);
+  // max|b - mean| (the scale of the relative residual) and the solution's residual, one pass.
+  const ResidualNorms first = line_residual_norms(grid_, backend_, 0.0, x, b, mean);
+  SolveStats stats;
+  if (first.rhs == 0 && singular) {  // the solution is a constant: zero mean
+    fill(x, 0);
+    return SolveMonitor::constant_solution();
+  }
+  SolveMonitor monitor(stats, first.rhs, tolerance);
+  monitor.record(first.rhs);  // the residual of x = 0
+  stats.cycles = 1;
+  bool go_on = monitor.record(first.residual);
+  // Iterative refinement: in float the direct solve's round-off can leave the residual just
+  // above a tolerance that float's residual itself resolves (1.0-1.3e-5 in developed Ra = 1e7
+  // convection on the H200); the residual's solve, added to x, takes it below. A pass that
+  // gains nothing marks the floor (the monitor's stall rule).
+  while (go_on && monitor.above_target() && stats.cycles < max_passes) {
+    pass(stats.cycles, x, b, work_arrays);
+    ++stats.cycles;
+    go_on = monitor.record(line_residual_norm(grid_, backend_, 0.0, x, b, mean));
+  }
+  monitor.finish();
+  // Still above after the refinements: the precision's floor for this b (a direct solve has
+  // no more cycles to give), reported as a stall, not as pressure.max_cycles.
+  if (!stats.converged) stats.stalled = true;
+  return stats;
+}
+
+template <class R>
+SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) {
+  const LentArrays<R> work_arrays = arrays(lent);
+  const int n = std::min(std::max(passes, 1), max_passes);
+  for (int p = 0; p < n; ++p) pass(p, x, b, work_arrays);
+  return SolveStats::unchecked(n);
+}
+
+template <class R>
+double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
+  const double cells = double(grid_.layout.cells());
+  const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
+  // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
+  const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
+  const double transforms = slabs_ ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
+                                   : (cells + spectrum) + mode_solves + (spectrum + cells);
+  // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the
+  // first), each refinement also the residual (x, b read, r written) and x += e (3 values)
+  // (no residual checks in a solve of fixed passes: SolveStats::checked)
+  const double check = s.checked ? 2 * cells : 0.0;
+  const double first = transforms + check, refinement = 3 * cells + transforms + 3 * cells + check;
+  return (first + std::max(0, s.cycles - 1) * refinement) * sizeof(R);
+}
+
+template class FourierSolver<double>;
+template class FourierSolver<float>;
+
+}  // namespace bouss

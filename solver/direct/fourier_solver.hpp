@@ -1,0 +1,86 @@
+// The Fourier-tridiagonal direct pressure solver, for grids periodic in x and y (uniform
+// there, as every bouss grid is) with walls in z (any z spacing): the 2D real-to-complex
+// FFT of every z plane of b (solver/direct/plane_fft.hpp: cuFFT or FFTW), one tridiagonal solve
+// per horizontal wavenumber along z (the modified wavenumbers of the second-order Laplacian
+// on the diagonal, the walls folded as every line solver folds them; the (0, 0) mode pinned
+// where the problem is singular), and the inverse transforms into x. It solves the same
+// discrete equations as the multigrids (the cell-centred 7-point Laplacian, the stretched z's
+// finite volumes) exactly, to round-off, in one pass: its one "iteration". On a grid cut
+// over ranks the transforms are transposed through z slabs and bands of modes
+// (solver/direct/slab_transform.hpp): the same planes, the same mode lines.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "grid/boundary.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/ghost_self.hpp"
+#include "solver/direct/plane_fft.hpp"
+#include "solver/pressure_solver.hpp"
+#include "solver/direct/slab_transform.hpp"
+
+namespace bouss {
+
+template <class R>
+class FourierSolver final : public PressureSolver<R> {
+ public:
+  FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc);
+  ~FourierSolver() override;
+  FourierSolver(const FourierSolver&) = delete;
+  FourierSolver& operator=(const FourierSolver&) = delete;
+
+  // solver/pressure_solver.hpp's contract, except that b is left as given: its volume mean
+  // is taken out in the spectrum and from the residual the solve measures. The warm start is
+  // not used (the solve is direct); the residuals recorded are b's (x = 0) and the solution's
+  // after each pass: the solve, then up to two passes of iterative refinement while the
+  // residual is above the tolerance (float's round-off; cycles counts the passes).
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  // With lent arrays (three: the spectrum, c' and the refinement's field live in them) it
+  // allocates none of its own; without, its own on the first solve.
+  SolveStats solve_with(Field<R>& x, Field<R>& b, double tolerance, const LentArrays<R>& lent) override;
+  // The solve and passes - 1 refinements (at most two) without measuring a residual: the
+  // same kernels as solve_with's that many passes, so the same x bit for bit.
+  bool solves_in_fixed_passes() const override { return true; }
+  SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
+  // read, c' and d' written and read, the spectrum written), the inverse transforms
+  // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
+  // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
+  double bytes_per_solve(const SolveStats& s) const override;
+  // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
+  // arrays are lent; the transforms' work area is plane_fft_work_bytes. On a block of a grid
+  // cut over ranks, also its slab, slab spectrum, band and the transposes' messages.
+  static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
+  // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
+  // "expected ..., got ...", or nothing: the registry entry's rule (solver/direct/fourier_type.cpp)
+  // and the constructor's, which also refuses walls with data.
+  static std::optional<std::string> refuses(const PressureGrid& g);
+
+ private:
+  Backend backend_;
+  Grid grid_;
+  FieldBC bc_;
+  GhostSelf<R> self_;
+  std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms
+  // Under several ranks: the transposed transforms, and the band of modes this rank solves
+  // with its c' (solver/direct/slab_transform.hpp), its own memory.
+  std::unique_ptr<SlabTransform<R>> slabs_;
+  Complex<R>* band_ = nullptr;
+  R* band_c_ = nullptr;
+  void share_mean(double* at) const;
+  double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
+  double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
+  // Its own arrays for solves without lent ones (allocated at the first such solve): the
+  // spectrum, c' (the Thomas sweeps'), the refinement's residual and then its correction.
+  std::array<Field<R>, LentArrays<R>::capacity> own_;
+  static constexpr int max_passes = 3;  // the solve and at most two refinements
+  // The lent arrays when complete, else its own (allocated at the first such solve).
+  LentArrays<R> arrays(const LentArrays<R>& lent);
+  void pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays);
+};
+
+}  // namespace bouss

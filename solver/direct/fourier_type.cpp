@@ -1,0 +1,66 @@
+// The direct Fourier-tridiagonal solve's entry in the registry (solver/registry.hpp).
+#include <fmt/format.h>
+
+#include "solver/direct/fourier_solver.hpp"
+#include "solver/direct/slab_transform.hpp"
+#include "solver/registry.hpp"
+#include "solver/walls_in_z.hpp"
+
+namespace bouss {
+namespace {
+
+class FourierType final : public SolverType {
+ public:
+  std::string_view name() const override { return "fft"; }
+  std::optional<SolverRefusal> refuses(const PressureGrid& g) const override {
+    if (const auto why = FourierSolver<double>::refuses(g)) return SolverRefusal{*why, true};
+    return refuses_periodic_z(name(), g);
+  }
+  std::optional<std::string> suits(const PressureGrid& g) const override {
+    if (g.periodic_x && g.periodic_y && !g.periodic_z)
+      return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
+    return std::nullopt;
+  }
+  bool solves_on_blocks(const std::array<int, 3>& n, int ranks) const override {
+    return SlabTransform<double>::applies(n, ranks);
+  }
+  std::string gathered_because() const override { return "its transposes need a z level and a y row per rank"; }
+  bool starts_from_guess() const override { return false; }
+  int default_check_interval(const Backend&) const override { return 10; }
+  std::string describe(const SolverContext& c) const override {
+    const bool gathered = c.ranks() && !solves_on_blocks(c.whole.global_n(), c.backend.ranks().size());
+    return fmt::format("Fourier-tridiagonal direct solve ({} plane transforms, a tridiagonal solve per horizontal "
+                       "mode){}{}",
+                       c.backend.is_cuda() ? "cuFFT" : "FFTW", c.single() ? " (fp32)" : " (fp64)",
+                       c.ranks() && !gathered ? "; transposed through z slabs and bands of modes over the ranks (two "
+                                                "all-to-alls each way a pass)"
+                                              : "");
+  }
+  bool fixed_passes(const SolverContext&) const override { return true; }
+  // The plane transforms' work area: of the block, or of this rank's slab.
+  std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {
+    const Layout planes = grid.decomposition && grid.decomposition->ranks() > 1 ? SlabTransform<double>::slab_layout(grid)
+                                                                                : grid.layout;
+    return {FourierSolver<double>::estimate_memory(grid, c.value_bytes, true) +
+                double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
+                                  : plane_fft_work_bytes<double>(c.backend, planes)),
+            0.0};
+  }
+  std::unique_ptr<PressureSolver<double>> make_double(const Backend& b, const Grid& g, const FieldBC& bc,
+                                                      const SolverSettings&) const override {
+    return std::make_unique<FourierSolver<double>>(b, g, bc);
+  }
+  std::unique_ptr<PressureSolver<float>> make_float(const Backend& b, const Grid& g, const FieldBC& bc,
+                                                    const SolverSettings&) const override {
+    return std::make_unique<FourierSolver<float>>(b, g, bc);
+  }
+};
+
+}  // namespace
+
+const SolverType& fourier_type() {
+  static const FourierType type;
+  return type;
+}
+
+}  // namespace bouss

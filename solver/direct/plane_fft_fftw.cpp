@@ -1,0 +1,123 @@
+// FFTW's batched plane transforms for the CPU backend (solver/direct/plane_fft.hpp).
+#include <fftw3.h>
+
+#include <mutex>
+#include <stdexcept>
+
+#include "solver/direct/plane_fft.hpp"
+
+namespace bouss {
+namespace {
+
+// FFTW's planner is not thread-safe: plans are made and destroyed one at a time.
+std::mutex& planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+// The plan-many geometry of a layout: each z plane a ny x nx transform, rows sy apart in
+// the field, mx = nx/2 + 1 apart in the spectrum.
+struct Geometry {
+  int n[2], real_embed[2], spec_embed[2], planes;
+  int real_dist, spec_dist;
+  explicit Geometry(const Layout& L)
+      : n{L.n[1], L.n[0]},
+        real_embed{int(L.sz / L.sy), int(L.sy)},
+        spec_embed{L.n[1], L.n[0] / 2 + 1},
+        planes(L.n[2]),
+        real_dist(int(L.sz)),
+        spec_dist(L.n[1] * (L.n[0] / 2 + 1)) {}
+};
+
+// Two distinct, aligned arrays to plan with: FFTW_ESTIMATE reads and writes neither, but takes
+// equal pointers (null ones too) for an in-place transform, whose layout differs.
+struct PlanningArrays {
+  void* real = fftw_malloc(64);
+  void* spec = fftw_malloc(64);
+  ~PlanningArrays() {
+    fftw_free(real);
+    fftw_free(spec);
+  }
+};
+
+// FFTW's double and float APIs, one name each.
+template <class R>
+struct Fftw;
+template <>
+struct Fftw<double> {
+  using Plan = fftw_plan;
+  using Cx = fftw_complex;
+  static constexpr auto plan_r2c = fftw_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftw_plan_many_dft_c2r;
+  static constexpr auto exec_r2c = fftw_execute_dft_r2c;
+  static constexpr auto exec_c2r = fftw_execute_dft_c2r;
+  static constexpr auto destroy = fftw_destroy_plan;
+};
+template <>
+struct Fftw<float> {
+  using Plan = fftwf_plan;
+  using Cx = fftwf_complex;
+  static constexpr auto plan_r2c = fftwf_plan_many_dft_r2c;
+  static constexpr auto plan_c2r = fftwf_plan_many_dft_c2r;
+  static constexpr auto exec_r2c = fftwf_execute_dft_r2c;
+  static constexpr auto exec_c2r = fftwf_execute_dft_c2r;
+  static constexpr auto destroy = fftwf_destroy_plan;
+};
+
+template <class R>
+class FftwPlanes final : public PlaneFft<R> {
+  using F = Fftw<R>;
+
+ public:
+  explicit FftwPlanes(const Layout& L) {
+    Geometry g(L);
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    const PlanningArrays a;
+    R* real = static_cast<R*>(a.real);
+    auto* spec = static_cast<typename F::Cx*>(a.spec);
+    // FFTW_ESTIMATE plans without touching arrays; FFTW_UNALIGNED lets the new-array execute
+    // functions take any field.
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    fwd_ = F::plan_r2c(2, g.n, g.planes, real, g.real_embed, 1, g.real_dist, spec, g.spec_embed, 1, g.spec_dist, flags);
+    inv_ = F::plan_c2r(2, g.n, g.planes, spec, g.spec_embed, 1, g.spec_dist, real, g.real_embed, 1, g.real_dist, flags);
+    if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane transforms");
+  }
+  ~FftwPlanes() override {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    F::destroy(fwd_);
+    F::destroy(inv_);
+  }
+  void forward(const R* in, Complex<R>* out) override {
+    F::exec_r2c(fwd_, const_cast<R*>(in), reinterpret_cast<typename F::Cx*>(out));
+  }
+  void inverse(Complex<R>* in, R* out) override { F::exec_c2r(inv_, reinterpret_cast<typename F::Cx*>(in), out); }
+
+ private:
+  typename F::Plan fwd_ = nullptr, inv_ = nullptr;
+};
+
+}  // namespace
+
+template <class R>
+std::unique_ptr<PlaneFft<R>> make_fftw_plane_fft(const Layout& L) {
+  return std::make_unique<FftwPlanes<R>>(L);
+}
+template std::unique_ptr<PlaneFft<double>> make_fftw_plane_fft<double>(const Layout&);
+template std::unique_ptr<PlaneFft<float>> make_fftw_plane_fft<float>(const Layout&);
+
+template <class R>
+std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout& layout) {
+  if (backend.is_cuda()) return make_cufft_plane_fft<R>(backend, layout);
+  return make_fftw_plane_fft<R>(layout);
+}
+template std::unique_ptr<PlaneFft<double>> make_plane_fft<double>(const Backend&, const Layout&);
+template std::unique_ptr<PlaneFft<float>> make_plane_fft<float>(const Backend&, const Layout&);
+
+template <class R>
+std::size_t plane_fft_work_bytes(const Backend& backend, const Layout& layout) {
+  return backend.is_cuda() ? cufft_plane_work_bytes<R>(layout) : 0;
+}
+template std::size_t plane_fft_work_bytes<double>(const Backend&, const Layout&);
+template std::size_t plane_fft_work_bytes<float>(const Backend&, const Layout&);
+
+}  // namespace bouss

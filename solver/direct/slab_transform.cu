@@ -1,0 +1,199 @@
+// Compiled as CUDA when the build has it (see CMakeLists.txt).
+#include "solver/direct/slab_transform.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "grid/field_ops.hpp"
+#include "grid/for_each.hpp"
+#include "grid/device_messages.hpp"
+#include "parallel/rank_costs.hpp"
+
+namespace bouss {
+namespace {
+
+// dst box <- src box of two dense arrays of R (x fastest; dims their extents), `extent`
+// values along each axis from the given first indices.
+template <class R>
+void copy_dense(const Backend& be, const R* src, std::array<int, 3> src_dims, std::array<int, 3> src_lo, R* dst,
+                std::array<int, 3> dst_dims, std::array<int, 3> dst_lo, std::array<int, 3> extent) {
+  const std::ptrdiff_t s1 = src_dims[0], s2 = std::ptrdiff_t(src_dims[0]) * src_dims[1];
+  const std::ptrdiff_t d1 = dst_dims[0], d2 = std::ptrdiff_t(dst_dims[0]) * dst_dims[1];
+  const std::ptrdiff_t s0 = src_lo[0] + src_lo[1] * s1 + src_lo[2] * s2;
+  const std::ptrdiff_t d0 = dst_lo[0] + dst_lo[1] * d1 + dst_lo[2] * d2;
+  for_each(be, Box{{0, 0, 0}, extent}, [=] BOUSS_HD(int i, int j, int k) {
+    dst[d0 + i + j * d1 + k * d2] = src[s0 + i + j * s1 + k * s2];
+  }, "fft transpose copy");
+}
+
+}  // namespace
+
+template <class R>
+SlabTransform<R>::SlabTransform(const Backend& backend, const Grid& part)
+    : backend_(backend), part_(part), ranks_(backend.ranks().size()), rank_(backend.ranks().rank()) {
+  if (!part.decomposition || part.decomposition->ranks() != ranks_)
+    throw std::logic_error("SlabTransform: expected a block of a grid cut over the backend's ranks");
+  const std::array<int, 3> n = part.global_n();
+  if (!applies(n, ranks_)) throw std::logic_error("SlabTransform: fewer z levels or y rows than ranks");
+  nx_ = n[0], ny_ = n[1], nz_ = n[2], mx_ = nx_ / 2 + 1;
+  zcut_ = Decomposition::cuts(nz_, ranks_);
+  jcut_ = Decomposition::cuts(ny_, ranks_);
+  j0_ = jcut_[rank_], nj_ = jcut_[rank_ + 1] - jcut_[rank_];
+  const Decomposition& d = *part.decomposition;
+  for (int p = 0; p < ranks_; ++p) {
+    const Decomposition b = Decomposition::make(d.global_n, {false, false, false}, ranks_, p, d.dims);
+    blocks_.push_back(Box{{b.offset[0], b.offset[1], 0}, {b.offset[0] + b.n[0], b.offset[1] + b.n[1], nz_}});
+  }
+  const Layout slab = slab_layout(part);
+  slab_ = Field<R>(backend, slab, Stagger::centre, "fft slab");
+  fill(slab_, 0);
+  slab_spectrum_ = static_cast<Complex<R>*>(backend.allocate(spectrum_size(slab) * sizeof(Complex<R>)));
+  fft_ = make_plane_fft<R>(backend, slab);
+}
+
+template <class R>
+SlabTransform<R>::~SlabTransform() {
+  backend_.deallocate(slab_spectrum_);
+}
+
+// The backend's send buffer (pieces for each rank in rank order) to the receive buffer
+// (grid/device_messages.hpp: NCCL, a CUDA-aware MPI, or through the host).
+template <class R>
+void SlabTransform<R>::exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts) {
+  const Backend& be = backend_;
+  RankCosts& costs = rank_costs();
+  if (costs.timed) be.synchronize();  // timed, the packing and FFTs queued before are not the transpose's
+  const auto started = std::chrono::steady_clock::now();
+  std::size_t sent = 0, received = 0;
+  for (int p = 0; p < ranks_; ++p) sent += send_counts[p], received += receive_counts[p];
+  void* send = be.buffer(Backend::Buffer::send, sent);
+  void* receive = be.buffer(Backend::Buffer::receive, received);
+  alltoallv_on(be, send, send_counts, receive, receive_counts);
+  costs.transpose_bytes += double(sent - send_counts[rank_]);
+  if (!costs.timed) return;
+  be.synchronize();  // the transpose's own time (NCCL's is queued on the stream)
+  costs.transpose_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+template <class R>
+void SlabTransform<R>::forward(const Field<R>& f, Complex<R>* band) {
+  const Backend& be = backend_;
+  const std::array<int, 3>& nb = part_.layout.n;
+  // 1. The block's levels of each slab to that slab's rank.
+  std::vector<std::size_t> out(ranks_), in(ranks_);
+  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * std::size_t(nb[0]) * nb[1] * (zcut_[q + 1] - zcut_[q]);
+  const int levels = zcut_[rank_ + 1] - zcut_[rank_];
+  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * std::size_t(blocks_[p].extent(0)) * blocks_[p].extent(1) * levels;
+  std::size_t total = 0;
+  for (std::size_t c : out) total += c;
+  R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
+  for (int q = 0, at = 0; q < ranks_; at += int(out[q] / sizeof(R)), ++q)
+    pack_box(f, Box{{0, 0, zcut_[q]}, {nb[0], nb[1], zcut_[q + 1]}}, send + at);
+  exchange(out, in);
+  const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
+  std::size_t at = 0;
+  for (int p = 0; p < ranks_; ++p) {
+    const Box& b = blocks_[p];
+    unpack_box(slab_, Box{{b.lo[0], b.lo[1], 0}, {b.hi[0], b.hi[1], levels}}, receive + at);
+    at += in[p] / sizeof(R);
+  }
+  // 2. The slab's planes transformed.
+  fft_->forward(slab_.data() + slab_.layout().origin, slab_spectrum_);
+  // 3. Each band's rows of the slab's planes to the band's rank.
+  const int re = 2 * mx_;  // a complex value as two R
+  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * std::size_t(re) * (jcut_[q + 1] - jcut_[q]) * levels;
+  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * std::size_t(re) * nj_ * (zcut_[p + 1] - zcut_[p]);
+  total = 0;
+  for (std::size_t c : out) total += c;
+  send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
+  const R* spectrum = reinterpret_cast<const R*>(slab_spectrum_);
+  for (int q = 0, at2 = 0; q < ranks_; at2 += int(out[q] / sizeof(R)), ++q) {
+    const int rows = jcut_[q + 1] - jcut_[q];
+    copy_dense(be, spectrum, {re, ny_, levels}, {0, jcut_[q], 0}, send + at2, {re, rows, levels}, {0, 0, 0}, {re, rows, levels});
+  }
+  exchange(out, in);
+  receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
+  R* b = reinterpret_cast<R*>(band);
+  at = 0;
+  for (int p = 0; p < ranks_; ++p) {
+    const int lp = zcut_[p + 1] - zcut_[p];
+    copy_dense(be, receive + at, {re, nj_, lp}, {0, 0, 0}, b, {re, nj_, nz_}, {0, 0, zcut_[p]}, {re, nj_, lp});
+    at += in[p] / sizeof(R);
+  }
+}
+
+template <class R>
+void SlabTransform<R>::inverse(Complex<R>* band, Field<R>& f) {
+  const Backend& be = backend_;
+  const std::array<int, 3>& nb = part_.layout.n;
+  const int levels = zcut_[rank_ + 1] - zcut_[rank_], re = 2 * mx_;
+  // 3'. The band's levels of each slab back to the slab's rank.
+  std::vector<std::size_t> out(ranks_), in(ranks_);
+  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * std::size_t(re) * nj_ * (zcut_[q + 1] - zcut_[q]);
+  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * std::size_t(re) * (jcut_[p + 1] - jcut_[p]) * levels;
+  std::size_t total = 0;
+  for (std::size_t c : out) total += c;
+  R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
+  const R* b = reinterpret_cast<const R*>(band);
+  for (int q = 0, at = 0; q < ranks_; at += int(out[q] / sizeof(R)), ++q) {
+    const int lq = zcut_[q + 1] - zcut_[q];
+    copy_dense(be, b, {re, nj_, nz_}, {0, 0, zcut_[q]}, send + at, {re, nj_, lq}, {0, 0, 0}, {re, nj_, lq});
+  }
+  exchange(out, in);
+  const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
+  R* spectrum = reinterpret_cast<R*>(slab_spectrum_);
+  std::size_t at = 0;
+  for (int p = 0; p < ranks_; ++p) {
+    const int rows = jcut_[p + 1] - jcut_[p];
+    copy_dense(be, receive + at, {re, rows, levels}, {0, 0, 0}, spectrum, {re, ny_, levels}, {0, jcut_[p], 0}, {re, rows, levels});
+    at += in[p] / sizeof(R);
+  }
+  // 2'. The slab's planes back.
+  fft_->inverse(slab_spectrum_, slab_.data() + slab_.layout().origin);
+  // 1'. Each rank's block of the slab back to it.
+  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * std::size_t(blocks_[q].extent(0)) * blocks_[q].extent(1) * levels;
+  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * std::size_t(nb[0]) * nb[1] * (zcut_[p + 1] - zcut_[p]);
+  total = 0;
+  for (std::size_t c : out) total += c;
+  send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
+  for (int q = 0, at2 = 0; q < ranks_; at2 += int(out[q] / sizeof(R)), ++q) {
+    const Box& bq = blocks_[q];
+    pack_box(slab_, Box{{bq.lo[0], bq.lo[1], 0}, {bq.hi[0], bq.hi[1], levels}}, send + at2);
+  }
+  exchange(out, in);
+  receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
+  at = 0;
+  for (int p = 0; p < ranks_; ++p) {
+    unpack_box(f, Box{{0, 0, zcut_[p]}, {nb[0], nb[1], zcut_[p + 1]}}, receive + at);
+    at += in[p] / sizeof(R);
+  }
+}
+
+template <class R>
+double SlabTransform<R>::bytes_per_transform() const {
+  const double block = double(part_.layout.cells()), slab = double(slab_.layout().cells());
+  const double band = 2.0 * double(band_size()), slab_spectrum = 2.0 * double(spectrum_size(slab_.layout()));
+  // block packed (read, write), unpacked into the slab (read, write), the plane transforms
+  // (slab read, spectrum written), the spectrum's rows packed and unpacked into the band
+  return (2 * block + 2 * slab + slab + slab_spectrum + 2 * slab_spectrum + 2 * band) * sizeof(R);
+}
+
+template <class R>
+Layout SlabTransform<R>::slab_layout(const Grid& part) {
+  const std::array<int, 3> n = part.global_n();
+  const int ranks = part.decomposition ? part.decomposition->ranks() : 1, rank = part.decomposition ? part.decomposition->rank : 0;
+  const std::vector<int> z = Decomposition::cuts(n[2], ranks);
+  return Layout::make({n[0], n[1], z[rank + 1] - z[rank]}, part.layout.ghost, part.layout.elem_bytes);
+}
+
+template <class R>
+double SlabTransform<R>::estimate_memory(const Grid& part, std::size_t value_bytes) {
+  const Layout slab = slab_layout(part);
+  return double(value_bytes) * (double(slab.size) + 2.0 * double(spectrum_size(slab)) + 2.0 * double(slab.cells()));
+}
+
+template class SlabTransform<double>;
+template class SlabTransform<float>;
+
+}  // namespace bouss

@@ -1,0 +1,158 @@
+// Tensor-product multigrid (paper 001, Algorithm 1) for the pressure equation on flat and
+// stretched grids: the levels halve x and y only (semicoarsening), z is never coarsened, so
+// a stretched z carries to every level unchanged; the smoother relaxes whole vertical lines
+// at once (zebra: the columns with (i + j) even, then odd, each line solved exactly by the
+// Thomas algorithm, solver/line/tridiagonal_kernels.hpp). Where the vertical spacing is much
+// finer than the horizontal, the point smoother of solver/multigrid/multigrid.hpp leaves the strongly
+// coupled vertical error untouched and its cycles stall; line relaxation removes it.
+//
+// The coarsest level keeps at least two columns along each horizontal axis that has more
+// than one cell (so every line's system is nonsingular, walls or not) and is solved by
+// `coarsest_sweeps` zebra sweeps, not by a dense inverse. Axes that cannot be halved further
+// (odd sizes) stop coarsening there, as the point multigrid's do.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "grid/boundary.hpp"
+#include "grid/captured_work.hpp"
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/multigrid/gathered_level.hpp"
+#include "solver/line/line_kernels.hpp"
+#include "solver/registry.hpp"
+
+namespace bouss {
+
+struct LineMultigridOptions {
+  int pre_sweeps = 2;   // zebra sweeps before the coarse correction (pressure.pre_sweeps)
+  // Under several ranks, a level stays cut over them while every rank's block keeps at least
+  // this many columns along each cut axis; the coarser levels are gathered onto rank 0
+  // (pressure.agglomerate_below).
+  int agglomerate_below = default_agglomerate_below;
+  int post_sweeps = 2;  // and after (pressure.post_sweeps)
+  int max_cycles = 50;
+  double omega = 1.0;  // relaxation of each line towards its exact solution (1: zebra line Gauss-Seidel)
+  int coarsest_sweeps = 8;
+  // Each V-cycle's device launches replayed as CUDA graphs (pressure.cuda_graphs): the whole
+  // cycle on one rank; under several ranks, with NCCL's messages, the levels on the blocks.
+  bool cuda_graphs = true;
+  // Solves lap x - shift x = b (the model problem of tools/elliptic_bench.cpp; nonsingular for
+  // shift > 0, so no mean is removed); 0 for the pressure equation.
+  double shift = 0;
+};
+
+// The stencil of the line operator on `grid` (solver/line/line_kernels.hpp), its z tables on
+// `backend`, with the model problem's shift (0: the pressure equation).
+template <class R>
+LineStencil<R> make_line_stencil(const Grid& g, const Backend& backend, double shift = 0) {
+  LineStencil<R> st{};
+  for (int a = 0; a < 3; ++a) {
+    st.s[a] = g.layout.stride(a);
+    st.n[a] = g.layout.n[a];
+  }
+  st.rx2 = R(1 / (g.h[0] * g.h[0]));
+  st.ry2 = R(1 / (g.h[1] * g.h[1]));
+  st.shift = R(shift);
+  st.z = g.z_view<R>(backend);
+  return st;
+}
+
+// The options the settings ask for.
+LineMultigridOptions line_multigrid_options(const SolverSettings& s);
+
+// The start of a line solve: for a singular problem (no value condition, no shift) b's
+// volume mean removed (b is changed), then max|b|; `constant` when that is 0 for a singular
+// problem, whose solution is then the constant 0 (x is set to it).
+struct LineSolveStart {
+  double bnorm = 0;
+  bool singular = false, constant = false;
+};
+template <class R>
+LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b);
+
+// max |b - b_offset - L x| over the interior for the line operator with `shift` (x's ghosts
+// filled): the convergence measure of the line solvers. b_offset: a value in the backend's
+// memory subtracted from b (a mean the solver took out without writing b), or null.
+template <class R>
+double line_residual_norm(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                          const double* b_offset = nullptr);
+// The same with max |b - b_offset| from the same pass (a solve's scale and its residual).
+struct ResidualNorms {
+  double residual = 0, rhs = 0;
+};
+template <class R>
+ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
+                                  const Field<R>& b, const double* b_offset = nullptr);
+
+// r = b - b_offset - L x over the interior (x's ghosts filled; b_offset a value in the
+// backend's memory, or null): the residual the Fourier solver's refinement solves for and
+// the line multigrid gathers below its levels on the ranks.
+template <class R>
+void line_residual_into(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
+                        const double* b_offset, Field<R>& r);
+// The horizontal shapes of the levels, finest first (z as given).
+std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);
+
+template <class R>
+class LineMultigrid final : public PressureSolver<R> {
+ public:
+  LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt = {});
+  ~LineMultigrid() override;
+
+  // solver/pressure_solver.hpp's contract; the iterations are V-cycles. On a stretched grid
+  // the means removed are volume means (the singular problem's compatibility condition).
+  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
+  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  double bytes_per_solve(const SolveStats& s) const override;
+
+  // Bytes one V-cycle moves (each array counted once per pass that reads or writes it), with
+  // the convergence check after it.
+  double bytes_per_cycle() const;
+  // Bytes it allocates on the backend for a grid laid out as `fine` (this rank's: a block's
+  // levels, and on rank 0 the levels gathered below them).
+  static double estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt = {});
+  // How many of its levels, finest first, stay cut over the ranks of a grid cut over several
+  // (the rest gathered onto rank 0); all of them on a whole grid.
+  static int levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt);
+  // One V-cycle of lap x = b on this grid from its finest level, x and b the caller's (the
+  // levels gathered onto rank 0 below a block's).
+  void vcycle_on(Field<R>& x, Field<R>& b);
+
+ private:
+  // `sweeps` zebra sweeps on level l (x's ghosts filled on return). `x_zero`: level l's x is
+  // zero, ghosts included (a coarse correction just cleared), so the first sweep needs no
+  // ghost fill (under ranks, one exchange fewer).
+  void smooth(int l, int sweeps, bool x_zero = false);
+  // One V-cycle from the finest level: down(to) smooths and restricts from level 0 to level
+  // `to`, up(from) prolongs and smooths from level `from` back to level 0.
+  void vcycle();
+  void down(int to);
+  void up(int from);
+  std::uintptr_t key(int segment) const;
+  int levels() const { return int(levels_.size()); }
+  struct Level;
+  Backend backend_;
+  Grid grid_;
+  FieldBC bc_;
+  LineMultigridOptions opt_;
+  std::vector<std::unique_ptr<Level>> levels_;
+  void attach(Field<R>& x, Field<R>& b);
+  // Under several ranks, where levels are gathered below the last one here (as
+  // solver/multigrid/multigrid.cu's hierarchy does): that level gathered (solver/multigrid/gathered_level.hpp),
+  // and on rank 0 the x = 0 its restriction reads (whole_zero_), the gathered levels (tail_)
+  // and their x and b.
+  bool gathers_ = false;
+  GatheredLevel<R> gathered_;
+  // Halo exchanges, no host reductions: captured under ranks too where messages go by NCCL.
+  CapturedWork graphs_{true};
+  Field<R> whole_zero_, tail_x_, tail_b_;
+  int tail_halved_[2] = {0, 0};
+  std::unique_ptr<LineMultigrid<R>> tail_;
+};
+
+}  // namespace bouss

@@ -1,0 +1,22 @@
+// The rule every solver that solves vertical lines between walls shares (the line solvers
+// and the direct solve's tridiagonal modes): z never coarsened or transformed, walls at its ends.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string_view>
+
+#include "solver/pressure_solver.hpp"
+
+namespace bouss {
+
+inline std::optional<SolverRefusal> refuses_periodic_z(std::string_view solver, const PressureGrid& g) {
+  if (!g.periodic_z || g.n[2] <= 1) return std::nullopt;
+  return SolverRefusal{fmt::format("expected walls at z_lo and z_hi for \"{}\" (its vertical lines are solved as "
+                                   "tridiagonal systems between walls), got a periodic z",
+                                   solver),
+                       true};
+}
+
+}  // namespace bouss
