@@ -14,6 +14,7 @@
 
 #include "io/checkpoint.hpp"
 #include "io/run_identity.hpp"
+#include "run/restart_compatibility.hpp"
 #include "convection_case.hpp"
 #include "netcdf_compare.hpp"
 #include "process.hpp"
@@ -305,4 +306,33 @@ TEST(RunFiles, ARestartInACopiedFolderContinuesTheCopysFiles) {
   ASSERT_EQ(WEXITSTATUS(restart.wait()), 0) << restart.err();
   EXPECT_TRUE(slurp(dir.file("a/out/rb.nc")) == original) << "the original folder is untouched";
   EXPECT_EQ(read_variables(dir.file("b/out/rb.nc")).at("time").size(), 4u) << "the copy continued: steps 0, 20, 40, 60";
+}
+
+// A checkpoint records the pressure solver its run resolved (text.pressure_solver). A restart
+// whose case leaves the choice to auto, where auto now picks another solver (as when a solver
+// is added), continues with one warning that the continuation is not bit for bit; a case that
+// names another solver than the checkpoint's is refused, naming /pressure/solver.
+TEST(RunFiles, ARestartSeesTheSolverTheCheckpointsRunUsed) {
+  ScratchDir dir("recorded_solver");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=20", "--progress", "0"}).code, 0);
+  const std::string path = dir.file("out/rb.checkpoint.20.nc");
+  bouss::Checkpoint ck = bouss::read_checkpoint(path);
+  EXPECT_EQ(ck.text.at(bouss::checkpoint_solver_key), "fft") << "auto's choice for periodic sides and plates";
+  // As if the checkpointing run's auto had picked the point multigrid.
+  ck.text[bouss::checkpoint_solver_key] = "multigrid";
+  fs::remove(path);
+  bouss::write_checkpoint(path, ck);
+  const Ran named = run_in(dir, {"run", c, "--set", "time.steps=30", "--set", "pressure.solver=\"fft\"", "--restart",
+                                 "out/rb.checkpoint.20.nc"});
+  EXPECT_EQ(named.code, 2) << named.err;
+  EXPECT_NE(named.err.find("/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\""), std::string::npos)
+      << named.err;
+  const Ran automatic = run_in(dir, {"run", c, "--set", "time.steps=30", "--restart", "out/rb.checkpoint.20.nc"});
+  EXPECT_EQ(automatic.code, 0) << automatic.err;
+  const std::string log = automatic.out + automatic.err;
+  const auto warned = log.find("now picks \"fft\"");
+  ASSERT_NE(warned, std::string::npos) << log;
+  EXPECT_EQ(log.find("now picks", warned + 1), std::string::npos) << "one warning: " << log;
+  EXPECT_NE(log.find("not bit for bit"), std::string::npos) << log;
 }
