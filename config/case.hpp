@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "config/precision.hpp"
+
 namespace bouss {
 
 // One line, already formatted as "FILE: /json/path: what was expected, got X".
@@ -128,7 +130,7 @@ struct OutputStream {
   std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
   // Horizontally averaged profiles (physics/profiles.hpp), on their own record dimension.
   std::vector<std::string> profiles;
-  std::string precision = "double";  // of the fields in the file: "double" or "float"
+  Precision precision = Precision::double_precision;  // of the fields in the file
   OutputRegion region;
   OutputCompression compression;
   bool diagnostics = false;  // this file holds the run's diagnostics series
@@ -175,7 +177,7 @@ struct Case {
   InitialCondition initial;
   TimeParams time;
   PressureParams pressure;
-  std::string precision = "double";
+  Precision precision = Precision::double_precision;
   OutputParams output;
   CheckpointParams checkpoint;
   std::string backend = "auto";  // auto | cuda | cpu

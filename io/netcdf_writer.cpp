@@ -607,7 +607,7 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
   m.path = path;
   m.units = c.physics.units;
   m.stream = stream;
-  m.single = stream.precision == "float";
+  m.single = stream.precision == Precision::single_precision;
   m.records = &records_;
   m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");

@@ -19,7 +19,7 @@ std::array<double, 3> lengths(const Case& c) { return {c.length(0), c.length(1),
 std::array<double, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1][0], c.extent[2][0]}; }
 
 // Bytes of one value of the case's fields.
-std::size_t field_bytes(const Case& c) { return c.precision == "single" ? sizeof(float) : sizeof(double); }
+std::size_t field_bytes(const Case& c) { return value_bytes(c.precision); }
 
 }  // namespace
 
@@ -131,7 +131,7 @@ Stagger Simulation::stagger_of(const std::string& name) {
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend) {
-  if (c.precision == "single") return std::make_unique<FlowSimulation<float>>(c, backend);
+  if (c.precision == Precision::single_precision) return std::make_unique<FlowSimulation<float>>(c, backend);
   return std::make_unique<FlowSimulation<double>>(c, backend);
 }
 

@@ -103,8 +103,8 @@ class Simulation {
   // The energy budget's rates of the current state into *out (backend memory), queued on
   // the backend's stream without waiting (read it through an AsyncValue).
   virtual void energy_rates_into(EnergyRates* out) const = 0;
-  // "double" or "float": the fields' precision.
-  virtual const char* precision() const = 0;
+  // The fields' precision.
+  virtual Precision precision() const = 0;
 
   const Case& config() const { return case_; }
   // The case's pressure solve, resolved once (model/pressure_plan.hpp).
@@ -161,7 +161,7 @@ class Simulation {
   long step_ = 0;
 };
 
-// The simulation of a case in its precision (Case::precision: "double" or "single").
+// The simulation of a case in its precision (Case::precision).
 std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend);
 
 }  // namespace bouss

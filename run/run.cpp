@@ -399,11 +399,11 @@ void Run::account_pressure_solve() {
       s.stalled ? fmt::format("step {}: the pressure solve stalled after {} {} at a relative residual of {:.3e} > "
                               "pressure.tolerance = {:g}: the round-off floor of {} precision for this flow",
                               sim_->steps_done(), s.cycles, per_cycle > 1 ? "iterations" : "cycles", reached,
-                              case_.pressure.tolerance, sim_->precision())
+                              case_.pressure.tolerance, type_name(sim_->precision()))
                 : fmt::format("step {}: the pressure solve stopped at {} with a relative residual of {:.3e} > "
                               "pressure.tolerance = {:g}",
                               sim_->steps_done(), stopped_at, reached, case_.pressure.tolerance);
-  const bool single = std::string(sim_->precision()) == "float";
+  const bool single = sim_->precision() == Precision::single_precision;
   const std::string remedy =
       s.stalled ? fmt::format("raise pressure.tolerance above {:.1e}{}", reached,
                               single ? " or run in double (\"precision\": \"double\")" : "")

@@ -34,7 +34,7 @@ Stagger stagger_of(const std::string& array) {
 
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout) {
   StreamPlan plan;
-  const std::size_t elem = s.precision == "float" ? sizeof(float) : sizeof(double);
+  const std::size_t elem = value_bytes(s.precision);
   std::size_t slot = 0;
   int record_slots = 0;
   for (const std::string& name : s.fields) {
@@ -113,7 +113,7 @@ void StreamOutput::write_record(const Simulation& sim) {
     write_gathered_record(sim);
     return;
   }
-  const bool single = stream_.precision == "float";
+  const bool single = stream_.precision == Precision::single_precision;
   writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
     w.begin_record(time, {{"step", double(step)}});
   });
@@ -146,7 +146,7 @@ void StreamOutput::write_record(const Simulation& sim) {
 // ranks wait for their copies: the gather needs the values on the host.
 void StreamOutput::write_gathered_record(const Simulation& sim) {
   const Communicator& ranks = backend_.ranks();
-  const bool single = stream_.precision == "float";
+  const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
   if (writes_)
     writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
