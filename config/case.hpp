@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/fields.hpp"
 #include "config/precision.hpp"
 
 namespace bouss {
@@ -147,9 +148,9 @@ struct OutputParams {
   }
 };
 
-// The names an output stream's "fields" may hold, and the cell-centred means of the faces.
-const std::vector<std::string>& output_field_names();  // T u v w p u_c v_c w_c
-const std::vector<std::string>& profile_names();       // T_mean T_rms u_rms v_rms w_rms wT_mean
+// The names an output stream's "profiles" may hold (its "fields": output_field_names(),
+// config/fields.hpp).
+const std::vector<std::string>& profile_names();  // T_mean T_rms u_rms v_rms w_rms wT_mean
 
 // When and where checkpoints are written (everything the step needs to continue bit for
 // bit: see run/run.hpp). Files are STEM.checkpoint.<step>.nc.

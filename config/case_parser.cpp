@@ -1104,11 +1104,6 @@ Case validate_case(Validator& v, const json& root) {
 
 }  // namespace
 
-const std::vector<std::string>& output_field_names() {
-  static const std::vector<std::string> names = {"T", "u", "v", "w", "p", "u_c", "v_c", "w_c"};
-  return names;
-}
-
 const std::vector<std::string>& profile_names() {
   static const std::vector<std::string> names = {"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"};
   return names;

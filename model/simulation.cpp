@@ -116,18 +116,11 @@ bool Simulation::has_plates() const {
 }
 
 std::vector<std::string> Simulation::state_names(const Case& c) {
-  std::vector<std::string> names = {"u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T"};
-  if (plan_pressure(c).extrapolates) names.push_back("p_previous");
+  const bool extrapolates = plan_pressure(c).extrapolates;
+  std::vector<std::string> names;
+  for (const FieldInfo& f : field_table())
+    if (f.state && (extrapolates || f.name != std::string("p_previous"))) names.push_back(f.name);
   return names;
-}
-
-Stagger Simulation::stagger_of(const std::string& name) {
-  const std::string base = name.rfind("G_", 0) == 0 ? name.substr(2) : name;
-  if (base == "u") return Stagger::face_x;
-  if (base == "v") return Stagger::face_y;
-  if (base == "w") return Stagger::face_z;
-  if (base == "T" || base == "theta" || base == "p" || base == "p_previous") return Stagger::centre;
-  throw std::invalid_argument("unknown field \"" + name + "\"");
 }
 
 std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend) {

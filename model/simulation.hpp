@@ -129,9 +129,8 @@ class Simulation {
   virtual std::vector<double> host_values(const std::string& name) const = 0;
   // Everything a step of case c needs, by name: what a checkpoint stores (theta, not T:
   // exact), with "p_previous" (the pressure a step before) where the step extrapolates it.
+  // (Where each sits on the grid: field_named(name).stagger, config/fields.hpp.)
   static std::vector<std::string> state_names(const Case& c);
-  // Where a named array sits on the grid.
-  static Stagger stagger_of(const std::string& name);
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
   // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
   // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.
