@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "config/fields.hpp"
+#include "config/precision.hpp"
+
 namespace bouss {
 
 // One line, already formatted as "FILE: /json/path: what was expected, got X".
@@ -128,7 +131,7 @@ struct OutputStream {
   std::vector<std::string> fields = {"T", "u", "v", "w", "p"};
   // Horizontally averaged profiles (physics/profiles.hpp), on their own record dimension.
   std::vector<std::string> profiles;
-  std::string precision = "double";  // of the fields in the file: "double" or "float"
+  Precision precision = Precision::double_precision;  // of the fields in the file
   OutputRegion region;
   OutputCompression compression;
   bool diagnostics = false;  // this file holds the run's diagnostics series
@@ -145,9 +148,9 @@ struct OutputParams {
   }
 };
 
-// The names an output stream's "fields" may hold, and the cell-centred means of the faces.
-const std::vector<std::string>& output_field_names();  // T u v w p u_c v_c w_c
-const std::vector<std::string>& profile_names();       // T_mean T_rms u_rms v_rms w_rms wT_mean
+// The names an output stream's "profiles" may hold (its "fields": output_field_names(),
+// config/fields.hpp).
+const std::vector<std::string>& profile_names();  // T_mean T_rms u_rms v_rms w_rms wT_mean
 
 // When and where checkpoints are written (everything the step needs to continue bit for
 // bit: see run/run.hpp). Files are STEM.checkpoint.<step>.nc.
@@ -175,7 +178,7 @@ struct Case {
   InitialCondition initial;
   TimeParams time;
   PressureParams pressure;
-  std::string precision = "double";
+  Precision precision = Precision::double_precision;
   OutputParams output;
   CheckpointParams checkpoint;
   std::string backend = "auto";  // auto | cuda | cpu

@@ -92,7 +92,7 @@ ojson case_to_json(const Case& c) {
   if (p.agglomerate_below) pressure["agglomerate_below"] = *p.agglomerate_below;
   pressure["max_failures"] = p.max_failures;
   j["pressure"] = pressure;
-  j["precision"] = c.precision;
+  j["precision"] = precision_name(c.precision);
 
   // Always the list form: one entry per stream, every default filled in.
   ojson output = ojson::array();
@@ -102,7 +102,7 @@ ojson case_to_json(const Case& c) {
     if (o.interval_steps) stream["interval_steps"] = *o.interval_steps;
     stream["fields"] = o.fields;
     stream["profiles"] = o.profiles;
-    stream["precision"] = o.precision;
+    stream["precision"] = type_name(o.precision);
     if (!o.region.whole()) stream["region"] = {{std::string(1, "xyz"[o.region.axis]), o.region.coordinate}};
     if (o.compression.enabled()) {
       ojson z = {{"deflate", o.compression.deflate}, {"shuffle", o.compression.shuffle}};

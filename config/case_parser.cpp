@@ -407,7 +407,7 @@ constexpr double single_tolerance_floor = 1e-6;
 
 // A single-precision run asks the pressure solve for what float can resolve.
 void check_reachable_tolerance(const Validator& v, const Case& c) {
-  if (c.precision != "single" || c.pressure.tolerance >= single_tolerance_floor) return;
+  if (c.precision != Precision::single_precision || c.pressure.tolerance >= single_tolerance_floor) return;
   v.fail_at("/pressure/tolerance",
             "expected at least " + format_number(single_tolerance_floor) +
                 " in a single-precision run (float's round-off floor for the pressure residual; developed flows "
@@ -909,8 +909,8 @@ PressureParams parse_pressure(Validator& v, const json& root) {
 
 // The fields' precision: "double" or "single" (float fields, float V-cycles; time, dt and
 // every reduction stay double).
-std::string parse_precision(const Validator& v, const json& root) {
-  return v.optional_string_in(root, "precision", {"double", "single"}).value_or("double");
+Precision parse_precision(const Validator& v, const json& root) {
+  return *precision_named(v.optional_string_in(root, "precision", {"double", "single"}).value_or("double"));
 }
 
 // Distinct names from `allowed` in the array at `key`; `fallback` when it is missing.
@@ -956,7 +956,7 @@ OutputRegion parse_region(Validator& v, const json& stream, const Case& c) {
   return r;
 }
 
-OutputCompression parse_compression(Validator& v, const json& stream, const std::string& precision) {
+OutputCompression parse_compression(Validator& v, const json& stream, Precision precision) {
   OutputCompression z;
   const json* compression = v.optional_object(stream, "compression");
   if (!compression) return z;
@@ -965,9 +965,10 @@ OutputCompression parse_compression(Validator& v, const json& stream, const std:
   const IntRule level{"a zlib level from 1 to 9", 1, 9};
   z.deflate = static_cast<int>(v.get_int(v.require(*compression, "deflate", level.description), "deflate", level));
   z.shuffle = v.optional_bool(*compression, "shuffle").value_or(z.shuffle);
-  const IntRule digits{precision == "float" ? "a number of significant digits from 1 to 7 (float)"
-                                            : "a number of significant digits from 1 to 15 (double)",
-                       1, precision == "float" ? 7 : 15};
+  const bool single = precision == Precision::single_precision;
+  const IntRule digits{single ? "a number of significant digits from 1 to 7 (float)"
+                              : "a number of significant digits from 1 to 15 (double)",
+                       1, single ? 7 : 15};
   if (const auto d = v.optional_int(*compression, "significant_digits", digits)) z.significant_digits = int(*d);
   return z;
 }
@@ -990,7 +991,8 @@ OutputStream parse_stream(Validator& v, const json& stream, const Case& c, int i
   o.fields = parse_names(v, stream, "fields", output_field_names(), o.profiles.empty() ? o.fields : Names{});
   check_stream_writes_something(v, stream, o);
   // By default the fields are stored in the run's own precision.
-  o.precision = v.optional_string_in(stream, "precision", {"double", "float"}).value_or(c.precision == "single" ? "float" : "double");
+  const auto type = v.optional_string_in(stream, "precision", {"double", "float"});
+  o.precision = type ? *precision_of_type(*type) : c.precision;
   o.region = parse_region(v, stream, c);
   check_profiles_span_height(v, o);
   o.compression = parse_compression(v, stream, o.precision);
@@ -1101,11 +1103,6 @@ Case validate_case(Validator& v, const json& root) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& output_field_names() {
-  static const std::vector<std::string> names = {"T", "u", "v", "w", "p", "u_c", "v_c", "w_c"};
-  return names;
-}
 
 const std::vector<std::string>& profile_names() {
   static const std::vector<std::string> names = {"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"};

@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "config/fields.hpp"
 #include "io/file_util.hpp"
 
 namespace bouss {
@@ -46,38 +47,10 @@ constexpr std::size_t kMaxChunkBytes = std::size_t(4) << 20;
 // Dimension names: [face][axis], centres (x, y, z) and faces (xf, yf, zf).
 const char* const kDimNames[2][3] = {{"x", "y", "z"}, {"xf", "yf", "zf"}};
 
-struct ArrayDescription {
-  const char* name;
-  const char* long_name;
-};
-
-constexpr ArrayDescription kDescriptions[] = {
-    {"u", "x velocity"},
-    {"v", "y velocity"},
-    {"w", "z velocity"},
-    {"T", "temperature"},
-    {"theta", "temperature less its reference profile T_ref(z) (the step's temperature field)"},
-    {"p", "kinematic pressure (pressure / reference density)"},
-    {"G_u", "tendency of x velocity at the previous step (Adams-Bashforth 2)"},
-    {"G_v", "tendency of y velocity at the previous step (Adams-Bashforth 2)"},
-    {"G_w", "tendency of z velocity at the previous step (Adams-Bashforth 2)"},
-    {"G_T", "tendency of theta at the previous step (Adams-Bashforth 2)"},
-    {"p_previous", "kinematic pressure a step before (the extrapolated first guess of the pressure solve)"},
-};
-
+// The long_name of an array of config/fields.hpp's table; its own name for another.
 std::string long_name_of(const std::string& name) {
-  for (const auto& d : kDescriptions)
-    if (name == d.name) return d.long_name;
-  return name;
-}
-
-const char* grid_location(int stagger) {
-  switch (stagger) {
-    case 0: return "x face";
-    case 1: return "y face";
-    case 2: return "z face";
-    default: return "cell centre";
-  }
+  const FieldInfo* f = find_field(name);
+  return f ? f->long_name : name;
 }
 
 [[noreturn]] void fail(const std::string& path, const std::string& reason) {
@@ -232,7 +205,7 @@ void define_and_write(int ncid, const Checkpoint& c) {
     // Every value is written: filling first would write each array twice.
     v.setFill(false, static_cast<const void*>(nullptr));
     v.putAtt("long_name", long_name_of(arr.name));
-    v.putAtt("grid_location", grid_location(arr.stagger));
+    v.putAtt("grid_location", grid_location(Stagger(arr.stagger + 1)));
     vars.push_back(v);
   }
 

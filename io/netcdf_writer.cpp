@@ -36,6 +36,7 @@
 #include "io/netcdf_attributes.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
+#include "config/fields.hpp"
 #include "config/reference_profile.hpp"
 
 namespace bouss {
@@ -107,26 +108,6 @@ std::string utc_now_iso8601() {
 
 const char* axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
-// Per-field metadata: staggered axis (-1 for cell centred), long name, SI units.
-struct FieldSpec {
-  const char* name;
-  int stagger;
-  const char* long_name;
-  const char* si_units;
-  const char* location;
-};
-
-constexpr FieldSpec kFieldSpecs[] = {
-    {"T", -1, "temperature", "K", "cell centre"},
-    {"u", 0, "x velocity", "m s-1", "x face"},
-    {"v", 1, "y velocity", "m s-1", "y face"},
-    {"w", 2, "z velocity", "m s-1", "z face"},
-    {"p", -1, "kinematic pressure (pressure / reference density)", "m2 s-2", "cell centre"},
-    {"u_c", -1, "x velocity (mean of the cell's two x faces)", "m s-1", "cell centre"},
-    {"v_c", -1, "y velocity (mean of the cell's two y faces)", "m s-1", "cell centre"},
-    {"w_c", -1, "z velocity (mean of the cell's two z faces)", "m s-1", "cell centre"},
-};
-
 // The horizontally averaged profiles (physics/profiles.hpp), on z (cells) or zf (faces).
 struct ProfileSpec {
   const char* name;
@@ -146,12 +127,6 @@ constexpr ProfileSpec kProfileSpecs[] = {
 
 const ProfileSpec* find_profile_spec(const std::string& name) {
   for (const auto& s : kProfileSpecs)
-    if (name == s.name) return &s;
-  return nullptr;
-}
-
-const FieldSpec* find_field_spec(const std::string& name) {
-  for (const auto& s : kFieldSpecs)
     if (name == s.name) return &s;
   return nullptr;
 }
@@ -607,7 +582,7 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
   m.path = path;
   m.units = c.physics.units;
   m.stream = stream;
-  m.single = stream.precision == "float";
+  m.single = stream.precision == Precision::single_precision;
   m.records = &records_;
   m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
@@ -619,7 +594,8 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
              ", expected at least 1");
   }
   for (const auto& f : stream.fields) {
-    if (!find_field_spec(f)) m.fail("unknown output field '" + f + "' (expected T, u, v, w, p, u_c, v_c or w_c)");
+    const FieldInfo* known = find_field(f);
+    if (!known || !known->output) m.fail("unknown output field '" + f + "' (expected T, u, v, w, p, u_c, v_c or w_c)");
     if (std::count(stream.fields.begin(), stream.fields.end(), f) > 1) m.fail("output field '" + f + "' listed twice");
   }
   for (const auto& f : stream.profiles) {
@@ -769,12 +745,13 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
 
   // Data variables, one time record per chunk (or slabs of at most ~4 MiB).
   for (const auto& name : stream.fields) {
-    const FieldSpec& spec = *find_field_spec(name);
+    const FieldInfo& spec = field_named(name);
     std::array<size_t, 3> n;
     std::vector<NcDim> dims{time_dim};
     for (int a = 2; a >= 0; --a) {
-      n[a] = static_cast<size_t>(box_n[a]) + (spec.stagger == a ? 1 : 0);
-      dims.push_back(spec.stagger == a ? face_dim[a] : centre_dim[a]);
+      const bool faces = staggered_along(spec.stagger, a);
+      n[a] = static_cast<size_t>(box_n[a]) + (faces ? 1 : 0);
+      dims.push_back(faces ? face_dim[a] : centre_dim[a]);
     }
     NcVar v = single ? f.addVar(name, netCDF::ncFloat, dims) : f.addVar(name, netCDF::ncDouble, dims);
     const size_t row = field_bytes() * n[0], plane = row * n[1];
@@ -782,8 +759,8 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
     v.setChunking(NcVar::nc_CHUNKED, chunk);
     v.putAtt("long_name", spec.long_name);
-    put_units(v, spec.si_units);
-    v.putAtt("grid_location", spec.location);
+    put_units(v, spec.units);
+    v.putAtt("grid_location", grid_location(spec.stagger));
     // No chunk cache for the fields: records go in slabs of whole chunks, which HDF5 then
     // writes straight from the caller's buffer. With its default cache it copied each chunk
     // through the cache first: 0.65 against 1.73 GB/s into the page cache, measured on

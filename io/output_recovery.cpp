@@ -69,7 +69,7 @@ bool holds(const OutputStream& s, const FileContents& f) {
   std::sort(fields.begin(), fields.end());
   std::sort(profiles.begin(), profiles.end());
   if (fields != f.fields || profiles != f.profiles) return false;
-  if (!fields.empty() && (s.precision == "float") != f.single) return false;
+  if (!fields.empty() && (s.precision == Precision::single_precision) != f.single) return false;
   if (s.region.whole()) return f.region.empty();
   const char* axis = s.region.axis == 0 ? "x" : s.region.axis == 1 ? "y" : "z";
   return f.region.find("(cell " + std::to_string(s.region.index) + " along " + axis + ")") != std::string::npos;

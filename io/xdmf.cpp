@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "config/fields.hpp"
 #include "io/file_util.hpp"
 
 namespace bouss {
@@ -29,8 +30,14 @@ namespace fs = std::filesystem;
 constexpr const char* kCentreName[3] = {"x", "y", "z"};
 constexpr const char* kFaceName[3] = {"xf", "yf", "zf"};
 
-// The cell-centred velocity components that form the vector, in x y z order.
-constexpr const char* kVelocityCentred[3] = {"u_c", "v_c", "w_c"};
+// The cell-centred velocity components that form the vector, in x y z order: the output
+// fields that average the faces (u_c, v_c, w_c).
+std::vector<std::string> velocity_centred() {
+  std::vector<std::string> names;
+  for (const FieldInfo& f : field_table())
+    if (f.mean_of) names.push_back(f.name);
+  return names;
+}
 
 // A netCDF-4 variable as the HDF5 dataset that holds it.
 struct Dataset {
@@ -302,7 +309,8 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
   for (const Field& f : fields)
     if (f.stagger >= 0 && on_cells.emplace(f.data.name + "_c", &f).second) order.push_back(f.data.name + "_c");
   bool velocity = true;
-  for (const char* c : kVelocityCentred) velocity = velocity && on_cells.count(c);
+  const std::vector<std::string> components = velocity_centred();
+  for (const auto& c : components) velocity = velocity && on_cells.count(c);
 
   XmlOut x;
   x.line("<?xml version=\"1.0\" ?>");
@@ -323,8 +331,8 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
     for (int a = 0; a < 3; ++a) whole_dataset(x, file, faces[a]);
     x.close("</Geometry>");
     for (const auto& name : order) {
-      const bool component = velocity && (name == kVelocityCentred[0] || name == kVelocityCentred[1] ||
-                                           name == kVelocityCentred[2]);
+      const bool component =
+          velocity && std::find(components.begin(), components.end(), name) != components.end();
       if (component) continue;
       x.open("<Attribute Name=\"" + xml_escape(name) + "\" AttributeType=\"Scalar\" Center=\"Cell\">");
       cell_value(x, file, *on_cells.at(name), r, cells);
@@ -332,13 +340,13 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
     }
     if (velocity) {
       int precision = 4;
-      for (const char* c : kVelocityCentred) precision = std::max(precision, on_cells.at(c)->data.precision);
+      for (const auto& c : components) precision = std::max(precision, on_cells.at(c)->data.precision);
       std::vector<size_t> vec = cells;
       vec.push_back(3);
       x.open("<Attribute Name=\"velocity\" AttributeType=\"Vector\" Center=\"Cell\">");
       x.open("<DataItem ItemType=\"Function\" Function=\"JOIN($0, $1, $2)\" Dimensions=\"" + join(vec) + "\" " +
              number_type(precision) + ">");
-      for (const char* c : kVelocityCentred) cell_value(x, file, *on_cells.at(c), r, cells);
+      for (const auto& c : components) cell_value(x, file, *on_cells.at(c), r, cells);
       x.close("</DataItem>");
       x.close("</Attribute>");
     }

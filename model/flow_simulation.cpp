@@ -121,7 +121,7 @@ std::string FlowSimulation<R>::blow_up_report() const {
   std::vector<Bad> bad;
   for (int c = 0; c < 4; ++c) {
     Bad b{c == 0 ? "u" : c == 1 ? "v" : c == 2 ? "w" : "T", 0, {}, {}, Stagger::centre};
-    b.stagger = stagger_of(b.name);
+    b.stagger = field_named(b.name).stagger;
     const std::vector<double> values = interior_values(now_[c]);  // T - T_ref(z) for T: finite alike
     std::array<int, 3> n = grid_.layout.n;
     if (b.stagger != Stagger::centre) n[int(b.stagger) - 1] += 1;

@@ -32,7 +32,7 @@ class FlowSimulation final : public Simulation {
   double kinetic_energy() const override;
   LockDiagnostics lock_diagnostics(const Lock& lock) const override;
   void energy_rates_into(EnergyRates* out) const override;
-  const char* precision() const override { return sizeof(R) == sizeof(float) ? "float" : "double"; }
+  Precision precision() const override { return precision_of<R>(); }
   void fill_all_ghosts() override;
   double bytes_per_step(const SolveStats& s) const override;
   std::vector<double> host_values(const std::string& name) const override;

@@ -56,7 +56,7 @@ namespace {
 SolverContext context(const Case& c, const PressurePlan& plan, const Backend& backend) {
   const Grid whole = make_grid(c, sizeof(double));  // the geometry alone
   const Grid block = backend.ranks().alone() ? whole : whole.part(decompose(c, backend.ranks()));
-  SolverContext ctx{backend, whole, block, plan.settings, c.precision == "single" ? sizeof(float) : sizeof(double)};
+  SolverContext ctx{backend, whole, block, plan.settings, value_bytes(c.precision)};
   ctx.tolerance = plan.tolerance;
   return ctx;
 }

@@ -19,7 +19,7 @@ std::array<double, 3> lengths(const Case& c) { return {c.length(0), c.length(1),
 std::array<double, 3> origins(const Case& c) { return {c.extent[0][0], c.extent[1][0], c.extent[2][0]}; }
 
 // Bytes of one value of the case's fields.
-std::size_t field_bytes(const Case& c) { return c.precision == "single" ? sizeof(float) : sizeof(double); }
+std::size_t field_bytes(const Case& c) { return value_bytes(c.precision); }
 
 }  // namespace
 
@@ -116,22 +116,15 @@ bool Simulation::has_plates() const {
 }
 
 std::vector<std::string> Simulation::state_names(const Case& c) {
-  std::vector<std::string> names = {"u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T"};
-  if (plan_pressure(c).extrapolates) names.push_back("p_previous");
+  const bool extrapolates = plan_pressure(c).extrapolates;
+  std::vector<std::string> names;
+  for (const FieldInfo& f : field_table())
+    if (f.state && (extrapolates || f.name != std::string("p_previous"))) names.push_back(f.name);
   return names;
 }
 
-Stagger Simulation::stagger_of(const std::string& name) {
-  const std::string base = name.rfind("G_", 0) == 0 ? name.substr(2) : name;
-  if (base == "u") return Stagger::face_x;
-  if (base == "v") return Stagger::face_y;
-  if (base == "w") return Stagger::face_z;
-  if (base == "T" || base == "theta" || base == "p" || base == "p_previous") return Stagger::centre;
-  throw std::invalid_argument("unknown field \"" + name + "\"");
-}
-
 std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend) {
-  if (c.precision == "single") return std::make_unique<FlowSimulation<float>>(c, backend);
+  if (c.precision == Precision::single_precision) return std::make_unique<FlowSimulation<float>>(c, backend);
   return std::make_unique<FlowSimulation<double>>(c, backend);
 }
 

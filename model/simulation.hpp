@@ -103,8 +103,8 @@ class Simulation {
   // The energy budget's rates of the current state into *out (backend memory), queued on
   // the backend's stream without waiting (read it through an AsyncValue).
   virtual void energy_rates_into(EnergyRates* out) const = 0;
-  // "double" or "float": the fields' precision.
-  virtual const char* precision() const = 0;
+  // The fields' precision.
+  virtual Precision precision() const = 0;
 
   const Case& config() const { return case_; }
   // The case's pressure solve, resolved once (model/pressure_plan.hpp).
@@ -129,9 +129,8 @@ class Simulation {
   virtual std::vector<double> host_values(const std::string& name) const = 0;
   // Everything a step of case c needs, by name: what a checkpoint stores (theta, not T:
   // exact), with "p_previous" (the pressure a step before) where the step extrapolates it.
+  // (Where each sits on the grid: field_named(name).stagger, config/fields.hpp.)
   static std::vector<std::string> state_names(const Case& c);
-  // Where a named array sits on the grid.
-  static Stagger stagger_of(const std::string& name);
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
   // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
   // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.
@@ -161,7 +160,7 @@ class Simulation {
   long step_ = 0;
 };
 
-// The simulation of a case in its precision (Case::precision: "double" or "single").
+// The simulation of a case in its precision (Case::precision).
 std::unique_ptr<Simulation> make_simulation(const Case& c, const Backend& backend);
 
 }  // namespace bouss

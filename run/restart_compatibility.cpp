@@ -115,7 +115,7 @@ Entries restart_state(const Case& c, RestartScope scope) {
   for (int f = 0; f < 6; ++f) e.emplace_back(std::string("/boundaries/") + faces[f], face(c.faces[f]));
   if (scope == RestartScope::flow_state) return e;
 
-  e.emplace_back("/precision", quoted(c.precision));
+  e.emplace_back("/precision", quoted(precision_name(c.precision)));
 
   const PressureParams& q = c.pressure;
   // The solver that runs: "auto" and the name it picks are the same solver (restart_differences

@@ -295,7 +295,7 @@ void Run::start_from_checkpoint() {
   sim_ = make_simulation(case_, backend_);
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
   for (CheckpointArray& a : ck.arrays)
-    arrays.emplace_back(a.name, block_of_whole(a.values, Simulation::stagger_of(a.name), sim_->grid()));
+    arrays.emplace_back(a.name, block_of_whole(a.values, field_named(a.name).stagger, sim_->grid()));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
   start_budget();
@@ -399,11 +399,11 @@ void Run::account_pressure_solve() {
       s.stalled ? fmt::format("step {}: the pressure solve stalled after {} {} at a relative residual of {:.3e} > "
                               "pressure.tolerance = {:g}: the round-off floor of {} precision for this flow",
                               sim_->steps_done(), s.cycles, per_cycle > 1 ? "iterations" : "cycles", reached,
-                              case_.pressure.tolerance, sim_->precision())
+                              case_.pressure.tolerance, type_name(sim_->precision()))
                 : fmt::format("step {}: the pressure solve stopped at {} with a relative residual of {:.3e} > "
                               "pressure.tolerance = {:g}",
                               sim_->steps_done(), stopped_at, reached, case_.pressure.tolerance);
-  const bool single = std::string(sim_->precision()) == "float";
+  const bool single = sim_->precision() == Precision::single_precision;
   const std::string remedy =
       s.stalled ? fmt::format("raise pressure.tolerance above {:.1e}{}", reached,
                               single ? " or run in double (\"precision\": \"double\")" : "")
@@ -493,7 +493,7 @@ std::string Run::write_checkpoint() {
   // several ranks the whole arrays, gathered onto the writer rank.
   const Communicator& ranks = backend_.ranks();
   for (const std::string& name : Simulation::state_names(case_)) {
-    const Stagger st = Simulation::stagger_of(name);
+    const Stagger st = field_named(name).stagger;
     ck.arrays.push_back({name, int(st) - 1, gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
   }
   ck.state = series_.state();

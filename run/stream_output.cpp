@@ -17,24 +17,16 @@ namespace {
 
 // The array a file's field is packed from, and the axis of the faces it averages (-1: none).
 std::pair<std::string, int> field_source(const std::string& field) {
-  if (field == "u_c") return {"u", 0};
-  if (field == "v_c") return {"v", 1};
-  if (field == "w_c") return {"w", 2};
-  return {field, -1};
-}
-
-Stagger stagger_of(const std::string& array) {
-  if (array == "u") return Stagger::face_x;
-  if (array == "v") return Stagger::face_y;
-  if (array == "w") return Stagger::face_z;
-  return Stagger::centre;
+  const FieldInfo& f = field_named(field);
+  if (!f.mean_of) return {field, -1};
+  return {f.mean_of, int(field_named(f.mean_of).stagger) - 1};
 }
 
 }  // namespace
 
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout) {
   StreamPlan plan;
-  const std::size_t elem = s.precision == "float" ? sizeof(float) : sizeof(double);
+  const std::size_t elem = value_bytes(s.precision);
   std::size_t slot = 0;
   int record_slots = 0;
   for (const std::string& name : s.fields) {
@@ -43,7 +35,7 @@ StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layou
     std::tie(item.source, item.average_axis) = field_source(name);
     // The points of the region: a mean of faces covers the cells; a face field one point
     // more along its axis (across a plane: the cell's two faces).
-    const Stagger stagger = item.average_axis >= 0 ? Stagger::centre : stagger_of(item.source);
+    const Stagger stagger = field_named(item.field).stagger;
     item.box = layout.interior(stagger);
     if (!s.region.whole()) {
       const int a = s.region.axis;
@@ -113,7 +105,7 @@ void StreamOutput::write_record(const Simulation& sim) {
     write_gathered_record(sim);
     return;
   }
-  const bool single = stream_.precision == "float";
+  const bool single = stream_.precision == Precision::single_precision;
   writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
     w.begin_record(time, {{"step", double(step)}});
   });
@@ -146,7 +138,7 @@ void StreamOutput::write_record(const Simulation& sim) {
 // ranks wait for their copies: the gather needs the values on the host.
 void StreamOutput::write_gathered_record(const Simulation& sim) {
   const Communicator& ranks = backend_.ranks();
-  const bool single = stream_.precision == "float";
+  const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
   if (writes_)
     writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
@@ -166,7 +158,7 @@ void StreamOutput::write_gathered_record(const Simulation& sim) {
   }
   const Decomposition& d = *sim.grid().decomposition;
   for (const StreamPlan::Item& item : plan_.items) {
-    const Stagger st = item.average_axis >= 0 ? Stagger::centre : stagger_of(item.source);
+    const Stagger st = field_named(item.field).stagger;
     for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
       const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
       Box slab = item.box;  // in the whole grid's indices

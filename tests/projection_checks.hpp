@@ -29,7 +29,7 @@ template <class R = double>
 Case projection_case_plates() {
   Case c = box_case({16, 12, 8}, {2.0, 1.5, 1.0}, 0.01, 0.01, 1.0);
   set_plates(c, VelocityBC::no_slip, 1.0, 0.0);
-  c.precision = sizeof(R) == sizeof(float) ? "single" : "double";
+  c.precision = precision_of<R>();
   c.pressure.tolerance = projection_tolerance<R>();
   return c;
 }

@@ -245,7 +245,7 @@ inline std::vector<double> expected_values(const std::map<std::string, HostField
       for (int i = lo[0]; i < hi[0]; ++i) {
         double x = f.at(i, j, k);
         if (centred_mean) x = 0.5 * (x + f.at(i + (a == 0), j + (a == 1), k + (a == 2)));
-        if (o.precision == "float") x = double(float(x));
+        if (o.precision == Precision::single_precision) x = double(float(x));
         out.push_back(x);
       }
   return out;

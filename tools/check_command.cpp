@@ -115,7 +115,7 @@ int check_command(const RunOptions& o) {
     for (const auto& f : s.fields) what += (what.empty() ? "fields " : " ") + f;
     if (!s.profiles.empty()) what += what.empty() ? "profiles" : "; profiles";
     for (const auto& p : s.profiles) what += " " + p;
-    what += "; " + s.precision;
+    what += std::string("; ") + type_name(s.precision);
     if (!s.region.whole())
       what += fmt::format("; the plane {} = {:g} (cell {})", "xyz"[s.region.axis], s.region.coordinate, s.region.index);
     if (s.compression.enabled()) {

@@ -431,7 +431,7 @@ int elliptic_bench(const BenchOptions& o) {
     for (int a = 0; a < 3; ++a)
       if (o.n[a] < 1) throw std::invalid_argument("--n: expected 3 positive integers");
     if (o.aspect && !(*o.aspect > 0)) throw std::invalid_argument("--aspect: expected a positive number");
-    if (o.precision != "double" && o.precision != "single")
+    if (!precision_named(o.precision))
       throw std::invalid_argument("--precision: expected double or single, got " + o.precision);
     if (o.cfl && o.aspect) throw std::invalid_argument("--aspect: the model problem (--cfl) takes --depth instead");
   } catch (const CaseError& e) {
@@ -443,7 +443,7 @@ int elliptic_bench(const BenchOptions& o) {
   }
   configure_logging(o.json);
   const std::array<int, 3>& n = o.n;
-  const std::size_t elem = o.precision == "single" ? 4 : 8;
+  const std::size_t elem = value_bytes(*precision_named(o.precision));
   EllipticProblem problem;
   try {
     problem = make_problem(o, elem);

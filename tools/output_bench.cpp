@@ -89,7 +89,7 @@ double cfg_bytes_per_step(const Case& c, const Config& cfg) {
 // precision and 4 MiB chunks, through the shuffle filter and zlib at the stream's level, as
 // HDF5 applies them (bytes in per second of compressing).
 double compressor_rate(const Simulation& sim, const OutputStream& s) {
-  const bool single = s.precision == "float";
+  const bool single = s.precision == Precision::single_precision;
   std::vector<unsigned char> raw, shuffled, packed;
   double bytes = 0, seconds = 0;
   for (const StreamPlan::Item& item : plan_stream(sim.config(), s, sim.grid().layout).items) {
@@ -174,7 +174,7 @@ std::string config_name(const OutputStream& s, int every) {
   else
     for (const auto& f : s.fields) name += (name.empty() ? "" : "+") + f;
   if (!s.profiles.empty()) name += (name.empty() ? "" : "+") + std::string("profiles");
-  name += "_" + s.precision + "_every" + std::to_string(every);
+  name += std::string("_") + type_name(s.precision) + "_every" + std::to_string(every);
   if (!s.region.whole()) name += fmt::format("_{}{:g}", "xyz"[s.region.axis], s.region.coordinate);
   if (s.compression.enabled()) name += "_deflate" + std::to_string(s.compression.deflate);
   if (s.compression.significant_digits) name += "_digits" + std::to_string(*s.compression.significant_digits);
@@ -195,13 +195,13 @@ int output_bench(const BenchOptions& o) {
       if (f != "all" && f != "T" && f != "u" && f != "v" && f != "w" && f != "p")
         throw CaseError("--output-fields " + f + ": expected all, T, u, v, w or p");
     for (const auto& p : o.output_precision)
-      if (p != "double" && p != "float") throw CaseError("--output-precision " + p + ": expected double or float");
+      if (!precision_of_type(p)) throw CaseError("--output-precision " + p + ": expected double or float");
     for (int every : o.output_every)
       for (const auto& f : o.output_fields)
         for (const auto& p : o.output_precision) {
           OutputStream s;
           s.interval_steps = every;
-          s.precision = p;
+          s.precision = *precision_of_type(p);
           if (f != "all") s.fields = {f};
           configs.push_back({config_name(s, every), s, every});
         }

@@ -50,7 +50,7 @@ void check_against_one_rank(const Case& c, double tolerance) {
     auto sim = make_simulation(cut, Backend::cpu().with_ranks(world));
     while (!sim->finished()) sim->step();
     for (std::size_t q = 0; q < names.size(); ++q) {
-      const std::vector<double> whole = gather_interior(sim->host_values(names[q]), Simulation::stagger_of(names[q]),
+      const std::vector<double> whole = gather_interior(sim->host_values(names[q]), field_named(names[q]).stagger,
                                                         sim->grid(), *world, 0);
       if (world->rank() != 0) continue;
       EXPECT_EQ(whole.size(), reference[q].size()) << names[q];  // not ASSERT: the other ranks go on

@@ -153,7 +153,7 @@ TEST(CaseFile, FullCaseParsesEveryValue) {
   EXPECT_EQ(c.pressure.pre_sweeps, 3);
   EXPECT_EQ(c.pressure.post_sweeps, 1);
 
-  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.precision, Precision::double_precision);
   EXPECT_EQ(c.output.streams.at(0).file, "out/rb.nc");
   EXPECT_EQ(c.output.streams.at(0).interval, 0.5);
   EXPECT_EQ(c.output.streams.at(0).interval_steps, 10);
@@ -180,7 +180,7 @@ TEST(CaseFile, MinimalCaseGetsDefaults) {
   EXPECT_EQ(c.pressure.max_cycles, 50);
   EXPECT_EQ(c.pressure.pre_sweeps, 2);
   EXPECT_EQ(c.pressure.post_sweeps, 2);
-  EXPECT_EQ(c.precision, "double");
+  EXPECT_EQ(c.precision, Precision::double_precision);
   EXPECT_EQ(c.output.streams.at(0).file, "output/minimal.nc");
   EXPECT_FALSE(c.output.streams.at(0).interval.has_value());
   EXPECT_FALSE(c.output.streams.at(0).interval_steps.has_value());
@@ -640,12 +640,12 @@ TEST(CaseFile, PrecisionAndTheToleranceSinglePrecisionReaches) {
                          {"expected at least 1e-06 in a single-precision run", "got 1e-08"}));
   j["pressure"] = {{"tolerance", 1e-4}};
   const Case c = parse(j);
-  EXPECT_EQ(c.precision, "single");
+  EXPECT_EQ(c.precision, Precision::single_precision);
   EXPECT_EQ(c.pressure.tolerance, 1e-4);
   // The same tolerance in double is fine.
   j["precision"] = "double";
   j["pressure"] = {{"tolerance", 1e-12}};
-  EXPECT_EQ(parse(j).precision, "double");
+  EXPECT_EQ(parse(j).precision, Precision::double_precision);
 }
 
 TEST(CaseFile, BadBackend) {

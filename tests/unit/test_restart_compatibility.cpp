@@ -130,7 +130,7 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/boundaries/y_hi", [](Case& c) { c.faces[3] = FaceCondition{VelocityBC::free_slip, TemperatureBC::conducting}; }},
       {"/boundaries/z_lo", [](Case& c) { c.faces[4].temperature_value = 2.0; }},
       {"/boundaries/z_hi", [](Case& c) { c.faces[5].velocity = VelocityBC::free_slip; }},
-      {"/precision", [](Case& c) { c.precision = "single"; }},
+      {"/precision", [](Case& c) { c.precision = Precision::single_precision; }},
       {"/pressure/solver", [](Case& c) { c.pressure.solver = "multigrid"; }},
       {"/pressure/tolerance", [](Case& c) { c.pressure.tolerance = 1e-6; }},
       {"/pressure/max_cycles", [](Case& c) { c.pressure.max_cycles = 10; }},
@@ -214,7 +214,7 @@ TEST(RestartCompatibility, EveryDifferenceIsListed) {
 // same problem (grid, physics, boundaries).
 TEST(RestartCompatibility, AFlowStateMayStartAnotherSolverAndPrecision) {
   Case now = saved_case();
-  now.precision = "float";
+  now.precision = Precision::single_precision;
   now.pressure.solver = "multigrid";
   now.pressure.tolerance = 1e-4;
   now.pressure.max_cycles = 3;

@@ -1,0 +1,66 @@
+#include "config/fields.hpp"
+
+#include <stdexcept>
+
+namespace bouss {
+
+const std::vector<FieldInfo>& field_table() {
+  // name, stagger, units, long_name, output, state, mean_of
+  static const std::vector<FieldInfo> table = {
+      {"T", Stagger::centre, "K", "temperature", true, false, nullptr},
+      {"u", Stagger::face_x, "m s-1", "x velocity", true, true, nullptr},
+      {"v", Stagger::face_y, "m s-1", "y velocity", true, true, nullptr},
+      {"w", Stagger::face_z, "m s-1", "z velocity", true, true, nullptr},
+      {"theta", Stagger::centre, "K",
+       "temperature less its reference profile T_ref(z) (the step's temperature field)", false, true, nullptr},
+      {"p", Stagger::centre, "m2 s-2", "kinematic pressure (pressure / reference density)", true, true, nullptr},
+      {"u_c", Stagger::centre, "m s-1", "x velocity (mean of the cell's two x faces)", true, false, "u"},
+      {"v_c", Stagger::centre, "m s-1", "y velocity (mean of the cell's two y faces)", true, false, "v"},
+      {"w_c", Stagger::centre, "m s-1", "z velocity (mean of the cell's two z faces)", true, false, "w"},
+      {"G_u", Stagger::face_x, "m s-2", "tendency of x velocity at the previous step (Adams-Bashforth 2)", false, true,
+       nullptr},
+      {"G_v", Stagger::face_y, "m s-2", "tendency of y velocity at the previous step (Adams-Bashforth 2)", false, true,
+       nullptr},
+      {"G_w", Stagger::face_z, "m s-2", "tendency of z velocity at the previous step (Adams-Bashforth 2)", false, true,
+       nullptr},
+      {"G_T", Stagger::centre, "K s-1", "tendency of theta at the previous step (Adams-Bashforth 2)", false, true,
+       nullptr},
+      // Only where the pressure solve extrapolates its first guess (model/pressure_plan.hpp).
+      {"p_previous", Stagger::centre, "m2 s-2",
+       "kinematic pressure a step before (the extrapolated first guess of the pressure solve)", false, true, nullptr},
+  };
+  return table;
+}
+
+const FieldInfo* find_field(const std::string& name) {
+  for (const FieldInfo& f : field_table())
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+const FieldInfo& field_named(const std::string& name) {
+  if (const FieldInfo* f = find_field(name)) return *f;
+  throw std::invalid_argument("unknown field \"" + name + "\"");
+}
+
+const char* grid_location(Stagger s) {
+  switch (s) {
+    case Stagger::centre: return "cell centre";
+    case Stagger::face_x: return "x face";
+    case Stagger::face_y: return "y face";
+    case Stagger::face_z: return "z face";
+  }
+  return "cell centre";
+}
+
+const std::vector<std::string>& output_field_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const FieldInfo& f : field_table())
+      if (f.output) n.push_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
+}  // namespace bouss
