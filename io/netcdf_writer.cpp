@@ -131,40 +131,9 @@ const ProfileSpec* find_profile_spec(const std::string& name) {
   return nullptr;
 }
 
-struct ScalarSpec {
-  const char* name;
-  const char* long_name;
-  const char* si_units;
-};
-
-// Known diagnostics; anything else gets long_name = key with '_' -> ' ' and units "1".
-constexpr ScalarSpec kScalarSpecs[] = {
-    {"kinetic_energy", "volume-averaged kinetic energy per unit mass", "m2 s-2"},
-    {"max_divergence", "maximum absolute velocity divergence", "s-1"},
-    {"dt", "time step", "s"},
-    {"step", "time step number", "1"},
-    {"cfl", "advective Courant number", "1"},
-    {"max_velocity", "maximum absolute face velocity component", "m s-1"},
-    {"pressure_cycles", "multigrid V-cycles of the last pressure solve", "1"},
-    {"nusselt_bottom", "Nusselt number through the bottom plate", "1"},
-    {"nusselt_top", "Nusselt number through the top plate", "1"},
-    {"nusselt_volume", "Nusselt number from the volume average, 1 + <w T> / (kappa dT / H)", "1"},
-    {"growth_rate", "growth rate of the kinetic energy, d ln(KE) / dt / 2", "s-1"},
-    // A lock exchange's (physics/lock_exchange.hpp); the energies are volume integrals per unit density.
-    {"front_floor", "x of the dense current's front along the floor", "m"},
-    {"front_lid", "x of the light current's front along the lid", "m"},
-    {"front_floor_travelled", "distance the floor front has travelled from the lock", "m"},
-    {"front_lid_travelled", "distance the lid front has travelled from the lock", "m"},
-    {"total_heat", "heat content, the integral of T over the volume", "K m3"},
-    {"kinetic_energy_total", "kinetic energy, the integral of |u|^2 / 2 over the volume", "m5 s-2"},
-    {"potential_energy", "potential energy, -b_T times the integral of (T - T_ref) z over the volume", "m5 s-2"},
-    {"dissipation", "cumulative viscous dissipation, the time integral of epsilon", "m5 s-2"},
-    {"conversion", "cumulative diffusive conversion of internal into potential energy, the time integral of phi_d",
-     "m5 s-2"},
-    {"energy_residual", "E - E(0) with E = KE + PE + dissipation - conversion (absolute)", "m5 s-2"},
-    {"T_min", "minimum of T over the cells", "K"},
-    {"T_max", "maximum of T over the cells", "K"},
-};
+// The record's own scalar; the series' variables are described by whoever writes them
+// (NetcdfWriter::describe_diagnostics); anything else gets long_name = key with '_' -> ' ' and units "1".
+const DiagnosticInfo kStepInfo{"step", "time step number", "1"};
 
 const char* units_system_name(Units u) {
   switch (u) {
@@ -329,6 +298,7 @@ struct NetcdfWriter::Impl {
   OutputStream stream;                       // what this file holds
   std::array<int, 3> box_lo{}, box_n{};      // the cells of the region
   std::map<std::string, NcVar> scalars;
+  std::map<std::string, DiagnosticInfo> described;  // the series' variables, as describe_diagnostics gave them
   // The diagnostics series: its own unlimited dimension, written more often than snapshots.
   NcDim series_dim;
   NcVar series_time;
@@ -541,19 +511,17 @@ struct NetcdfWriter::Impl {
 
   NcVar described_var(const std::string& key, const NcDim& dim) {
     NcVar v = root.addVar(key, netCDF::ncDouble, dim);
-    const ScalarSpec* spec = nullptr;
-    for (const auto& s : kScalarSpecs)
-      if (key == s.name) spec = &s;
+    const auto known = key == kStepInfo.name ? &kStepInfo : described.count(key) ? &described.at(key) : nullptr;
     std::string long_name = key;
-    if (spec) {
-      long_name = spec->long_name;
+    if (known) {
+      long_name = known->long_name;
     } else {
       std::replace(long_name.begin(), long_name.end(), '_', ' ');
     }
     // Records written before this key first appeared read as missing.
     v.setFill(true, NC_FILL_DOUBLE);
     v.putAtt("long_name", long_name);
-    put_units(v, spec ? spec->si_units : "1");
+    put_units(v, known ? known->units.c_str() : "1");
     return v;
   }
 
@@ -942,6 +910,10 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
     }
   }
   end_record();
+}
+
+void NetcdfWriter::describe_diagnostics(const std::vector<DiagnosticInfo>& info) {
+  for (const DiagnosticInfo& d : info) impl_->described[d.name] = d;
 }
 
 void NetcdfWriter::write_series(double time, const std::map<std::string, double>& values) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/case.hpp"
+#include "config/diagnostics.hpp"
 #include "io/record_check.hpp"
 
 namespace bouss {
@@ -68,8 +69,12 @@ class NetcdfWriter {
   void flush_to_disk();
   // Appends one record to the diagnostics series, a second unlimited dimension
   // `diagnostic_time` (written every few steps, more often than snapshots), and flushes it.
-  // Each key becomes a variable on it, with known diagnostics described (Nusselt numbers, ...).
+  // Each key becomes a variable on it, with the long_name and units describe_diagnostics gave it.
   void write_series(double time, const std::map<std::string, double>& values);
+  // The diagnostics' descriptions (model/diagnostics.hpp), for the series' variables and a
+  // record's scalars, before any is written or copied; a key without one (but "step", the
+  // record's own) gets its name with '_' -> ' ' and units "1".
+  void describe_diagnostics(const std::vector<DiagnosticInfo>& info);
 
   // Copies records [0, records) of the time dimension and [0, series_records) of the
   // diagnostics series from an earlier output file of the same run into this (new, empty)

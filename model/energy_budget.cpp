@@ -1,5 +1,7 @@
 #include "model/energy_budget.hpp"
 
+#include "model/lock_exchange_diagnostics.hpp"
+
 namespace bouss {
 
 EnergyBudget::EnergyBudget(const Simulation& sim, const Lock& lock)
@@ -12,7 +14,7 @@ void EnergyBudget::start(const Simulation& sim, const LockDiagnostics& initial) 
   have_last_ = false;
   initial_energy_ = initial.kinetic_energy + initial.temperature.potential_energy;
   initial_heat_ = initial.temperature.heat;
-  sim.energy_rates_into(rates_.target());
+  energy_rates_into(sim, rates_.target());
   rates_.publish();
   pending_ = true;
   pending_time_ = sim.time();
@@ -34,7 +36,7 @@ void EnergyBudget::settle() {
 
 void EnergyBudget::advance(const Simulation& sim) {
   settle();  // the step before: its rates arrived while this step's pressure solve ran
-  sim.energy_rates_into(rates_.target());
+  energy_rates_into(sim, rates_.target());
   rates_.publish();
   pending_ = true;
   pending_time_ = sim.time();

@@ -382,16 +382,6 @@ double FlowSimulation<R>::kinetic_energy() const {
   return bouss::kinetic_energy(grid_, now_);
 }
 
-template <class R>
-LockDiagnostics FlowSimulation<R>::lock_diagnostics(const Lock& lock) const {
-  return bouss::lock_diagnostics(grid_, now_, coeffs_, lock);
-}
-
-template <class R>
-void FlowSimulation<R>::energy_rates_into(EnergyRates* out) const {
-  bouss::energy_rates_into(grid_, now_, coeffs_, unknown_, out);
-}
-
 // T is packed as theta + T_ref(z).
 template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, float* dst, int average_axis) const {

@@ -30,8 +30,6 @@ class FlowSimulation final : public Simulation {
   void verify_state() const override;
   Diagnostics diagnostics() const override;
   double kinetic_energy() const override;
-  LockDiagnostics lock_diagnostics(const Lock& lock) const override;
-  void energy_rates_into(EnergyRates* out) const override;
   Precision precision() const override { return precision_of<R>(); }
   void fill_all_ghosts() override;
   double bytes_per_step(const SolveStats& s) const override;
@@ -90,5 +88,13 @@ class FlowSimulation final : public Simulation {
   CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
   bool fixed_steps_run_ = false;  // one has run kernel by kernel since construction or restore
 };
+
+// Calls f(flow) with the FlowSimulation<R> that `sim` is (R: double or float): for what a
+// case's physics computes on the fields itself (model/lock_exchange_diagnostics.hpp).
+template <class F>
+decltype(auto) with_flow(const Simulation& sim, F&& f) {
+  if (const auto* flow = dynamic_cast<const FlowSimulation<double>*>(&sim)) return f(*flow);
+  return f(dynamic_cast<const FlowSimulation<float>&>(sim));
+}
 
 }  // namespace bouss

@@ -25,7 +25,6 @@
 #include "grid/grid.hpp"
 #include "config/case.hpp"
 #include "physics/flow.hpp"
-#include "physics/lock_exchange.hpp"
 #include "physics/time_step.hpp"
 #include "physics/boundary_conditions.hpp"
 #include "model/pressure_plan.hpp"
@@ -97,12 +96,6 @@ class Simulation {
   virtual double kinetic_energy() const = 0;
   // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).
   bool has_plates() const;
-  // The lock exchange's fronts, heat, potential and kinetic energy of the current state
-  // (physics/lock_exchange.hpp), returned to the host; for a case with the lock profile.
-  virtual LockDiagnostics lock_diagnostics(const Lock& lock) const = 0;
-  // The energy budget's rates of the current state into *out (backend memory), queued on
-  // the backend's stream without waiting (read it through an AsyncValue).
-  virtual void energy_rates_into(EnergyRates* out) const = 0;
   // The fields' precision.
   virtual Precision precision() const = 0;
 
@@ -114,6 +107,9 @@ class Simulation {
   const FlowConditions& conditions() const { return bc_; }
   // The temperature's reference profile T_ref(z): the step's field holds T - T_ref(z).
   const ReferenceProfile& reference() const { return coeffs_.reference; }
+  // nu, kappa, b_T and T_ref; the points the step updates for u, v, w and T.
+  const Coefficients& coefficients() const { return coeffs_; }
+  const std::array<Box, 4>& unknowns() const { return unknown_; }
   // Refills every ghost layer of the flow and checks the state again (after the caller
   // changed the fields).
   virtual void fill_all_ghosts() = 0;

@@ -5,30 +5,13 @@
 namespace bouss {
 
 std::map<std::string, double> DiagnosticsSeries::record(double time, const Diagnostics& d, double dt,
-                                                        int pressure_cycles, bool plates, const LockRecord* lock) {
-  std::map<std::string, double> r = {{"kinetic_energy", d.kinetic_energy}, {"max_divergence", d.max_divergence},
-                                     {"max_velocity", d.max_velocity},     {"dt", dt},
-                                     {"pressure_cycles", double(pressure_cycles)}};
-  if (plates) {
-    r["nusselt_bottom"] = d.nusselt.bottom;
-    r["nusselt_top"] = d.nusselt.top;
-    r["nusselt_volume"] = d.nusselt.volume;
-  }
-  if (lock) {
-    const LockDiagnostics& l = lock->state;
-    r["front_floor"] = l.fronts.floor_x;
-    r["front_lid"] = l.fronts.lid_x;
-    r["front_floor_travelled"] = l.fronts.floor_travelled;
-    r["front_lid_travelled"] = l.fronts.lid_travelled;
-    r["total_heat"] = l.temperature.heat;
-    r["kinetic_energy_total"] = l.kinetic_energy;
-    r["potential_energy"] = l.temperature.potential_energy;
-    r["dissipation"] = lock->budget.dissipation;
-    r["conversion"] = lock->budget.conversion;
-    r["energy_residual"] = lock->budget.energy_residual;
-    r["T_min"] = l.temperature.T_min;
-    r["T_max"] = l.temperature.T_max;
-  }
+                                                        int pressure_cycles, bool plates,
+                                                        const std::map<std::string, double>& extra) {
+  std::map<std::string, double> r = extra;
+  for (const FlowDiagnostic& f : flow_diagnostics())
+    if (f.of && (plates || !f.plates)) r[f.info.name] = f.of(d);
+  r["dt"] = dt;
+  r["pressure_cycles"] = double(pressure_cycles);
   growth_ = NAN;
   if (d.kinetic_energy > 0 && last_energy_ > 0 && time > last_time_)
     growth_ = 0.5 * std::log(d.kinetic_energy / last_energy_) / (time - last_time_);

@@ -7,28 +7,19 @@
 #include <map>
 #include <string>
 
-#include "model/energy_budget.hpp"
+#include "model/diagnostics.hpp"
 #include "model/simulation.hpp"
 
 namespace bouss {
 
-// A lock exchange's part of a record: the state's fronts, heat and energies, and the budget's
-// integrals up to it.
-struct LockRecord {
-  LockDiagnostics state;
-  EnergyBudget::Values budget;
-};
-
 class DiagnosticsSeries {
  public:
-  // The record of the state `d` at `time`: kinetic_energy, max_divergence, max_velocity,
-  // dt, pressure_cycles, growth_rate, between fixed-temperature plates the Nusselt numbers,
-  // and with `lock` (a lock exchange) front_floor, front_lid, front_floor_travelled,
-  // front_lid_travelled, total_heat, kinetic_energy_total, potential_energy, dissipation,
-  // conversion, energy_residual, T_min and T_max (docs/output.md). Advances the growth-rate
-  // reference to this record.
+  // The record of the state `d` at `time`: the flow's diagnostics (model/diagnostics.hpp;
+  // the Nusselt numbers between fixed-temperature plates), dt, pressure_cycles and
+  // growth_rate, and the case's own, `extra` (CaseDiagnostics::record; docs/output.md).
+  // Advances the growth-rate reference to this record.
   std::map<std::string, double> record(double time, const Diagnostics& d, double dt, int pressure_cycles,
-                                       bool plates, const LockRecord* lock = nullptr);
+                                       bool plates, const std::map<std::string, double>& extra = {});
   double growth_rate() const { return growth_; }
   // The latest record's diagnostics (for progress lines).
   const Diagnostics& latest() const { return latest_; }

@@ -175,12 +175,12 @@ void Run::start_fresh() {
   case_.run_id = run_id_;
   agree([&] { prepare_files({}, false); });
   sim_ = make_simulation(case_, backend_);
-  start_budget();
-  if (budget_) budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
+  case_diagnostics_ = bouss::case_diagnostics(*sim_);
+  for (auto& d : case_diagnostics_) d->start(*sim_);
   checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
   open_outputs();
   agree([&] {
-    for (auto& s : streams_) s->open(sim_->grid().whole().layout);
+    for (auto& s : streams_) s->open(sim_->grid().whole().layout, series_info());
   });
   for (auto& s : streams_) s->write_record(*sim_);
   if (control_.series) record_series();
@@ -298,12 +298,13 @@ void Run::start_from_checkpoint() {
     arrays.emplace_back(a.name, block_of_whole(a.values, field_named(a.name).stagger, sim_->grid()));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
-  start_budget();
-  if (budget_ && !budget_->restore(ck.state)) {
-    spdlog::warn("{} holds no energy budget (written before bouss kept one): the budget's integrals start again at "
-                 "the restart, t = {:.6g}", path, ck.time);
-    budget_->start(*sim_, sim_->lock_diagnostics(*lock_));
-  }
+  case_diagnostics_ = bouss::case_diagnostics(*sim_);
+  for (auto& d : case_diagnostics_)
+    if (!d->restore(*sim_, ck.state)) {
+      spdlog::warn("{} holds no state of the case's diagnostics (written before bouss kept them: the lock "
+                   "exchange's energy budget): their integrals start again at the restart, t = {:.6g}", path, ck.time);
+      d->start(*sim_);
+    }
   pressure_failures_ = int(state_value(ck, "pressure_failures"));
   series_step_ = state_value(ck, "series_at_step") != 0 ? ck.step : -1;
   checkpoint_step_ = ck.step;  // this state is saved already
@@ -325,7 +326,7 @@ void Run::start_from_checkpoint() {
     stream->schedule() = Schedule(o.interval, o.interval_steps, ck.time);
     if (saved < 0) {
       // A new file, whose first record is the state at the restart.
-      agree([&] { stream->open(sim_->grid().whole().layout); });
+      agree([&] { stream->open(sim_->grid().whole().layout, series_info()); });
       stream->write_record(*sim_);
       new_series_file = new_series_file || o.diagnostics;
       spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, o.file);
@@ -343,7 +344,7 @@ void Run::start_from_checkpoint() {
                                     : saved == 0;
       const long series_records = o.diagnostics && saved_series ? long(ck.series_records) : 0;
       agree([&] {
-        stream->open(sim_->grid().whole().layout);
+        stream->open(sim_->grid().whole().layout, series_info());
         stream->copy_records_from(source, records, series_records);
       });
       stream->superseded_partial = continuations[i].superseded_partial;
@@ -356,22 +357,18 @@ void Run::start_from_checkpoint() {
   if (control_.series && new_series_file) record_series();
 }
 
-// The lock exchange's budget, for a case with the lock profile (physics/lock_exchange.hpp).
-void Run::start_budget() {
-  if (!is_lock_exchange(case_)) return;
-  lock_ = lock_of(case_);
-  budget_ = std::make_unique<EnergyBudget>(*sim_, *lock_);
+std::vector<DiagnosticInfo> Run::series_info() const {
+  std::vector<DiagnosticInfo> info;
+  for (const FlowDiagnostic& d : flow_diagnostics()) info.push_back(d.info);
+  for (const auto& c : case_diagnostics_) info.insert(info.end(), c->info().begin(), c->info().end());
+  return info;
 }
 
 void Run::record_series() {
-  const Diagnostics d = sim_->diagnostics();
-  std::optional<LockRecord> lock;
-  if (budget_) {
-    const LockDiagnostics state = sim_->lock_diagnostics(*lock_);
-    lock = LockRecord{state, budget_->values(state)};
-  }
-  const auto values = series_.record(sim_->time(), d, sim_->last_dt(), sim_->last_solve().cycles, sim_->has_plates(),
-                                     lock ? &*lock : nullptr);
+  std::map<std::string, double> extra;
+  for (auto& c : case_diagnostics_) c->record(*sim_, extra);
+  const auto values = series_.record(sim_->time(), sim_->diagnostics(), sim_->last_dt(), sim_->last_solve().cycles,
+                                     sim_->has_plates(), extra);
   series_step_ = sim_->steps_done();
   if (series_output_) series_output_->write_series(sim_->time(), values);
 }
@@ -425,7 +422,7 @@ bool Run::step() {
   const auto t0 = clock::now();
   sim_->step();
   account_pressure_solve();
-  if (budget_) budget_->advance(*sim_);
+  for (auto& c : case_diagnostics_) c->advance(*sim_);
   const std::int64_t step = sim_->steps_done();
   if (control_.series && step % case_.output.diagnostics_interval_steps == 0) record_series();
   for (auto& s : streams_)
@@ -497,8 +494,8 @@ std::string Run::write_checkpoint() {
     ck.arrays.push_back({name, int(st) - 1, gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
   }
   ck.state = series_.state();
-  if (budget_)
-    for (const auto& [key, value] : budget_->state()) ck.state[key] = value;
+  for (auto& c : case_diagnostics_)
+    for (const auto& [key, value] : c->state()) ck.state[key] = value;
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;
   ck.state["series_at_step"] = series_step_ == ck.step;
@@ -570,12 +567,7 @@ void Run::report_progress() {
                left = 1 - progress_fraction(*sim_);
   std::string extra;
   if (sim_->has_plates()) extra = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
-  // A lock exchange: each front's distance travelled from the lock (floor, lid) and the heat's drift.
-  if (budget_) {
-    const LockDiagnostics l = sim_->lock_diagnostics(*lock_);
-    extra += fmt::format("  fronts {:+.4f} {:+.4f}  heat drift {:.1e}", l.fronts.floor_travelled,
-                           l.fronts.lid_travelled, budget_->heat_drift(l));
-  }
+  for (const auto& c : case_diagnostics_) extra += c->progress(*sim_);
   spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
                sim_->steps_done(), sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * left / done : NAN),
                sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, series_.growth_rate(), extra);

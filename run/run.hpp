@@ -29,6 +29,7 @@
 #include "run/diagnostics_series.hpp"
 #include "run/run_files.hpp"
 #include "run/schedule.hpp"
+#include "model/diagnostics.hpp"
 #include "model/simulation.hpp"
 #include "run/stream_output.hpp"
 
@@ -86,10 +87,9 @@ class Run {
   const Simulation& simulation() const { return *sim_; }
   const Case& config() const { return case_; }
   const DiagnosticsSeries& series() const { return series_; }
-  // The lock exchange's energy budget, kept for every case whose initial temperature profile
-  // is "lock" (null otherwise), and its lock (fronts at the default fraction).
-  EnergyBudget* energy_budget() { return budget_.get(); }
-  const std::optional<Lock>& lock() const { return lock_; }
+  // The diagnostics the case's physics adds to the series (model/diagnostics.hpp: the lock
+  // exchange's fronts and energy budget).
+  const std::vector<std::unique_ptr<CaseDiagnostics>>& case_diagnostics() const { return case_diagnostics_; }
   RunEnd end() const { return end_; }
   int stop_signal() const { return stop_signal_; }
   double elapsed_seconds() const;
@@ -117,7 +117,8 @@ class Run {
   void start_fresh();
   void start_from_checkpoint();
   void record_series();
-  void start_budget();
+  // The descriptions of the series' variables: the flow's and the case's diagnostics.
+  std::vector<DiagnosticInfo> series_info() const;
   void account_pressure_solve();
   void report_progress();
   bool wall_limit_near() const;
@@ -135,8 +136,7 @@ class Run {
   StreamOutput* series_output_ = nullptr;  // the stream that holds the diagnostics series
   std::atomic<bool> checkpoint_pending_{false};  // cleared by the IO thread
   DiagnosticsSeries series_;
-  std::optional<Lock> lock_;
-  std::unique_ptr<EnergyBudget> budget_;
+  std::vector<std::unique_ptr<CaseDiagnostics>> case_diagnostics_;
   Schedule checkpoints_;
   std::string run_id_;
   std::unique_ptr<RunFiles> files_;  // the writer rank's claims on the run's names

@@ -67,11 +67,14 @@ std::string stream_checkpoint_key(const std::string& base, int index) {
   return index == 0 ? base : base + "." + std::to_string(index);
 }
 
-void StreamOutput::open(const Layout& layout) {
+void StreamOutput::open(const Layout& layout, const std::vector<DiagnosticInfo>& series) {
   writes_ = backend_.ranks().rank() == writer_rank;
   if (writes_) {
     writer_.emplace(stream_.file, case_, stream_);
-    partial_ = writer_.call([](NetcdfWriter& w) { return w.partial_path(); });
+    partial_ = writer_.call([&](NetcdfWriter& w) {
+      w.describe_diagnostics(series);
+      return w.partial_path();
+    });
   }
   plan_ = plan_stream(case_, stream_, layout);
   ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);

@@ -18,6 +18,7 @@
 #include "grid/box.hpp"
 #include "grid/layout.hpp"
 #include "config/case.hpp"
+#include "config/diagnostics.hpp"
 #include "io/io_thread.hpp"
 #include "io/staging_ring.hpp"
 #include "run/schedule.hpp"
@@ -59,8 +60,9 @@ class StreamOutput {
   StreamOutput& operator=(const StreamOutput&) = delete;
 
   // Creates the partial file on the IO thread (on the writer rank alone under several
-  // ranks: one file) and the staging ring; `layout` is the whole grid's.
-  void open(const Layout& layout);
+  // ranks: one file) and the staging ring; `layout` is the whole grid's, `series` describes
+  // the diagnostics series' variables (model/diagnostics.hpp).
+  void open(const Layout& layout, const std::vector<DiagnosticInfo>& series);
   // Queues one record of the current state (asynchronous; see the header comment).
   void write_record(const Simulation& sim);
   // Queues one record of the diagnostics series (a stream with diagnostics).

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/lock_exchange_diagnostics.hpp"
 #include "grid/field_ops.hpp"
 #include "physics/lock_exchange.hpp"
 #include "model/flow_simulation.hpp"
@@ -46,7 +47,7 @@ void set_theta(FlowSimulation<R>& sim, const std::function<double(int, int, int)
 inline EnergyRates rates_of(const Simulation& sim) {
   const Backend& be = sim.backend();
   EnergyRates* out = static_cast<EnergyRates*>(be.allocate(sizeof(EnergyRates)));
-  sim.energy_rates_into(out);
+  energy_rates_into(sim, out);
   EnergyRates r;
   copy_bytes(&r, Backend::cpu(), out, be, sizeof(EnergyRates));
   be.deallocate(out);
@@ -75,7 +76,7 @@ void check_fronts_of_a_constructed_field(const Backend& be) {
     return -1.0;
   });
   const double eps = 4 * double(std::numeric_limits<R>::epsilon()) * 10;
-  const FrontPositions f = sim.lock_diagnostics(lock).fronts;
+  const FrontPositions f = lock_diagnostics(sim, lock).fronts;
   EXPECT_NEAR(f.floor_x, 6.5 + 1 / 1.2, eps) << precision_name<R>();
   EXPECT_NEAR(f.floor_travelled, 1.5 + 1 / 1.2, eps);
   EXPECT_NEAR(f.lid_x, 3.0, eps);
@@ -84,7 +85,7 @@ void check_fronts_of_a_constructed_field(const Backend& be) {
   // The dense fluid along the whole floor: the last cell's centre (no crossing to interpolate
   // before the wall); no light fluid along the lid: the lock's position, 0 travelled.
   set_theta(sim, [](int, int, int k) { return k == 0 ? -1.0 : k == 3 ? -1.0 : 1.0; });
-  const FrontPositions g = sim.lock_diagnostics(lock).fronts;
+  const FrontPositions g = lock_diagnostics(sim, lock).fronts;
   EXPECT_EQ(g.floor_x, 9.5);
   EXPECT_EQ(g.floor_travelled, 4.5);
   EXPECT_EQ(g.lid_x, 5.0);
@@ -96,7 +97,7 @@ void check_fronts_of_a_constructed_field(const Backend& be) {
     if (k == 0) return j == 0 ? (i <= 6 ? -1.0 : i == 7 ? 0.2 : 1.0) : 1.0;
     return -1.0;
   });
-  EXPECT_NEAR(sim.lock_diagnostics(lock_of(c, 0.9)).fronts.floor_x, 6.5 + 0.2 / 1.2, eps);
+  EXPECT_NEAR(lock_diagnostics(sim, lock_of(c, 0.9)).fronts.floor_x, 6.5 + 0.2 / 1.2, eps);
 }
 
 // T's integrals of a constructed field on 6 x 2 x 4 unit cells, theta = i - 2k about a
@@ -113,7 +114,7 @@ void check_temperature_integrals_of_a_constructed_field(const Backend& be) {
   FlowSimulation<R> sim(c, be);
   ASSERT_EQ(sim.reference().at(1.0), 0.5);
   set_theta(sim, [](int i, int, int k) { return double(i - 2 * k); });
-  const TemperatureIntegrals t = sim.lock_diagnostics(lock_of(c)).temperature;
+  const TemperatureIntegrals t = lock_diagnostics(sim, lock_of(c)).temperature;
   EXPECT_EQ(t.heat, 0.0) << precision_name<R>();
   EXPECT_EQ(t.potential_energy, 168.0);
   EXPECT_EQ(t.T_min, -5.5);

@@ -14,6 +14,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "model/diagnostics.hpp"
 #include "physics/lock_exchange.hpp"
 #include "run/run.hpp"
 #include "tools/commands.hpp"
@@ -237,13 +238,15 @@ int onset_command(const ValidationOptions& o) {
 }
 
 int converge_command(const ValidationOptions& o) {
-  const std::vector<std::string> known = {"nusselt_bottom", "nusselt_top", "nusselt_volume", "kinetic_energy",
-                                          "max_velocity"};
   Study study;
   try {
-    if (std::find(known.begin(), known.end(), o.diagnostic) == known.end())
-      throw CaseError("--diagnostic " + o.diagnostic + ": expected one of nusselt_bottom, nusselt_top, nusselt_volume, "
-                      "kinetic_energy, max_velocity");
+    const FlowDiagnostic* measure = find_flow_diagnostic(o.diagnostic);
+    if (!measure || !measure->steady_measure) {
+      std::string known;
+      for (const FlowDiagnostic& d : flow_diagnostics())
+        if (d.steady_measure) known += (known.empty() ? "" : ", ") + d.info.name;
+      throw CaseError("--diagnostic " + o.diagnostic + ": expected one of " + known);
+    }
     study = load_study(o, {});
   } catch (const std::exception& e) {
     print_error(e.what());

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "model/lock_exchange_diagnostics.hpp"
 #include "physics/lock_exchange.hpp"
 #include "run/run.hpp"
 #include "validation/quiet_run.hpp"
@@ -104,7 +105,7 @@ FrontMeasurement measure_fronts(const Case& c, const Backend& backend, double fr
     };
   RunControl control = quiet_control(progress, progress_seconds);
   auto sample = [&](const Simulation& sim) {
-    const LockDiagnostics d = sim.lock_diagnostics(lock);
+    const LockDiagnostics d = lock_diagnostics(sim, lock);
     m.t.push_back(sim.time());
     m.floor_travelled.push_back(d.fronts.floor_travelled);
     m.lid_travelled.push_back(d.fronts.lid_travelled);
@@ -116,7 +117,7 @@ FrontMeasurement measure_fronts(const Case& c, const Backend& backend, double fr
   run.start();
   const Simulation& sim = run.simulation();
   sample(sim);
-  const LockDiagnostics initial = sim.lock_diagnostics(lock);
+  const LockDiagnostics initial = lock_diagnostics(sim, lock);
   while (run.step()) {
   }
   run.finish();
@@ -133,9 +134,11 @@ FrontMeasurement measure_fronts(const Case& c, const Backend& backend, double fr
   m.froude_floor = m.floor.speed / m.buoyancy_velocity;
   m.froude_lid = m.lid.speed / m.buoyancy_velocity;
 
-  if (EnergyBudget* budget = run.energy_budget()) {
-    const LockDiagnostics end = sim.lock_diagnostics(lock);
-    const EnergyBudget::Values v = budget->values(end);
+  for (const auto& diagnostics : run.case_diagnostics()) {
+    auto* lock_exchange = dynamic_cast<LockExchangeSeries*>(diagnostics.get());
+    if (!lock_exchange) continue;
+    const LockDiagnostics end = lock_diagnostics(sim, lock);
+    const EnergyBudget::Values v = lock_exchange->budget().values(end);
     m.energy_residual = v.energy_residual;
     m.energy_residual_relative = v.energy_residual / (initial.temperature.potential_energy - end.temperature.potential_energy);
     m.heat_drift = v.heat_drift;

@@ -5,17 +5,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/diagnostics.hpp"
 #include "run/run.hpp"
 
 namespace bouss {
 
 double diagnostic_value(const Diagnostics& d, const std::string& name) {
-  if (name == "nusselt_bottom") return d.nusselt.bottom;
-  if (name == "nusselt_top") return d.nusselt.top;
-  if (name == "nusselt_volume") return d.nusselt.volume;
-  if (name == "kinetic_energy") return d.kinetic_energy;
-  if (name == "max_velocity") return d.max_velocity;
-  throw std::invalid_argument("no diagnostic named " + name);
+  const FlowDiagnostic* f = find_flow_diagnostic(name);
+  if (!f || !f->steady_measure) throw std::invalid_argument("no diagnostic named " + name);
+  return f->of(d);
 }
 
 bool side_walls_exchange_no_heat(const Case& c) {

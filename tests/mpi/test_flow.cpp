@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "model/lock_exchange_diagnostics.hpp"
 #include "config/case.hpp"
 #include "mpi_support.hpp"
 #include "grid/gather.hpp"
@@ -95,14 +96,14 @@ TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) {
   if (world->rank() == 0) {
     auto sim = make_simulation(c, Backend::cpu());
     while (!sim->finished()) sim->step();
-    one = sim->lock_diagnostics(lock);
+    one = lock_diagnostics(*sim, lock);
   }
   for (const std::array<int, 2>& dims : process_grids(world->size(), c.n)) {
     Case cut = c;
     cut.decomposition = dims;
     auto sim = make_simulation(cut, Backend::cpu().with_ranks(world));
     while (!sim->finished()) sim->step();
-    const LockDiagnostics d = sim->lock_diagnostics(lock);
+    const LockDiagnostics d = lock_diagnostics(*sim, lock);
     if (world->rank() != 0) continue;
     const std::string on = " on " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
     EXPECT_NEAR(d.fronts.floor_x, one.fronts.floor_x, 1e-12) << on;

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <functional>
 
+#include "model/diagnostics.hpp"
 #include "io/build_info.hpp"
 #include "io/netcdf_writer.hpp"
 #include "scratch_dir.hpp"
@@ -110,8 +111,16 @@ std::vector<double> read_all(const netCDF::NcVar& v) {
   return out;
 }
 
+// The descriptions a run hands its writer: the flow's diagnostics (model/diagnostics.hpp).
+std::vector<DiagnosticInfo> flow_info() {
+  std::vector<DiagnosticInfo> info;
+  for (const FlowDiagnostic& d : flow_diagnostics()) info.push_back(d.info);
+  return info;
+}
+
 void write_two_records(const std::string& path, const Case& c, bool replaces = false) {
   NetcdfWriter w(path, c);
+  w.describe_diagnostics(flow_info());
   w.write(0.0, record_fields(c, 0), {{"kinetic_energy", 0.125}, {"step", 0.0}});
   w.write(0.75, record_fields(c, 1),
           {{"kinetic_energy", 0.5}, {"step", 10.0}, {"max_divergence", 3.0e-12}});
@@ -294,6 +303,7 @@ TEST(NetcdfOutput, DimensionalUnitsAndFieldSubset) {
   const std::string path = dir.file("dim.nc");
   {
     NetcdfWriter w(path, c);
+    w.describe_diagnostics(flow_info());
     w.write(2.5, record_fields(c, 0), {{"my_diag_value", 7.0}, {"kinetic_energy", 0.25}});
     w.close();
   }

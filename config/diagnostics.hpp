@@ -1,0 +1,17 @@
+// A scalar diagnostic of a run's diagnostics series: its name and the long_name and units its
+// netCDF variable carries. The flow's own are model/diagnostics.hpp's table; a case's physics
+// registers its own (the lock exchange's: physics/lock_exchange.hpp); the writer reads the
+// descriptions it is handed (io/netcdf_writer.hpp describe_diagnostics).
+#pragma once
+
+#include <string>
+
+namespace bouss {
+
+struct DiagnosticInfo {
+  std::string name;
+  std::string long_name;
+  std::string units;  // SI
+};
+
+}  // namespace bouss
