@@ -1,0 +1,378 @@
+// The levels of the one multigrid driver (solver/multigrid/driver.hpp) and the cycles over
+// them, for any level operator Op of precision Op::value_type: the V-cycle and the FMG start,
+// the coarse levels gathered onto rank 0 below the ranks' blocks, levels on the host below
+// device levels, the device part of each cycle replayed as CUDA graphs. What differs between
+// multigrids is the operator's: solver/multigrid.cu's PointRelaxation (red-black cells, every
+// even axis halved, the coarsest level solved by its dense inverse) and
+// solver/line_multigrid.cu's LineRelaxation (zebra vertical lines, x and y halved, the
+// coarsest level smoothed). An operator provides (S its precision):
+//
+//   Options, Work (its arrays on each level), name (its fields' prefix), fills_after_correction
+//     (x's ghosts filled after a V-cycle's coarse correction is added, before post-smoothing);
+//   shapes(n): the levels' shapes, finest first; levels_on_the_ranks(fine, opt): how many stay
+//     cut over the ranks; on_host(backend, shape, l, opt): whether level l runs on the host;
+//   add_level(L), add_gathered(whole, alone), add_coarsest(C, homogeneous): their arrays, at
+//     construction (nothing allocates inside a captured graph);
+//   relax(L, self, colour): one colour of the smoother; restrict_residual(F, C, out): b - A x
+//     restricted (fused); restrict_rhs(fine, coarse, ...): a right-hand side restricted (FMG,
+//     and the gathered level's residual); prolong(fine, coarse, ..., e, x): x += P e;
+//     residual(F, r): r = b - A x; solve_coarsest(C, x_zero);
+//   level_bytes(array, cells, coarsest), gathered_bytes(whole): its arrays' bytes (memory
+//     estimates); and for the fine level in the fields' precision (solver/multigrid/driver.hpp)
+//     singular, rhs_norm, residual_norm, defect_into, remove_mean.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grid/boundary.hpp"
+#include "grid/captured_work.hpp"
+#include "grid/coarsening.hpp"
+#include "grid/field.hpp"
+#include "grid/field_ops.hpp"
+#include "grid/grid.hpp"
+#include "grid/z_tables.hpp"
+#include "solver/gathered_level.hpp"
+#include "solver/ghost_self.hpp"
+
+namespace bouss {
+
+template <class S, class Work>
+struct MultigridLevel {
+  Grid grid;
+  Backend backend;
+  FieldBC bc;  // the problem's on level 0, homogeneous below
+  Field<S> x_own, b_own;
+  Field<S>* x = nullptr;
+  Field<S>* b = nullptr;
+  int halved[3] = {0, 0, 0};  // axes halved from the finer level to this one
+  // When this level lives on the host below a device level: mirrors of x and b on the
+  // device, so that restriction and prolongation run where the fine data is.
+  Field<S> x_mirror, b_mirror;
+  bool mirrored = false;
+  Work work;  // the operator's arrays on this level
+};
+
+// `sweeps` sweeps of both colours of a smoother, relax(self, colour) relaxing one (red-black
+// cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts (walls folded
+// in, even periodic axes wrapped: solver/ghost_self.hpp) except along a periodic axis of odd
+// length and across the cuts between ranks, filled before each colour. `x_zero`: x is zero,
+// ghosts included, under homogeneous conditions (a coarse level's correction just cleared), so
+// its ghosts need no first fill (under ranks, one exchange fewer).
+template <class S, class Relax>
+void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, const Relax& relax) {
+  const GhostSelf<S> self = ghost_self<S>(bc, g);
+  const bool fills = sweeps_read_ghosts(self);
+  for (int s = 0; s < sweeps; ++s)
+    for (int colour = 0; colour < 2; ++colour) {
+      if (fills && !(x_zero && s == 0 && colour == 0)) fill_ghosts(x, bc, g);
+      relax(self, colour);
+    }
+  fill_ghosts(x, bc, g);
+}
+
+// The levels of one precision and the cycles over them. On a grid cut over ranks the first
+// levels (Op::levels_on_the_ranks) are the ranks' blocks, with the pressure's conditions
+// exchanging halos across the cuts; the residual of the last of them is gathered onto rank 0,
+// which cycles the coarser levels as a hierarchy of the whole grid (tail_: its own host
+// levels and graphs) and scatters the correction back.
+template <class Op>
+class Hierarchy {
+ public:
+  using S = typename Op::value_type;
+  using Options = typename Op::Options;
+  using Level = MultigridLevel<S, typename Op::Work>;
+
+  // `own_level0`: level 0 has x and b of its own (else the caller's, attach()).
+  Hierarchy(const Backend& backend, const Grid& fine, const FieldBC& bc, const Options& opt, bool own_level0)
+      : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt), op_(opt) {
+    const auto shapes = Op::shapes(fine.global_n());
+    const int kept = Op::levels_on_the_ranks(fine, opt);
+    const std::string name = Op::name;
+    gathers_ = kept < int(shapes.size());
+    for (int l = 0; l < kept; ++l) {
+      auto L = std::make_unique<Level>();
+      if (l == 0) {
+        L->grid = fine;
+      } else {
+        const Grid& above = levels_.back()->grid;
+        std::array<int, 3> halved{};
+        for (int a = 0; a < 3; ++a) halved[a] = L->halved[a] = shapes[l][a] != shapes[l - 1][a];
+        std::unique_ptr<Decomposition> block;
+        if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
+        L->grid = fine.level(shapes[l], sizeof(S), block.get());
+      }
+      // Levels cut over ranks stay on the ranks' backend (their halos are exchanged there).
+      const bool host = !gathers_ && Op::on_host(backend, shapes[l], l, opt);
+      L->backend = host ? Backend::cpu_pinned() : backend;
+      L->bc = l == 0 ? bc : hom_;
+      // The level's z tables on both backends now: a ghost fill inside a captured graph
+      // must not allocate.
+      L->grid.template z_view<S>(L->backend);
+      L->grid.template z_view<S>(backend);
+      if (l > 0 || own_level0) {
+        L->x_own = zeros(L->backend, L->grid, name + " x");
+        L->b_own = zeros(L->backend, L->grid, name + " b");
+        L->x = &L->x_own;
+        L->b = &L->b_own;
+      }
+      L->mirrored = l > 0 && L->backend != levels_.back()->backend;
+      if (L->mirrored) {
+        L->x_mirror = zeros(levels_.back()->backend, L->grid, name + " x mirror");
+        L->b_mirror = zeros(levels_.back()->backend, L->grid, name + " b mirror");
+      }
+      op_.add_level(*L);
+      levels_.push_back(std::move(L));
+    }
+    first_host_ = int(levels_.size());
+    for (int l = 0; l < int(levels_.size()); ++l)
+      if (levels_[l]->backend != backend_) {
+        first_host_ = l;
+        break;
+      }
+    if (!gathers_) {
+      op_.add_coarsest(*levels_.back(), hom_);
+      return;
+    }
+    gathered_ = GatheredLevel<S>(backend_, levels_.back()->grid, name);
+    for (int a = 0; a < 3; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
+    if (!gathered_.on_root()) return;
+    const Backend alone = backend_.with_ranks(Communicator::self());
+    op_.add_gathered(gathered_.whole_grid(), alone);
+    tail_ = std::make_unique<Hierarchy>(alone, fine.level(shapes[kept], sizeof(S)), hom_.whole(), opt, true);
+  }
+
+  // Level 0's x and b: the caller's fields (when not owned); `homogeneous` when they hold
+  // a correction and a defect rather than the problem itself.
+  void attach(Field<S>& x, Field<S>& b, bool homogeneous) {
+    levels_[0]->x = &x;
+    levels_[0]->b = &b;
+    levels_[0]->bc = homogeneous ? hom_ : bc_;
+  }
+  Field<S>& x0() { return *levels_[0]->x; }
+  Field<S>& b0() { return *levels_[0]->b; }
+  int levels() const { return int(levels_.size()); }
+  const Level& level(int l) const { return *levels_[l]; }
+  // Under several ranks: whether levels are gathered below the last one here, that level
+  // gathered, and on rank 0 the hierarchy of the gathered levels (the traffic model's).
+  bool gathers() const { return gathers_; }
+  const GatheredLevel<S>& gathered() const { return gathered_; }
+  const Hierarchy* tail() const { return tail_.get(); }
+
+  void vcycle() { vcycle_from(0); }
+
+  // Full multigrid: x0 <- an approximation of A x0 = b0 to discretization accuracy,
+  // from b0 alone (x0's content is discarded).
+  void fmg() {
+    const int L = levels() - 1;  // the coarsest level here (on the ranks, when they gather)
+    for (int l = 0; l < L; ++l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      if (C.mirrored) {
+        op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, C.b_mirror);
+        C.b->copy_from(C.b_mirror);
+      } else {
+        op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, *C.b);
+      }
+    }
+    if (gathers_) {  // the levels below, gathered: their FMG, then a V-cycle here
+      gather_to_tail(*levels_[L]->b, false);
+      if (tail_) tail_->fmg();
+      fill(*levels_[L]->x, 0);
+      correct_from_tail();
+      vcycle_from(L);
+    } else {
+      fill(*levels_[L]->x, 0);
+      op_.solve_coarsest(*levels_[L], true);
+    }
+    for (int l = L - 1; l >= 0; --l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      fill(*F.x, 0);
+      if (C.mirrored) {
+        C.x_mirror.copy_from(*C.x);
+        op_.prolong(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
+      } else {
+        op_.prolong(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
+      }
+      vcycle_from(l);
+    }
+  }
+
+ private:
+  static Field<S> zeros(const Backend& backend, const Grid& g, const std::string& name) {
+    Field<S> f(backend, g.layout, Stagger::centre, name);
+    fill(f, 0);
+    return f;
+  }
+
+  std::uintptr_t key(int segment, int l0) const {
+    const auto x = reinterpret_cast<std::uintptr_t>(levels_[0]->x->data());
+    const auto b = reinterpret_cast<std::uintptr_t>(levels_[0]->b->data());
+    return (x * 1000003u) ^ (b * 7919u) ^ (std::uintptr_t(segment) << 60) ^ (std::uintptr_t(l0) << 52);
+  }
+
+  void smooth_level(Level& L, int sweeps, bool x_zero) {
+    smooth(L.grid, *L.x, L.bc, sweeps, x_zero, [&](const GhostSelf<S>& self, int colour) { op_.relax(L, self, colour); });
+  }
+
+  void vcycle_from(int l0) {
+    const int L = levels() - 1;
+    const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
+    if (gathers_) {  // graphs where the messages go by NCCL (grid/captured_work.hpp)
+      Level& F = *levels_[L];
+      graphs_.run(backend_, graphs, key(3, l0), [&] {
+        down(l0, L);
+        smooth_level(F, opt_.pre_sweeps, cleared(L, l0));
+        op_.residual(F, gathered_.boundary());
+      });
+      gather_to_tail(gathered_.boundary(), true);
+      if (tail_) tail_->vcycle();
+      correct_from_tail();
+      graphs_.run(backend_, graphs, key(4, l0), [&] {
+        if (Op::fills_after_correction) fill_ghosts(*F.x, F.bc, F.grid);
+        smooth_level(F, opt_.post_sweeps, false);
+        up(L, l0);
+      });
+      return;
+    }
+    if (!backend_.is_cuda() || l0 >= first_host_) {
+      down(l0, L);
+      op_.solve_coarsest(*levels_[L], cleared(L, l0));
+      up(L, l0);
+    } else if (first_host_ > L) {  // every level on the device: one graph
+      graphs_.run(backend_, graphs, key(0, l0), [&] {
+        down(l0, L);
+        op_.solve_coarsest(*levels_[L], cleared(L, l0));
+        up(L, l0);
+      });
+    } else {  // device levels down to m - 1, then the host levels, then back up
+      const int m = first_host_;
+      graphs_.run(backend_, graphs, key(1, l0), [&] { down(l0, m); });
+      backend_.synchronize();  // the restricted residual has arrived on the host
+      fill(*levels_[m]->x, 0);
+      down(m, L);
+      op_.solve_coarsest(*levels_[L], cleared(L, m));
+      up(L, m);
+      graphs_.run(backend_, graphs, key(2, l0), [&] { up(m, l0); });
+    }
+  }
+
+  // Pre-smoothing and restriction from level `from` down to level `to`. Stream-ordered
+  // device work only, where `from` is on the device (it may be graph-captured).
+  void down(int from, int to) {
+    for (int l = from; l < to; ++l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      smooth_level(F, opt_.pre_sweeps, cleared(l, from));
+      if (C.mirrored) {
+        op_.restrict_residual(F, C, C.b_mirror);
+        copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.b->bytes());
+      } else {
+        op_.restrict_residual(F, C, *C.b);
+        fill(*C.x, 0);
+      }
+    }
+  }
+
+  // Whether down(from, ...) found level l's x cleared (zero, ghosts included): a level below
+  // `from` that is not a host mirror (those are cleared by their caller, not here).
+  bool cleared(int l, int from) const { return l > from && !levels_[l]->mirrored; }
+
+  // Prolongation and post-smoothing from level `from` up to level `to`.
+  void up(int from, int to) {
+    for (int l = from - 1; l >= to; --l) {
+      Level &F = *levels_[l], &C = *levels_[l + 1];
+      if (C.mirrored) {
+        copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.x->bytes());
+        op_.prolong(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
+      } else {
+        op_.prolong(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
+      }
+      if (Op::fills_after_correction) fill_ghosts(*F.x, F.bc, F.grid);
+      smooth_level(F, opt_.post_sweeps, false);
+    }
+  }
+
+  // The values v of the last level on the ranks (its residual, or its right-hand side in
+  // FMG), restricted whole onto rank 0 as the first gathered level's b, whose x starts at 0
+  // (as a single rank's V-cycle restricts them). Collective.
+  void gather_to_tail(const Field<S>& v, bool zero_x) {
+    gathered_.gather(v);
+    if (!tail_) return;
+    Field<S>& whole = gathered_.whole();
+    op_.restrict_rhs(gathered_.whole_grid(), tail_->level(0).grid, whole.backend(), tail_halved_, whole, tail_->b0());
+    if (zero_x) fill(tail_->x0(), 0);
+  }
+  // x of the last level on the ranks += the gathered levels' correction, prolonged on rank 0
+  // and scattered (x + (0 + P e): the bits of a single rank's x + P e). Collective.
+  void correct_from_tail() {
+    if (tail_) {
+      Field<S>& whole = gathered_.whole();
+      fill(whole, 0);
+      op_.prolong(gathered_.whole_grid(), tail_->level(0).grid, whole.backend(), tail_halved_, tail_->x0(), whole);
+    }
+    gathered_.scatter_add(*levels_.back()->x);
+  }
+
+  Backend backend_;
+  FieldBC bc_, hom_;
+  Options opt_;
+  Op op_;
+  std::vector<std::unique_ptr<Level>> levels_;
+  bool gathers_ = false;
+  GatheredLevel<S> gathered_;
+  int tail_halved_[3] = {0, 0, 0};
+  std::unique_ptr<Hierarchy> tail_;
+  int first_host_ = 0;
+  CapturedWork graphs_{true};  // halo exchanges, no reductions: captured under ranks too (NCCL)
+};
+
+// Bytes a hierarchy of operator Op allocates, on the fine grid's backend and on the host;
+// follows the constructor above allocation by allocation (the unit test
+// Multigrid.MemoryEstimateIsWhatItAllocates holds them together). `elem0`: the element size
+// level 0 is laid out for (the coarser levels are laid out for S).
+template <class Op>
+void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const typename Op::Options& opt, std::size_t elem0,
+                         bool own_level0, double& on_backend, double& on_host) {
+  using S = typename Op::value_type;
+  const auto shapes = Op::shapes(fine.global_n());
+  const int kept = Op::levels_on_the_ranks(fine, opt);
+  const bool gathers = kept < int(shapes.size());
+  std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
+  bool previous_on_host = false;
+  for (int l = 0; l < kept; ++l) {
+    if (l > 0 && block) {
+      std::array<int, 3> halved{};
+      for (int a = 0; a < 3; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
+      *block = block->coarsened(halved);
+    }
+    const bool host = !gathers && Op::on_host(backend, shapes[l], l, opt);
+    const std::size_t elem = l == 0 ? elem0 : sizeof(S);
+    const Layout layout = Layout::make(block ? block->n : shapes[l], fine.layout.ghost, elem);
+    const double array = double(layout.size) * sizeof(S);
+    double& here = host ? on_host : on_backend;
+    if (l > 0 || own_level0) here += 2 * array;                        // x, b
+    if (l > 0 && host && !previous_on_host) on_backend += 2 * array;  // the device mirrors of x, b
+    // The level's z tables where it runs and on the backend (level 0 shares the fine grid's
+    // on the backend).
+    const double tables = z_table_bytes(layout);
+    if (l > 0 || host) here += tables;
+    if (l > 0 && host && backend.is_cuda()) on_backend += tables;
+    here += Op::level_bytes(array, double(cell_count(shapes[l])), l + 1 == int(shapes.size()));
+    if (l + 1 == kept && gathers) {
+      on_backend += array;  // the residual and correction of the last level on the ranks
+      if (fine.decomposition->rank == GatheredLevel<S>::root) {  // the whole of that level, the levels gathered below
+        const Layout whole = Layout::make(shapes[l], fine.layout.ghost, elem);
+        on_backend += double(whole.size) * sizeof(S) + Op::gathered_bytes(whole);
+        const Grid tail = fine.level(shapes[l + 1], sizeof(S));
+        on_backend += z_table_bytes(tail.layout);  // its first level is a grid of its own, with its z tables
+        add_hierarchy_bytes<Op>(backend.with_ranks(Communicator::self()), tail, opt, sizeof(S), true, on_backend,
+                                on_host);
+      }
+    }
+    previous_on_host = host;
+  }
+}
+
+}  // namespace bouss
