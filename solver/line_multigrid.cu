@@ -145,36 +145,6 @@ void restrict_line_residual_to(const Grid& fine, const Grid& coarse, const Backe
   }, "line multigrid restrict residual");
 }
 
-// x += the coarse correction e, interpolated bilinearly in x and y.
-template <class R>
-void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[2], const Field<R>& e,
-                       Field<R>& x) {
-  const View<const R> ev = e.cview();
-  const View<R> xv = x.view();
-  const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
-  const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
-  const int c0 = halved[0], c1 = halved[1];
-  for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const int c[3] = {c0, c1, 0};
-    const std::ptrdiff_t sc[3] = {1, sc1, sc2};
-    xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
-  }, "line multigrid prolong");
-}
-
-// How many line-multigrid levels stay cut over the ranks (every one when the grid is whole).
-int line_levels_on_the_ranks(const Grid& fine, int agglomerate_below) {
-  const auto shapes = line_multigrid_levels(fine.global_n());
-  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
-  return fine.decomposition->levels_within_ranks(shapes, agglomerate_below, int(shapes.size()));
-}
-
-// The pressure's conditions, refused where a vertical line has no walls.
-const FieldBC& with_vertical_walls(const FieldBC& bc, const Grid& fine) {
-  if (bc.periodic(2) && fine.layout.n[2] > 1)
-    throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
-  return bc;
-}
-
 }  // namespace
 
 // The line multigrid's level operator (solver/multigrid/hierarchy.hpp has the contract):
@@ -191,11 +161,9 @@ class LineRelaxation {
   static constexpr const char* name = "line mg";
   // x's ghosts filled after each coarse correction, before the smoother fills those it reads.
   static constexpr bool fills_after_correction = true;
+  static constexpr bool coarsest_on_the_ranks = true;  // smoothed, its halos exchanged
 
   static std::vector<std::array<int, 3>> shapes(const std::array<int, 3>& n) { return line_multigrid_levels(n); }
-  static int levels_on_the_ranks(const Grid& fine, const Options& opt) {
-    return line_levels_on_the_ranks(fine, opt.agglomerate_below);
-  }
   static bool on_host(const Backend&, const std::array<int, 3>&, std::size_t, const Options&) { return false; }
   // c' and d' on every level; on rank 0 the x = 0 the gathered level's restriction reads,
   // and that level's z tables (a grid of its own).
@@ -204,7 +172,9 @@ class LineRelaxation {
 
   explicit LineRelaxation(const Options& opt) : opt_(opt) {}
 
-  void add_level(Level& L) {
+  void add_level(Level& L, bool) {
+    if (L.bc.periodic(2) && L.grid.layout.n[2] > 1)
+      throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
     L.work.c = Field<S>(L.backend, L.grid.layout, Stagger::centre, "line mg c'");
     L.work.d = Field<S>(L.backend, L.grid.layout, Stagger::centre, "line mg d'");
     fill(L.work.c, 0);
@@ -215,7 +185,6 @@ class LineRelaxation {
     zero_ = Field<S>(alone, whole.layout, Stagger::centre, "line mg zero");
     fill(zero_, 0);
   }
-  void add_coarsest(const Level&, const FieldBC&) {}
 
   void relax(Level& L, const GhostSelf<S>& self, int colour) const {
     relax_lines(L.grid, L.backend, *L.x, *L.b, L.work.c, L.work.d, self, colour, S(opt_.omega), opt_.shift);
@@ -229,9 +198,19 @@ class LineRelaxation {
                     Field<S>& out) const {
     restrict_line_residual_to(fine, coarse, be, halved, zero_, b, out, opt_.shift);
   }
+  // x += the coarse correction e, interpolated bilinearly in x and y.
   void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
                Field<S>& x) const {
-    prolong_lines_add(fine, coarse, be, halved, e, x);
+    const View<const S> ev = e.cview();
+    const View<S> xv = x.view();
+    const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
+    const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
+    const int c0 = halved[0], c1 = halved[1];
+    for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, 0};
+      const std::ptrdiff_t sc[3] = {1, sc1, sc2};
+      xv[i + j * sy + k * sz] += prolong_trilinear<S>(ev, i, j, k, sc, c);
+    }, "line multigrid prolong");
   }
   void residual(const Level& F, Field<S>& r) const {
     line_residual_into(F.grid, F.backend, opt_.shift, *F.x, *F.b, nullptr, r);
@@ -265,12 +244,8 @@ class LineRelaxation {
 
 template <class R>
 int LineMultigrid<R>::levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt) {
-  return line_levels_on_the_ranks(fine, opt.agglomerate_below);
+  return bouss::levels_on_the_ranks<LineRelaxation<R>>(fine, opt);
 }
-
-template <class R>
-LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt)
-    : MultigridDriver<LineRelaxation, LineMultigridOptions, R>(backend, fine, with_vertical_walls(bc, fine), opt) {}
 
 template <class R>
 double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt) {
@@ -355,15 +330,16 @@ double LineMultigrid<R>::bytes_per_cycle() const {
   // reads back c' and d' and writes x (7 N); the restriction reads x and b and writes N/4 (or
   // N/2); the prolongation reads the coarse x and updates x (2 N and the coarse); the coarse
   // x is zeroed. The finest's residual check reads x and b.
+  const Hierarchy<LineRelaxation<R>>& H = *this->direct_;
   const LineMultigridOptions& opt = this->opt_;
   double values = 0;
-  for (int l = 0; l < this->levels(); ++l) {
-    const double N = double(this->level_grid(l).layout.cells());
-    const bool coarsest = l + 1 == this->levels();
+  for (int l = 0; l < H.levels(); ++l) {
+    const double N = double(H.level(l).grid.layout.cells());
+    const bool coarsest = l + 1 == H.levels();
     const int sweeps = coarsest ? opt.coarsest_sweeps : opt.pre_sweeps + opt.post_sweeps;
     values += 7 * N * sweeps;
     if (!coarsest) {
-      const double Nc = double(this->level_grid(l + 1).layout.cells());
+      const double Nc = double(H.level(l + 1).grid.layout.cells());
       values += 2 * N + Nc;      // restriction
       values += 2 * N + 2 * Nc;  // zeroing and reading the coarse x, updating x
     }

@@ -106,7 +106,7 @@ class LineRelaxation;  // the level operator (solver/line_multigrid.cu)
 template <class R>
 class LineMultigrid final : public MultigridDriver<LineRelaxation, LineMultigridOptions, R> {
  public:
-  LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt = {});
+  using MultigridDriver<LineRelaxation, LineMultigridOptions, R>::MultigridDriver;
 
   // solver/pressure_solver.hpp's contract, from the driver; the iterations are V-cycles. On a
   // stretched grid the means removed are volume means (the singular problem's compatibility

@@ -55,112 +55,6 @@ void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>&
   }, "multigrid relax");
 }
 
-template <class S>
-void restrict_residual_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
-                          const Field<S>& x, const Field<S>& b, Field<S>& out) {
-  const LevelStencil<S> st = level_stencil<S>(fine);
-  const View<const S> xv = x.cview(), bv = b.cview();
-  const View<S> ov = out.view();
-  const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
-  const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
-  for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const int c[3] = {c0, c1, c2};
-    const std::ptrdiff_t first = (i << c0) * st.s[0] + (j << c1) * st.s[1] + (k << c2) * st.s[2];
-    ov[i + j * sy + k * sz] = restrict_residual(xv, bv, first, st, c);
-  }, "multigrid restrict residual");
-}
-
-template <class S>
-void restrict_rhs_to(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3],
-                     const Field<S>& b, Field<S>& out) {
-  const View<const S> bv = b.cview();
-  const View<S> ov = out.view();
-  const std::ptrdiff_t sf0 = 1, sf1 = fine.layout.sy, sf2 = fine.layout.sz;
-  const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
-  const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
-  for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const int c[3] = {c0, c1, c2};
-    const std::ptrdiff_t s[3] = {sf0, sf1, sf2};
-    ov[i + j * sy + k * sz] = restrict_average<S>(bv, (i << c0) * s[0] + (j << c1) * s[1] + (k << c2) * s[2], s, c);
-  }, "multigrid restrict rhs");
-}
-
-template <class S>
-void prolong_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
-                 Field<S>& x) {
-  const View<const S> ev = e.cview();
-  const View<S> xv = x.view();
-  const std::ptrdiff_t sc0 = 1, sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
-  const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
-  const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
-  for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const int c[3] = {c0, c1, c2};
-    const std::ptrdiff_t sc[3] = {sc0, sc1, sc2};
-    xv[i + j * sy + k * sz] += prolong_trilinear<S>(ev, i, j, k, sc, c);
-  }, "multigrid prolong");
-}
-
-template <class S>
-void residual_into(const Grid& g, const Backend& be, const Field<S>& x, const Field<S>& b, Field<S>& r) {
-  const LevelStencil<S> st = level_stencil<S>(g);
-  const View<const S> xv = x.cview(), bv = b.cview();
-  const View<S> rv = r.view();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(be, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    rv[idx] = bv[idx] - laplacian7(idx, xv, st);
-  }, "multigrid residual");
-}
-
-// x += M r on the coarsest level: one thread per cell, a dense row each.
-template <class S>
-void coarse_matvec(const Grid& g, const Backend& be, const S* M, const Field<S>& r, Field<S>& x) {
-  const View<const S> rv = r.cview();
-  const View<S> xv = x.view();
-  const int nx = g.layout.n[0], ny = g.layout.n[1], N = int(g.layout.cells());
-  const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
-  for_each(be, Box{{0, 0, 0}, {N, 1, 1}}, [=] BOUSS_HD(int p, int, int) {
-    S e = 0;
-    for (int q = 0; q < N; ++q) {
-      const int i = q % nx, t = q / nx;
-      e += M[std::ptrdiff_t(p) * N + q] * rv[i + (t % ny) * sy + (t / ny) * sz];
-    }
-    const int i = p % nx, t = p / nx;
-    xv[i + (t % ny) * sy + (t / ny) * sz] += e;
-  }, "multigrid coarse solve");
-}
-
-// out = b - lap(x) in x's precision R, stored in out's precision.
-template <class R, class S>
-void defect_into(const Grid& g, const Field<R>& x, const Field<R>& b, Field<S>& out) {
-  const Stencil<R> st = make_stencil<R>(g, x.backend());
-  const CView<R> xv = x.cview(), bv = b.cview();
-  const View<S> ov = out.view();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    ov[idx] = S(bv[idx] - laplacian<false>(idx, k, xv, st));
-  }, "multigrid defect");
-}
-
-// Whether level l runs on the host: a coarse level of a GPU run with at most
-// cpu_coarse_cells cells (paper 004, "Run small problems on the CPU").
-bool level_runs_on_host(const Backend& backend, const std::array<int, 3>& shape, std::size_t l,
-                        const MultigridOptions& opt) {
-  return l > 0 && backend.is_cuda() && cell_count(shape) <= opt.cpu_coarse_cells;
-}
-
-// How many levels, finest first, stay cut over the ranks of a grid cut over several: the
-// finest, then each coarser one whose blocks halve within their rank into blocks of at least
-// agglomerate_below cells along each cut axis, never the coarsest (solved whole, directly).
-// The levels below are gathered onto rank 0 (agglomeration). Every level on one rank.
-int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
-  const auto shapes = multigrid_levels(fine.global_n());
-  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
-  if (shapes.size() < 2) throw std::logic_error("multigrid: a grid cut over ranks that does not coarsen");
-  return fine.decomposition->levels_within_ranks(shapes, opt.agglomerate_below, int(shapes.size()) - 1);
-}
-
 }  // namespace
 
 // The point multigrid's level operator (solver/multigrid/hierarchy.hpp has the contract):
@@ -175,11 +69,13 @@ class PointRelaxation {
   using Level = MultigridLevel<S, Work>;
   static constexpr const char* name = "mg";
   static constexpr bool fills_after_correction = false;
+  static constexpr bool coarsest_on_the_ranks = false;  // solved whole, directly
 
   static std::vector<std::array<int, 3>> shapes(const std::array<int, 3>& n) { return multigrid_levels(n); }
-  static int levels_on_the_ranks(const Grid& fine, const Options& opt) { return bouss::levels_on_the_ranks(fine, opt); }
+  // Whether level l runs on the host: a coarse level of a GPU run with at most
+  // cpu_coarse_cells cells (paper 004, "Run small problems on the CPU").
   static bool on_host(const Backend& backend, const std::array<int, 3>& shape, std::size_t l, const Options& opt) {
-    return level_runs_on_host(backend, shape, l, opt);
+    return l > 0 && backend.is_cuda() && cell_count(shape) <= opt.cpu_coarse_cells;
   }
   // The coarsest level's residual and dense inverse.
   static double level_bytes(double array, double cells, bool coarsest) {
@@ -194,38 +90,93 @@ class PointRelaxation {
   PointRelaxation(const PointRelaxation&) = delete;
   PointRelaxation& operator=(const PointRelaxation&) = delete;
 
-  void add_level(Level&) {}
-  void add_gathered(const Grid&, const Backend&) {}
-  void add_coarsest(const Level& C, const FieldBC& homogeneous) {
-    r_ = Field<S>(C.backend, C.grid.layout, Stagger::centre, "mg r");
+  void add_level(const Level& L, bool coarsest) {
+    if (!coarsest) return;
+    r_ = Field<S>(L.backend, L.grid.layout, Stagger::centre, "mg r");
     fill(r_, 0);
-    const CoarseOperator op(C.grid, homogeneous);
+    const CoarseOperator op(L.grid, L.bc.homogeneous());
     std::vector<S> m(op.inverse().begin(), op.inverse().end());
-    backend_ = C.backend;
+    backend_ = L.backend;
     matrix_ = static_cast<S*>(backend_.allocate(m.size() * sizeof(S)));
     copy_bytes(matrix_, backend_, m.data(), Backend::cpu(), m.size() * sizeof(S));
   }
+  void add_gathered(const Grid&, const Backend&) {}
 
   void relax(const Level& L, const GhostSelf<S>& self, int colour) const {
     relax_colour(L.grid, L.backend, *L.x, *L.b, self, colour, S(omega_));
   }
+
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
-    restrict_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, out);
+    const LevelStencil<S> st = level_stencil<S>(F.grid);
+    const View<const S> xv = F.x->cview(), bv = F.b->cview();
+    const View<S> ov = out.view();
+    const std::ptrdiff_t sy = C.grid.layout.sy, sz = C.grid.layout.sz;
+    const int c0 = C.halved[0], c1 = C.halved[1], c2 = C.halved[2];
+    for_each(F.backend, C.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, c2};
+      const std::ptrdiff_t first = (i << c0) * st.s[0] + (j << c1) * st.s[1] + (k << c2) * st.s[2];
+      ov[i + j * sy + k * sz] = bouss::restrict_residual(xv, bv, first, st, c);
+    }, "multigrid restrict residual");
   }
+
   void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& b,
                     Field<S>& out) const {
-    restrict_rhs_to(fine, coarse, be, halved, b, out);
+    const View<const S> bv = b.cview();
+    const View<S> ov = out.view();
+    const std::ptrdiff_t sf0 = 1, sf1 = fine.layout.sy, sf2 = fine.layout.sz;
+    const std::ptrdiff_t sy = coarse.layout.sy, sz = coarse.layout.sz;
+    const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
+    for_each(be, coarse.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, c2};
+      const std::ptrdiff_t s[3] = {sf0, sf1, sf2};
+      ov[i + j * sy + k * sz] = restrict_average<S>(bv, (i << c0) * s[0] + (j << c1) * s[1] + (k << c2) * s[2], s, c);
+    }, "multigrid restrict rhs");
   }
+
   void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
                Field<S>& x) const {
-    prolong_add(fine, coarse, be, halved, e, x);
+    const View<const S> ev = e.cview();
+    const View<S> xv = x.view();
+    const std::ptrdiff_t sc0 = 1, sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
+    const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
+    const int c0 = halved[0], c1 = halved[1], c2 = halved[2];
+    for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, c2};
+      const std::ptrdiff_t sc[3] = {sc0, sc1, sc2};
+      xv[i + j * sy + k * sz] += prolong_trilinear<S>(ev, i, j, k, sc, c);
+    }, "multigrid prolong");
   }
-  void residual(const Level& F, Field<S>& r) const { residual_into(F.grid, F.backend, *F.x, *F.b, r); }
+
+  void residual(const Level& F, Field<S>& r) const {
+    const LevelStencil<S> st = level_stencil<S>(F.grid);
+    const View<const S> xv = F.x->cview(), bv = F.b->cview();
+    const View<S> rv = r.view();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    for_each(F.backend, F.grid.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const std::ptrdiff_t idx = i + j * sy + k * sz;
+      rv[idx] = bv[idx] - laplacian7(idx, xv, st);
+    }, "multigrid residual");
+  }
+
   // x += M (b - lap x): exact whatever x holds (zero on coarse levels; the caller's
-  // iterate when the fine grid is itself the coarsest). Returns with ghosts filled.
+  // iterate when the fine grid is itself the coarsest). The mat-vec is one thread per cell,
+  // a dense row each. Returns with ghosts filled.
   void solve_coarsest(const Level& C, bool) {
-    residual_into(C.grid, C.backend, *C.x, *C.b, r_);
-    coarse_matvec(C.grid, C.backend, matrix_, r_, *C.x);
+    residual(C, r_);
+    const S* M = matrix_;
+    const View<const S> rv = r_.cview();
+    const View<S> xv = C.x->view();
+    const int nx = C.grid.layout.n[0], ny = C.grid.layout.n[1], N = int(C.grid.layout.cells());
+    const std::ptrdiff_t sy = C.grid.layout.sy, sz = C.grid.layout.sz;
+    for_each(C.backend, Box{{0, 0, 0}, {N, 1, 1}}, [=] BOUSS_HD(int p, int, int) {
+      S e = 0;
+      for (int q = 0; q < N; ++q) {
+        const int i = q % nx, t = q / nx;
+        e += M[std::ptrdiff_t(p) * N + q] * rv[i + (t % ny) * sy + (t / ny) * sz];
+      }
+      const int i = p % nx, t = p / nx;
+      xv[i + (t % ny) * sy + (t / ny) * sz] += e;
+    }, "multigrid coarse solve");
     fill_ghosts(*C.x, C.bc, C.grid);
   }
 
@@ -246,9 +197,17 @@ class PointRelaxation {
                     return double(std::fabs(bv[idx] - laplacian<false>(idx, k, xv, st)));
                   }, "multigrid residual norm");
   }
+  // out = b - lap(x) in S, stored in out's precision T.
   template <class T>
   static void defect_into(const Grid& g, const Options&, const Field<S>& x, const Field<S>& b, Field<T>& out) {
-    bouss::defect_into(g, x, b, out);
+    const Stencil<S> st = make_stencil<S>(g, x.backend());
+    const CView<S> xv = x.cview(), bv = b.cview();
+    const View<T> ov = out.view();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const std::ptrdiff_t idx = i + j * sy + k * sz;
+      ov[idx] = T(bv[idx] - laplacian<false>(idx, k, xv, st));
+    }, "multigrid defect");
   }
   static void remove_mean(const Grid&, Field<S>& x) { bouss::remove_mean(x); }
 
@@ -258,6 +217,7 @@ class PointRelaxation {
   Backend backend_;
   S* matrix_ = nullptr;  // the coarsest level's dense inverse, on backend_
 };
+
 
 namespace {
 
@@ -312,13 +272,13 @@ std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& 
                                                                  const MultigridOptions& opt) {
   std::vector<LevelPlan> out;
   const auto shapes = multigrid_levels(n);
-  for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], level_runs_on_host(backend, shapes[l], l, opt)});
+  for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], PointRelaxation<R>::on_host(backend, shapes[l], l, opt)});
   return out;
 }
 
 template <class R>
 int Multigrid<R>::levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
-  return bouss::levels_on_the_ranks(fine, opt);
+  return bouss::levels_on_the_ranks<PointRelaxation<R>>(fine, opt);
 }
 
 template <class R>

@@ -24,17 +24,12 @@ class Hierarchy;
 template <template <class> class Op, class Options, class R>
 class MultigridDriver : public PressureSolver<R> {
  public:
-  MultigridDriver(const Backend& backend, const Grid& fine, const FieldBC& bc, const Options& opt);
+  MultigridDriver(const Backend& backend, const Grid& fine, const FieldBC& bc, const Options& opt = {});
   ~MultigridDriver() override;
 
   // solver/pressure_solver.hpp's contract; the iterations are V-cycles (and the FMG start).
   SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
-
-  int levels() const;
-  const Grid& level_grid(int l) const;
-  bool level_on_host(int l) const;
-  const Options& options() const { return opt_; }
 
  protected:
   // Cycles in a precision cheaper than R: a double run with mixed_precision.
@@ -52,8 +47,12 @@ class MultigridDriver : public PressureSolver<R> {
 
  private:
   Field<R> defect_, correction_;  // FMG on the defect in R
-  // One float cycle (or the FMG start) on the defect in cheap_'s finest level, added to x.
-  void correct_from_defect(Field<R>& x, bool fmg_start);
+  // The residual check: max|b - A x|, or in float cycles max|defect| (left in cheap_'s
+  // level 0 for the next cycle).
+  double measure(const Field<R>& x, const Field<R>& b);
+  // One cycle on x (level 0 of direct_ attached to x and b): a V-cycle, or the FMG start on
+  // the defect; in float cycles on the defect in cheap_'s level 0, the correction added to x.
+  void cycle(Field<R>& x, Field<R>& b, bool fmg_start);
 };
 
 }  // namespace bouss

@@ -1,30 +1,24 @@
 // The levels of the one multigrid driver (solver/multigrid/driver.hpp) and the cycles over
-// them, for any level operator Op of precision Op::value_type: the V-cycle and the FMG start,
+// them, for a level operator Op of precision Op::value_type: the V-cycle and the FMG start,
 // the coarse levels gathered onto rank 0 below the ranks' blocks, levels on the host below
-// device levels, the device part of each cycle replayed as CUDA graphs. What differs between
-// multigrids is the operator's: solver/multigrid.cu's PointRelaxation (red-black cells, every
-// even axis halved, the coarsest level solved by its dense inverse) and
-// solver/line_multigrid.cu's LineRelaxation (zebra vertical lines, x and y halved, the
-// coarsest level smoothed). An operator provides (S its precision):
-//
-//   Options, Work (its arrays on each level), name (its fields' prefix), fills_after_correction
-//     (x's ghosts filled after a V-cycle's coarse correction is added, before post-smoothing);
-//   shapes(n): the levels' shapes, finest first; levels_on_the_ranks(fine, opt): how many stay
-//     cut over the ranks; on_host(backend, shape, l, opt): whether level l runs on the host;
-//   add_level(L), add_gathered(whole, alone), add_coarsest(C, homogeneous): their arrays, at
-//     construction (nothing allocates inside a captured graph);
-//   relax(L, self, colour): one colour of the smoother; restrict_residual(F, C, out): b - A x
-//     restricted (fused); restrict_rhs(fine, coarse, ...): a right-hand side restricted (FMG,
-//     and the gathered level's residual); prolong(fine, coarse, ..., e, x): x += P e;
-//     residual(F, r): r = b - A x; solve_coarsest(C, x_zero);
-//   level_bytes(array, cells, coarsest), gathered_bytes(whole): its arrays' bytes (memory
-//     estimates); and for the fine level in the fields' precision (solver/multigrid/driver.hpp)
-//     singular, rhs_norm, residual_norm, defect_into, remove_mean.
+// device levels, the device part of each cycle replayed as CUDA graphs. The operators:
+// PointRelaxation (solver/multigrid.cu: red-black cells, every even axis halved, the coarsest
+// level solved by its dense inverse) and LineRelaxation (solver/line_multigrid.cu: zebra
+// vertical lines, x and y halved, the coarsest level smoothed). An operator supplies:
+//   shapes(n), coarsest_on_the_ranks, on_host(...): how it coarsens, where levels run;
+//   add_level(L, coarsest), add_gathered(whole, alone): its arrays (Work), at construction;
+//   relax(L, self, colour): one colour of its smoother; restrict_residual(F, C, out),
+//     restrict_rhs(...), prolong(...), residual(F, r), solve_coarsest(C, x_zero);
+//   fills_after_correction: x's ghosts filled after a V-cycle's coarse correction;
+//   level_bytes, gathered_bytes: its arrays' bytes (add_hierarchy_bytes below);
+//   singular, rhs_norm, residual_norm, defect_into, remove_mean: the fine level in the
+//     fields' precision (solver/multigrid/driver_impl.hpp).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -74,8 +68,23 @@ void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_ze
   fill_ghosts(x, bc, g);
 }
 
+// How many levels, finest first, stay cut over the ranks of a grid cut over several: the
+// finest, then each coarser one whose blocks halve within their rank into blocks of at least
+// agglomerate_below cells along each cut axis; the coarsest only where the operator solves
+// it on the ranks. The levels below are gathered onto rank 0 (agglomeration). Every level
+// on one rank.
+template <class Op>
+int levels_on_the_ranks(const Grid& fine, const typename Op::Options& opt) {
+  const auto shapes = Op::shapes(fine.global_n());
+  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
+  if (shapes.size() < 2 && !Op::coarsest_on_the_ranks)
+    throw std::logic_error("multigrid: a grid cut over ranks that does not coarsen");
+  const int most = int(shapes.size()) - (Op::coarsest_on_the_ranks ? 0 : 1);
+  return fine.decomposition->levels_within_ranks(shapes, opt.agglomerate_below, most);
+}
+
 // The levels of one precision and the cycles over them. On a grid cut over ranks the first
-// levels (Op::levels_on_the_ranks) are the ranks' blocks, with the pressure's conditions
+// levels (levels_on_the_ranks) are the ranks' blocks, with the pressure's conditions
 // exchanging halos across the cuts; the residual of the last of them is gathered onto rank 0,
 // which cycles the coarser levels as a hierarchy of the whole grid (tail_: its own host
 // levels and graphs) and scatters the correction back.
@@ -90,7 +99,7 @@ class Hierarchy {
   Hierarchy(const Backend& backend, const Grid& fine, const FieldBC& bc, const Options& opt, bool own_level0)
       : backend_(backend), bc_(bc), hom_(bc.homogeneous()), opt_(opt), op_(opt) {
     const auto shapes = Op::shapes(fine.global_n());
-    const int kept = Op::levels_on_the_ranks(fine, opt);
+    const int kept = levels_on_the_ranks<Op>(fine, opt);
     const std::string name = Op::name;
     gathers_ = kept < int(shapes.size());
     for (int l = 0; l < kept; ++l) {
@@ -124,7 +133,7 @@ class Hierarchy {
         L->x_mirror = zeros(levels_.back()->backend, L->grid, name + " x mirror");
         L->b_mirror = zeros(levels_.back()->backend, L->grid, name + " b mirror");
       }
-      op_.add_level(*L);
+      op_.add_level(*L, l + 1 == int(shapes.size()));
       levels_.push_back(std::move(L));
     }
     first_host_ = int(levels_.size());
@@ -133,10 +142,7 @@ class Hierarchy {
         first_host_ = l;
         break;
       }
-    if (!gathers_) {
-      op_.add_coarsest(*levels_.back(), hom_);
-      return;
-    }
+    if (!gathers_) return;
     gathered_ = GatheredLevel<S>(backend_, levels_.back()->grid, name);
     for (int a = 0; a < 3; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
     if (!gathered_.on_root()) return;
@@ -170,12 +176,8 @@ class Hierarchy {
     const int L = levels() - 1;  // the coarsest level here (on the ranks, when they gather)
     for (int l = 0; l < L; ++l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
-      if (C.mirrored) {
-        op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, C.b_mirror);
-        C.b->copy_from(C.b_mirror);
-      } else {
-        op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, *C.b);
-      }
+      op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, C.mirrored ? C.b_mirror : *C.b);
+      if (C.mirrored) C.b->copy_from(C.b_mirror);
     }
     if (gathers_) {  // the levels below, gathered: their FMG, then a V-cycle here
       gather_to_tail(*levels_[L]->b, false);
@@ -190,12 +192,8 @@ class Hierarchy {
     for (int l = L - 1; l >= 0; --l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       fill(*F.x, 0);
-      if (C.mirrored) {
-        C.x_mirror.copy_from(*C.x);
-        op_.prolong(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
-      } else {
-        op_.prolong(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
-      }
+      if (C.mirrored) C.x_mirror.copy_from(*C.x);
+      op_.prolong(F.grid, C.grid, F.backend, C.halved, C.mirrored ? C.x_mirror : *C.x, *F.x);
       vcycle_from(l);
     }
   }
@@ -265,13 +263,11 @@ class Hierarchy {
     for (int l = from; l < to; ++l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       smooth_level(F, opt_.pre_sweeps, cleared(l, from));
-      if (C.mirrored) {
-        op_.restrict_residual(F, C, C.b_mirror);
+      op_.restrict_residual(F, C, C.mirrored ? C.b_mirror : *C.b);
+      if (C.mirrored)
         copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.b->bytes());
-      } else {
-        op_.restrict_residual(F, C, *C.b);
+      else
         fill(*C.x, 0);
-      }
     }
   }
 
@@ -283,12 +279,8 @@ class Hierarchy {
   void up(int from, int to) {
     for (int l = from - 1; l >= to; --l) {
       Level &F = *levels_[l], &C = *levels_[l + 1];
-      if (C.mirrored) {
-        copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.x->bytes());
-        op_.prolong(F.grid, C.grid, F.backend, C.halved, C.x_mirror, *F.x);
-      } else {
-        op_.prolong(F.grid, C.grid, F.backend, C.halved, *C.x, *F.x);
-      }
+      if (C.mirrored) copy_bytes_async(C.x_mirror.data(), F.backend, C.x->data(), C.backend, C.x->bytes());
+      op_.prolong(F.grid, C.grid, F.backend, C.halved, C.mirrored ? C.x_mirror : *C.x, *F.x);
       if (Op::fills_after_correction) fill_ghosts(*F.x, F.bc, F.grid);
       smooth_level(F, opt_.post_sweeps, false);
     }
@@ -337,7 +329,7 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const typenam
                          bool own_level0, double& on_backend, double& on_host) {
   using S = typename Op::value_type;
   const auto shapes = Op::shapes(fine.global_n());
-  const int kept = Op::levels_on_the_ranks(fine, opt);
+  const int kept = levels_on_the_ranks<Op>(fine, opt);
   const bool gathers = kept < int(shapes.size());
   std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
   bool previous_on_host = false;
