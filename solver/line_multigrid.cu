@@ -162,6 +162,11 @@ class LineRelaxation {
   // x's ghosts filled after each coarse correction, before the smoother fills those it reads.
   static constexpr bool fills_after_correction = true;
   static constexpr bool coarsest_on_the_ranks = true;  // smoothed, its halos exchanged
+  // Traffic: a zebra sweep reads x and b and writes and reads back c' and d' and writes x. Its
+  // model counts the last level on the ranks as the coarsest (nothing for levels gathered).
+  static constexpr int sweep_arrays = 7;
+  static constexpr bool counts_gathered_levels = false;
+  double coarsest_bytes(double array, const Grid&) const { return opt_.coarsest_sweeps * sweep_arrays * array; }
 
   static std::vector<std::array<int, 3>> shapes(const std::array<int, 3>& n) { return line_multigrid_levels(n); }
   static bool on_host(const Backend&, const std::array<int, 3>&, std::size_t, const Options&) { return false; }
@@ -175,32 +180,29 @@ class LineRelaxation {
   void add_level(Level& L, bool) {
     if (L.bc.periodic(2) && L.grid.layout.n[2] > 1)
       throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
-    L.work.c = Field<S>(L.backend, L.grid.layout, Stagger::centre, "line mg c'");
-    L.work.d = Field<S>(L.backend, L.grid.layout, Stagger::centre, "line mg d'");
-    fill(L.work.c, 0);
-    fill(L.work.d, 0);
+    L.work.c = zeroed<S>(L.backend, L.grid, "line mg c'");
+    L.work.d = zeroed<S>(L.backend, L.grid, "line mg d'");
   }
   void add_gathered(const Grid& whole, const Backend& alone) {
     whole.template z_view<S>(alone);  // the restriction reads the whole level's z tables
-    zero_ = Field<S>(alone, whole.layout, Stagger::centre, "line mg zero");
-    fill(zero_, 0);
+    zero_ = zeroed<S>(alone, whole, "line mg zero");
   }
 
   void relax(Level& L, const GhostSelf<S>& self, int colour) const {
     relax_lines(L.grid, L.backend, *L.x, *L.b, L.work.c, L.work.d, self, colour, S(opt_.omega), opt_.shift);
   }
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
-    restrict_line_residual_to(F.grid, C.grid, F.backend, C.halved, *F.x, *F.b, out, opt_.shift);
+    restrict_line_residual_to(F.grid, C.grid, F.backend, C.halved.data(), *F.x, *F.b, out, opt_.shift);
   }
   // Only below the gathered level (the line multigrid has no FMG): restricted as the fused
   // kernel restricts b - L x, here with x = 0.
-  void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& b,
-                    Field<S>& out) const {
-    restrict_line_residual_to(fine, coarse, be, halved, zero_, b, out, opt_.shift);
+  void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+                    const Field<S>& b, Field<S>& out) const {
+    restrict_line_residual_to(fine, coarse, be, halved.data(), zero_, b, out, opt_.shift);
   }
   // x += the coarse correction e, interpolated bilinearly in x and y.
-  void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
-               Field<S>& x) const {
+  void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+               const Field<S>& e, Field<S>& x) const {
     const View<const S> ev = e.cview();
     const View<S> xv = x.view();
     const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
@@ -326,26 +328,7 @@ template LineSolveStart start_line_solve<float>(const Grid&, const FieldBC&, dou
 
 template <class R>
 double LineMultigrid<R>::bytes_per_cycle() const {
-  // Per level of N cells (values of sizeof(R)): a zebra sweep reads x and b and writes and
-  // reads back c' and d' and writes x (7 N); the restriction reads x and b and writes N/4 (or
-  // N/2); the prolongation reads the coarse x and updates x (2 N and the coarse); the coarse
-  // x is zeroed. The finest's residual check reads x and b.
-  const Hierarchy<LineRelaxation<R>>& H = *this->direct_;
-  const LineMultigridOptions& opt = this->opt_;
-  double values = 0;
-  for (int l = 0; l < H.levels(); ++l) {
-    const double N = double(H.level(l).grid.layout.cells());
-    const bool coarsest = l + 1 == H.levels();
-    const int sweeps = coarsest ? opt.coarsest_sweeps : opt.pre_sweeps + opt.post_sweeps;
-    values += 7 * N * sweeps;
-    if (!coarsest) {
-      const double Nc = double(H.level(l + 1).grid.layout.cells());
-      values += 2 * N + Nc;      // restriction
-      values += 2 * N + 2 * Nc;  // zeroing and reading the coarse x, updating x
-    }
-  }
-  values += 2 * double(this->grid_.layout.cells());
-  return values * sizeof(R);
+  return this->direct_->vcycle_bytes(0) + 2 * double(this->grid_.layout.cells()) * sizeof(R);  // + the check
 }
 
 template <class R>

@@ -70,6 +70,15 @@ class PointRelaxation {
   static constexpr const char* name = "mg";
   static constexpr bool fills_after_correction = false;
   static constexpr bool coarsest_on_the_ranks = false;  // solved whole, directly
+  // Traffic: a sweep is two colour passes; colours alternate along x, so each pass moves
+  // whole sectors of x (read and written) and of b although it updates half the cells. The
+  // coarsest level: its residual (x, b, r) and the dense mat-vec.
+  static constexpr int sweep_arrays = 6;
+  static constexpr bool counts_gathered_levels = true;
+  static double coarsest_bytes(double array, const Grid& g) {
+    const double N = double(g.layout.cells());
+    return 3 * array + N * N * sizeof(S);
+  }
 
   static std::vector<std::array<int, 3>> shapes(const std::array<int, 3>& n) { return multigrid_levels(n); }
   // Whether level l runs on the host: a coarse level of a GPU run with at most
@@ -92,8 +101,7 @@ class PointRelaxation {
 
   void add_level(const Level& L, bool coarsest) {
     if (!coarsest) return;
-    r_ = Field<S>(L.backend, L.grid.layout, Stagger::centre, "mg r");
-    fill(r_, 0);
+    r_ = zeroed<S>(L.backend, L.grid, "mg r");
     const CoarseOperator op(L.grid, L.bc.homogeneous());
     std::vector<S> m(op.inverse().begin(), op.inverse().end());
     backend_ = L.backend;
@@ -119,8 +127,8 @@ class PointRelaxation {
     }, "multigrid restrict residual");
   }
 
-  void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& b,
-                    Field<S>& out) const {
+  void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+                    const Field<S>& b, Field<S>& out) const {
     const View<const S> bv = b.cview();
     const View<S> ov = out.view();
     const std::ptrdiff_t sf0 = 1, sf1 = fine.layout.sy, sf2 = fine.layout.sz;
@@ -133,8 +141,8 @@ class PointRelaxation {
     }, "multigrid restrict rhs");
   }
 
-  void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[3], const Field<S>& e,
-               Field<S>& x) const {
+  void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+               const Field<S>& e, Field<S>& x) const {
     const View<const S> ev = e.cview();
     const View<S> xv = x.view();
     const std::ptrdiff_t sc0 = 1, sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
@@ -219,45 +227,6 @@ class PointRelaxation {
 };
 
 
-namespace {
-
-// Traffic model: arrays of one level counted once per pass that reads or writes them.
-template <class S>
-double vcycle_bytes(const Hierarchy<PointRelaxation<S>>& H, const MultigridOptions& opt, int l0) {
-  const auto array_bytes = [&](int l) { return double(H.level(l).grid.layout.cells()) * sizeof(S); };
-  double bytes = 0;
-  for (int l = l0; l + 1 < H.levels(); ++l) {
-    const double F = array_bytes(l), C = array_bytes(l + 1);
-    // A sweep is two colour passes; colours alternate along x, so each pass moves whole
-    // sectors of x (read and written) and of b although it updates half the cells: 6F.
-    bytes += (opt.pre_sweeps + opt.post_sweeps) * 6 * F
-             + 2 * F + C                                    // residual-restriction: read x, b; write coarse b
-             + C                                            // zero the coarse x
-             + C + 2 * F;                                   // prolongation: read coarse x, read+write x
-  }
-  if (H.gathers()) {  // the last level here: its sweeps, residual, gather, correction added
-    const double F = array_bytes(H.levels() - 1);
-    const double tail = H.tail() ? 2 * double(H.gathered().whole_grid().layout.cells()) * sizeof(S) +
-                                       vcycle_bytes(*H.tail(), opt, 0)
-                                 : 0;
-    return bytes + (opt.pre_sweeps + opt.post_sweeps) * 6 * F + 3 * F + F + 3 * F + tail;
-  }
-  const double N = double(H.level(H.levels() - 1).grid.layout.cells());
-  return bytes + 3 * array_bytes(H.levels() - 1) + N * N * sizeof(S);
-}
-
-template <class S>
-double fmg_bytes(const Hierarchy<PointRelaxation<S>>& H, const MultigridOptions& opt) {
-  const auto array_bytes = [&](int l) { return double(H.level(l).grid.layout.cells()) * sizeof(S); };
-  double bytes = 0;
-  for (int l = 0; l + 1 < H.levels(); ++l) bytes += array_bytes(l) + array_bytes(l + 1);  // restrict b
-  for (int l = H.levels() - 2; l >= 0; --l)
-    bytes += array_bytes(l) + array_bytes(l + 1) + 2 * array_bytes(l) + vcycle_bytes(H, opt, l);
-  return bytes;
-}
-
-}  // namespace
-
 template <class R>
 Multigrid<R>::Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt)
     : Driver(backend, fine, bc, opt) {
@@ -272,7 +241,8 @@ std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& 
                                                                  const MultigridOptions& opt) {
   std::vector<LevelPlan> out;
   const auto shapes = multigrid_levels(n);
-  for (std::size_t l = 0; l < shapes.size(); ++l) out.push_back({shapes[l], PointRelaxation<R>::on_host(backend, shapes[l], l, opt)});
+  for (std::size_t l = 0; l < shapes.size(); ++l)
+    out.push_back({shapes[l], PointRelaxation<R>::on_host(backend, shapes[l], l, opt)});
   return out;
 }
 
@@ -298,17 +268,17 @@ std::pair<double, double> Multigrid<R>::estimate_memory(const Backend& backend, 
 template <class R>
 double Multigrid<R>::bytes_per_cycle() const {
   const double cells = double(this->grid_.layout.cells());
-  if (this->direct_) return vcycle_bytes(*this->direct_, this->opt_, 0) + 2 * cells * sizeof(R);  // + residual norm
+  if (this->direct_) return this->direct_->vcycle_bytes(0) + 2 * cells * sizeof(R);  // + residual norm
   // defect in R stored as float, its norm, the correction added to x
-  return vcycle_bytes(*this->cheap_, this->opt_, 0) + cells * (2 * sizeof(R) + 4) + cells * 4 +
+  return this->cheap_->vcycle_bytes(0) + cells * (2 * sizeof(R) + 4) + cells * 4 +
          cells * (2 * sizeof(R) + 4);
 }
 
 template <class R>
 double Multigrid<R>::bytes_fmg() const {
   const double cells = double(this->grid_.layout.cells());
-  if (this->direct_) return fmg_bytes(*this->direct_, this->opt_) + cells * 3 * sizeof(R) * 2 + 2 * cells * sizeof(R);
-  return fmg_bytes(*this->cheap_, this->opt_) - vcycle_bytes(*this->cheap_, this->opt_, 0) + bytes_per_cycle();
+  if (this->direct_) return this->direct_->fmg_bytes() + cells * 3 * sizeof(R) * 2 + 2 * cells * sizeof(R);
+  return this->cheap_->fmg_bytes() - this->cheap_->vcycle_bytes(0) + bytes_per_cycle();
 }
 
 // Moved from the step's traffic model (solver/flow_simulation.cpp): an FMG start replaces
@@ -318,8 +288,8 @@ double Multigrid<R>::bytes_per_solve(const SolveStats& s) const {
   const double cells = double(this->grid_.layout.cells()), means = mean_removal_arrays * cells * sizeof(R);
   if (!s.checked) {  // solve_passes: the cycles without their checks, the defect before each (mixed)
     const double defect = cells * (2 * sizeof(R) + 4);
-    if (this->direct_) return s.cycles * vcycle_bytes(*this->direct_, this->opt_, 0) + means;
-    return s.cycles * (vcycle_bytes(*this->cheap_, this->opt_, 0) + defect + defect) + means;
+    if (this->direct_) return s.cycles * this->direct_->vcycle_bytes(0) + means;
+    return s.cycles * (this->cheap_->vcycle_bytes(0) + defect + defect) + means;
   }
   const int v_cycles = s.cycles - (s.fmg ? 1 : 0);
   return (s.fmg ? bytes_fmg() : 0) + (v_cycles + (s.fmg ? 0 : 1)) * bytes_per_cycle() + means;

@@ -10,7 +10,8 @@
 //   relax(L, self, colour): one colour of its smoother; restrict_residual(F, C, out),
 //     restrict_rhs(...), prolong(...), residual(F, r), solve_coarsest(C, x_zero);
 //   fills_after_correction: x's ghosts filled after a V-cycle's coarse correction;
-//   level_bytes, gathered_bytes: its arrays' bytes (add_hierarchy_bytes below);
+//   level_bytes, gathered_bytes: its arrays' bytes (add_hierarchy_bytes below); sweep_arrays,
+//     coarsest_bytes, counts_gathered_levels: its traffic (vcycle_bytes);
 //   singular, rhs_norm, residual_norm, defect_into, remove_mean: the fine level in the
 //     fields' precision (solver/multigrid/driver_impl.hpp).
 #pragma once
@@ -42,13 +43,28 @@ struct MultigridLevel {
   Field<S> x_own, b_own;
   Field<S>* x = nullptr;
   Field<S>* b = nullptr;
-  int halved[3] = {0, 0, 0};  // axes halved from the finer level to this one
+  std::array<int, 3> halved{};  // axes halved from the finer level to this one
   // When this level lives on the host below a device level: mirrors of x and b on the
   // device, so that restriction and prolongation run where the fine data is.
   Field<S> x_mirror, b_mirror;
   bool mirrored = false;
   Work work;  // the operator's arrays on this level
 };
+
+// A field on `g` zeroed, ghosts included.
+template <class S>
+Field<S> zeroed(const Backend& backend, const Grid& g, const std::string& name) {
+  Field<S> f(backend, g.layout, Stagger::centre, name);
+  fill(f, 0);
+  return f;
+}
+
+// The axes halved from level l - 1 to level l of these shapes.
+inline std::array<int, 3> halved_axes(const std::vector<std::array<int, 3>>& shapes, int l) {
+  std::array<int, 3> h{};
+  for (int a = 0; a < 3; ++a) h[a] = shapes[l][a] != shapes[l - 1][a];
+  return h;
+}
 
 // `sweeps` sweeps of both colours of a smoother, relax(self, colour) relaxing one (red-black
 // cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts (walls folded
@@ -102,20 +118,21 @@ class Hierarchy {
     const int kept = levels_on_the_ranks<Op>(fine, opt);
     const std::string name = Op::name;
     gathers_ = kept < int(shapes.size());
+    first_host_ = kept;
     for (int l = 0; l < kept; ++l) {
       auto L = std::make_unique<Level>();
       if (l == 0) {
         L->grid = fine;
       } else {
         const Grid& above = levels_.back()->grid;
-        std::array<int, 3> halved{};
-        for (int a = 0; a < 3; ++a) halved[a] = L->halved[a] = shapes[l][a] != shapes[l - 1][a];
+        L->halved = halved_axes(shapes, l);
         std::unique_ptr<Decomposition> block;
-        if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
+        if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(L->halved));
         L->grid = fine.level(shapes[l], sizeof(S), block.get());
       }
       // Levels cut over ranks stay on the ranks' backend (their halos are exchanged there).
       const bool host = !gathers_ && Op::on_host(backend, shapes[l], l, opt);
+      if (host && l < first_host_) first_host_ = l;
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
       // The level's z tables on both backends now: a ghost fill inside a captured graph
@@ -123,28 +140,22 @@ class Hierarchy {
       L->grid.template z_view<S>(L->backend);
       L->grid.template z_view<S>(backend);
       if (l > 0 || own_level0) {
-        L->x_own = zeros(L->backend, L->grid, name + " x");
-        L->b_own = zeros(L->backend, L->grid, name + " b");
+        L->x_own = zeroed<S>(L->backend, L->grid, name + " x");
+        L->b_own = zeroed<S>(L->backend, L->grid, name + " b");
         L->x = &L->x_own;
         L->b = &L->b_own;
       }
       L->mirrored = l > 0 && L->backend != levels_.back()->backend;
       if (L->mirrored) {
-        L->x_mirror = zeros(levels_.back()->backend, L->grid, name + " x mirror");
-        L->b_mirror = zeros(levels_.back()->backend, L->grid, name + " b mirror");
+        L->x_mirror = zeroed<S>(levels_.back()->backend, L->grid, name + " x mirror");
+        L->b_mirror = zeroed<S>(levels_.back()->backend, L->grid, name + " b mirror");
       }
       op_.add_level(*L, l + 1 == int(shapes.size()));
       levels_.push_back(std::move(L));
     }
-    first_host_ = int(levels_.size());
-    for (int l = 0; l < int(levels_.size()); ++l)
-      if (levels_[l]->backend != backend_) {
-        first_host_ = l;
-        break;
-      }
     if (!gathers_) return;
     gathered_ = GatheredLevel<S>(backend_, levels_.back()->grid, name);
-    for (int a = 0; a < 3; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
+    tail_halved_ = halved_axes(shapes, kept);
     if (!gathered_.on_root()) return;
     const Backend alone = backend_.with_ranks(Communicator::self());
     op_.add_gathered(gathered_.whole_grid(), alone);
@@ -162,11 +173,29 @@ class Hierarchy {
   Field<S>& b0() { return *levels_[0]->b; }
   int levels() const { return int(levels_.size()); }
   const Level& level(int l) const { return *levels_[l]; }
-  // Under several ranks: whether levels are gathered below the last one here, that level
-  // gathered, and on rank 0 the hierarchy of the gathered levels (the traffic model's).
-  bool gathers() const { return gathers_; }
-  const GatheredLevel<S>& gathered() const { return gathered_; }
-  const Hierarchy* tail() const { return tail_.get(); }
+
+  // Traffic model, in bytes, each array of a level counted once per pass that reads or writes
+  // it: a V-cycle from level l0, and an FMG start.
+  double vcycle_bytes(int l0) const {
+    const int sweeps = opt_.pre_sweeps + opt_.post_sweeps;
+    double bytes = 0;
+    for (int l = l0; l + 1 < levels(); ++l)  // sweeps, residual-restriction (x, b; the coarse b),
+      // zeroing the coarse x, prolongation (the coarse x; x read and written)
+      bytes += sweeps * Op::sweep_arrays * array_bytes(l) + 4 * array_bytes(l) + 3 * array_bytes(l + 1);
+    const double F = array_bytes(levels() - 1);
+    if (!gathers_ || !Op::counts_gathered_levels) return bytes + op_.coarsest_bytes(F, levels_.back()->grid);
+    // The last level here: its sweeps, residual, gather and correction added; rank 0's whole
+    // level and the levels gathered.
+    const double whole = double(gathered_.whole_grid().layout.cells()) * sizeof(S);
+    return bytes + sweeps * Op::sweep_arrays * F + 3 * F + F + 3 * F + (tail_ ? 2 * whole + tail_->vcycle_bytes(0) : 0);
+  }
+  double fmg_bytes() const {
+    double bytes = 0;
+    for (int l = 0; l + 1 < levels(); ++l) bytes += array_bytes(l) + array_bytes(l + 1);  // restrict b
+    for (int l = levels() - 2; l >= 0; --l)
+      bytes += array_bytes(l) + array_bytes(l + 1) + 2 * array_bytes(l) + vcycle_bytes(l);
+    return bytes;
+  }
 
   void vcycle() { vcycle_from(0); }
 
@@ -199,11 +228,7 @@ class Hierarchy {
   }
 
  private:
-  static Field<S> zeros(const Backend& backend, const Grid& g, const std::string& name) {
-    Field<S> f(backend, g.layout, Stagger::centre, name);
-    fill(f, 0);
-    return f;
-  }
+  double array_bytes(int l) const { return double(levels_[l]->grid.layout.cells()) * sizeof(S); }
 
   std::uintptr_t key(int segment, int l0) const {
     const auto x = reinterpret_cast<std::uintptr_t>(levels_[0]->x->data());
@@ -212,7 +237,8 @@ class Hierarchy {
   }
 
   void smooth_level(Level& L, int sweeps, bool x_zero) {
-    smooth(L.grid, *L.x, L.bc, sweeps, x_zero, [&](const GhostSelf<S>& self, int colour) { op_.relax(L, self, colour); });
+    smooth(L.grid, *L.x, L.bc, sweeps, x_zero,
+           [&](const GhostSelf<S>& self, int colour) { op_.relax(L, self, colour); });
   }
 
   void vcycle_from(int l0) {
@@ -235,12 +261,9 @@ class Hierarchy {
       });
       return;
     }
-    if (!backend_.is_cuda() || l0 >= first_host_) {
-      down(l0, L);
-      op_.solve_coarsest(*levels_[L], cleared(L, l0));
-      up(L, l0);
-    } else if (first_host_ > L) {  // every level on the device: one graph
-      graphs_.run(backend_, graphs, key(0, l0), [&] {
+    // One graph where every level is on the device; the levels plainly on the CPU or below a host level.
+    if (!backend_.is_cuda() || l0 >= first_host_ || first_host_ > L) {
+      graphs_.run(backend_, graphs && l0 < first_host_, key(0, l0), [&] {
         down(l0, L);
         op_.solve_coarsest(*levels_[L], cleared(L, l0));
         up(L, l0);
@@ -314,7 +337,7 @@ class Hierarchy {
   std::vector<std::unique_ptr<Level>> levels_;
   bool gathers_ = false;
   GatheredLevel<S> gathered_;
-  int tail_halved_[3] = {0, 0, 0};
+  std::array<int, 3> tail_halved_{};
   std::unique_ptr<Hierarchy> tail_;
   int first_host_ = 0;
   CapturedWork graphs_{true};  // halo exchanges, no reductions: captured under ranks too (NCCL)
@@ -331,14 +354,10 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const typenam
   const auto shapes = Op::shapes(fine.global_n());
   const int kept = levels_on_the_ranks<Op>(fine, opt);
   const bool gathers = kept < int(shapes.size());
-  std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
+  auto block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
   bool previous_on_host = false;
   for (int l = 0; l < kept; ++l) {
-    if (l > 0 && block) {
-      std::array<int, 3> halved{};
-      for (int a = 0; a < 3; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
-      *block = block->coarsened(halved);
-    }
+    if (l > 0 && block) *block = block->coarsened(halved_axes(shapes, l));
     const bool host = !gathers && Op::on_host(backend, shapes[l], l, opt);
     const std::size_t elem = l == 0 ? elem0 : sizeof(S);
     const Layout layout = Layout::make(block ? block->n : shapes[l], fine.layout.ghost, elem);
