@@ -245,11 +245,6 @@ class LineRelaxation {
 };
 
 template <class R>
-int LineMultigrid<R>::levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt) {
-  return bouss::levels_on_the_ranks<LineRelaxation<R>>(fine, opt);
-}
-
-template <class R>
 double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt) {
   double bytes = 0, on_host = 0;
   if (value_bytes == sizeof(float))

@@ -9,13 +9,13 @@
 // The coarsest level keeps at least two columns along each horizontal axis that has more
 // than one cell (so every line's system is nonsingular, walls or not) and is solved by
 // `coarsest_sweeps` zebra sweeps, not by a dense inverse. Axes that cannot be halved further
-// (odd sizes) stop coarsening there, as the point multigrid's do.
+// (odd sizes) stop coarsening there, as the point multigrid's do. The driver is the point
+// multigrid's (solver/multigrid/driver.hpp) with another level operator, LineRelaxation
+// (solver/line_multigrid.cu).
 #pragma once
 
 #include <array>
-#include <cstdint>
-#include <memory>
-#include <utility>
+#include <cstddef>
 #include <vector>
 
 #include "grid/boundary.hpp"
@@ -119,9 +119,6 @@ class LineMultigrid final : public MultigridDriver<LineRelaxation, LineMultigrid
   // Bytes it allocates on the backend for a grid laid out as `fine` (this rank's: a block's
   // levels, and on rank 0 the levels gathered below them).
   static double estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt = {});
-  // How many of its levels, finest first, stay cut over the ranks of a grid cut over several
-  // (the rest gathered onto rank 0); all of them on a whole grid.
-  static int levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt);
 };
 
 }  // namespace bouss

@@ -1,10 +1,8 @@
 // Compiled as CUDA when the build has it (see CMakeLists.txt).
 #include "solver/multigrid.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <stdexcept>
+#include <vector>
 
 #include "grid/captured_work.hpp"
 #include "grid/coarsening.hpp"
@@ -244,11 +242,6 @@ std::vector<typename Multigrid<R>::LevelPlan> Multigrid<R>::plan(const Backend& 
   for (std::size_t l = 0; l < shapes.size(); ++l)
     out.push_back({shapes[l], PointRelaxation<R>::on_host(backend, shapes[l], l, opt)});
   return out;
-}
-
-template <class R>
-int Multigrid<R>::levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt) {
-  return bouss::levels_on_the_ranks<PointRelaxation<R>>(fine, opt);
 }
 
 template <class R>

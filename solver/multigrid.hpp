@@ -14,10 +14,12 @@
 // Multigrid<R> solves for fields of the run's precision R. In a double run the V-cycles can
 // run in a cheaper precision (float) inside defect correction in double, converging to the
 // same tolerance (mixed_precision); in a single run they are float, like everything else.
+// The levels, cycles and solve are the multigrid driver's (solver/multigrid/driver.hpp);
+// the red-black smoother, the transfers and the coarsest solve its level operator's,
+// PointRelaxation (solver/multigrid.cu).
 #pragma once
 
 #include <array>
-#include <memory>
 #include <utility>
 #include <vector>
 
@@ -85,9 +87,6 @@ class Multigrid final : public MultigridDriver<PointRelaxation, MultigridOptions
     bool on_host;
   };
   static std::vector<LevelPlan> plan(const Backend& backend, const std::array<int, 3>& n, const MultigridOptions& opt);
-  // How many of them, finest first, stay cut over the ranks of a grid cut over several (the
-  // rest gathered onto rank 0); all of them on a whole grid.
-  static int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt);
   // Whether those levels and options allow solve_passes: no FMG, no host level in a GPU run.
   static bool fixed_passes_possible(const Backend& backend, const MultigridOptions& opt,
                                     const std::vector<LevelPlan>& levels);

@@ -31,6 +31,10 @@ class MultigridDriver : public PressureSolver<R> {
   SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
 
+  // How many of its levels, finest first, stay cut over the ranks of a grid cut over several
+  // (the rest gathered onto rank 0); all of them on a whole grid.
+  static int levels_on_the_ranks(const Grid& fine, const Options& opt);
+
  protected:
   // Cycles in a precision cheaper than R: a double run with mixed_precision.
   static bool cheaper_cycles(const Options& o) { return sizeof(R) > sizeof(float) && o.mixed_precision; }

@@ -22,6 +22,11 @@ template <template <class> class Op, class Options, class R>
 MultigridDriver<Op, Options, R>::~MultigridDriver() = default;
 
 template <template <class> class Op, class Options, class R>
+int MultigridDriver<Op, Options, R>::levels_on_the_ranks(const Grid& fine, const Options& opt) {
+  return bouss::levels_on_the_ranks<Op<R>>(fine, opt);
+}
+
+template <template <class> class Op, class Options, class R>
 double MultigridDriver<Op, Options, R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
   return Op<R>::residual_norm(grid_, backend_, opt_, x, b);
 }
