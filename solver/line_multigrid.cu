@@ -152,11 +152,11 @@ void restrict_line_residual_to(const Grid& fine, const Grid& coarse, const Backe
 template <class S>
 class LineRelaxation {
  public:
+  struct Work {
+    Field<S> c, d;  // the Thomas sweep's c' and d' on each level
+  };
   using value_type = S;
   using Options = LineMultigridOptions;
-  struct Work {
-    Field<S> c, d;  // the Thomas sweep's c' and d'
-  };
   using Level = MultigridLevel<S, Work>;
   static constexpr const char* name = "line mg";
   // x's ghosts filled after each coarse correction, before the smoother fills those it reads.

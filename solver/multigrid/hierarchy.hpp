@@ -35,6 +35,7 @@
 
 namespace bouss {
 
+// One level: its grid (this rank's block under several ranks), where it runs, its x and b.
 template <class S, class Work>
 struct MultigridLevel {
   Grid grid;
