@@ -79,8 +79,8 @@ def step_ms(n, p, solver):
     solve_comm = 0.0
     if solver == "multigrid" and p > 1:
         # The finest level on the blocks, and each coarser one whose blocks keep at least
-        # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid/multigrid.cu), then the rest
-        # gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
+        # AGGLOMERATE_BELOW cells along each cut axis (solver/multigrid/hierarchy.hpp), then
+        # the rest gathered onto one GPU (its levels' time COARSE_MS, its gather alpha log P).
         lx, ly, lz = nx, ny, nz
         exchanges = SWEEP_EXCHANGES
         while True:

@@ -1,8 +1,8 @@
 // The last level of a multigrid kept on the ranks' blocks, and the same level whole on rank
 // 0, below which rank 0 cycles the coarser levels alone (pressure.agglomerate_below): the
-// residual gathered there, the correction scattered back and added. Both multigrids use it
-// (solver/multigrid/multigrid.cu, solver/multigrid/line_multigrid.cu); the restriction to and the prolongation
-// from the gathered levels are each solver's own. The messages go by grid/gather.hpp
+// residual gathered there, the correction scattered back and added. The multigrid driver's
+// hierarchy uses it (solver/multigrid/hierarchy.hpp); the restriction to and the prolongation
+// from the gathered levels are its level operator's. The messages go by grid/gather.hpp
 // (NCCL from device memory where the run has it).
 #pragma once
 

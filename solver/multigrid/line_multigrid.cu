@@ -4,12 +4,14 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line/line_kernels.hpp"
+#include "solver/multigrid/driver_impl.hpp"
 #include "solver/volume_mean.hpp"
 
 namespace bouss {
@@ -25,20 +27,6 @@ std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& 
   }
   return shapes;
 }
-
-template <class R>
-struct LineMultigrid<R>::Level {
-  Grid grid;
-  FieldBC bc;  // the problem's on level 0, homogeneous below
-  GhostSelf<R> self;
-  // A periodic horizontal axis of odd length, or a face cut between ranks: ghosts filled
-  // before each colour (sweeps_read_ghosts).
-  bool fills = false;
-  int halved[2] = {0, 0};  // from the level above
-  Field<R> x_own, b_own, c, d;
-  Field<R>* x = nullptr;
-  Field<R>* b = nullptr;
-};
 
 namespace {
 
@@ -157,216 +145,115 @@ void restrict_line_residual_to(const Grid& fine, const Grid& coarse, const Backe
   }, "line multigrid restrict residual");
 }
 
-// x += the coarse correction e, interpolated bilinearly in x and y.
-template <class R>
-void prolong_lines_add(const Grid& fine, const Grid& coarse, const Backend& be, const int halved[2], const Field<R>& e,
-                       Field<R>& x) {
-  const View<const R> ev = e.cview();
-  const View<R> xv = x.view();
-  const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
-  const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
-  const int c0 = halved[0], c1 = halved[1];
-  for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const int c[3] = {c0, c1, 0};
-    const std::ptrdiff_t sc[3] = {1, sc1, sc2};
-    xv[i + j * sy + k * sz] += prolong_trilinear<R>(ev, i, j, k, sc, c);
-  }, "line multigrid prolong");
-}
-
 }  // namespace
 
-namespace {
-// How many line-multigrid levels stay cut over the ranks (every one when the grid is whole).
-int line_levels_on_the_ranks(const Grid& fine, int agglomerate_below) {
-  const auto shapes = line_multigrid_levels(fine.global_n());
-  if (!fine.decomposition || fine.decomposition->ranks() == 1) return int(shapes.size());
-  return fine.decomposition->levels_within_ranks(shapes, agglomerate_below, int(shapes.size()));
-}
-}  // namespace
+// The line multigrid's level operator (solver/multigrid/hierarchy.hpp has the contract):
+// zebra vertical lines, x and y halved, the coarsest level smoothed (coarsest_sweeps).
+template <class S>
+class LineRelaxation {
+ public:
+  struct Work {
+    Field<S> c, d;  // the Thomas sweep's c' and d' on each level
+  };
+  using value_type = S;
+  using Options = LineMultigridOptions;
+  using Level = MultigridLevel<S, Work>;
+  static constexpr const char* name = "line mg";
+  // x's ghosts filled after each coarse correction, before the smoother fills those it reads.
+  static constexpr bool fills_after_correction = true;
+  static constexpr bool coarsest_on_the_ranks = true;  // smoothed, its halos exchanged
+  // Traffic: a zebra sweep reads x and b and writes and reads back c' and d' and writes x. Its
+  // model counts the last level on the ranks as the coarsest (nothing for levels gathered).
+  static constexpr int sweep_arrays = 7;
+  static constexpr bool counts_gathered_levels = false;
+  double coarsest_bytes(double array, const Grid&) const { return opt_.coarsest_sweeps * sweep_arrays * array; }
 
-template <class R>
-int LineMultigrid<R>::levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt) {
-  return line_levels_on_the_ranks(fine, opt.agglomerate_below);
-}
+  static std::vector<std::array<int, 3>> shapes(const std::array<int, 3>& n) { return line_multigrid_levels(n); }
+  static bool on_host(const Backend&, const std::array<int, 3>&, std::size_t, const Options&) { return false; }
+  // c' and d' on every level; on rank 0 the x = 0 the gathered level's restriction reads,
+  // and that level's z tables (a grid of its own).
+  static double level_bytes(double array, double, bool) { return 2 * array; }
+  static double gathered_bytes(const Layout& whole) { return double(whole.size) * sizeof(S) + z_table_bytes(whole); }
 
-template <class R>
-LineMultigrid<R>::LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt)
-    : backend_(backend), grid_(fine), bc_(bc), opt_(opt) {
-  if (bc.periodic(2) && fine.layout.n[2] > 1)
-    throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
-  const auto shapes = line_multigrid_levels(fine.global_n());
-  const int kept = line_levels_on_the_ranks(fine, opt.agglomerate_below);
-  gathers_ = kept < int(shapes.size());
-  for (int l = 0; l < kept; ++l) {
-    auto L = std::make_unique<Level>();
-    if (l == 0) {
-      L->grid = fine;
-    } else {
-      std::array<int, 3> halved{};
-      for (int a = 0; a < 2; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
-      const Grid& above = levels_.back()->grid;
-      std::unique_ptr<Decomposition> block;
-      if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(halved));
-      L->grid = fine.level(shapes[l], sizeof(R), block.get());
-    }
-    L->grid.template z_view<R>(backend);  // the tables before any launch (or capture) needs them
-    L->grid.template z_view<double>(backend);
-    L->bc = l == 0 ? bc : bc.homogeneous();
-    L->self = ghost_self<R>(L->bc, L->grid);
-    L->fills = sweeps_read_ghosts(L->self);
-    if (l > 0) {
-      for (int a = 0; a < 2; ++a) L->halved[a] = shapes[l][a] != shapes[l - 1][a];
-      L->x_own = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg x");
-      L->b_own = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg b");
-      fill(L->x_own, 0);
-      fill(L->b_own, 0);
-      L->x = &L->x_own;
-      L->b = &L->b_own;
-    }
-    L->c = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg c'");
-    L->d = Field<R>(backend, L->grid.layout, Stagger::centre, "line mg d'");
-    fill(L->c, 0);
-    fill(L->d, 0);
-    levels_.push_back(std::move(L));
+  explicit LineRelaxation(const Options& opt) : opt_(opt) {}
+
+  void add_level(Level& L, bool) {
+    if (L.bc.periodic(2) && L.grid.layout.n[2] > 1)
+      throw std::invalid_argument("line multigrid: the vertical lines need walls at z_lo and z_hi, not a periodic z");
+    L.work.c = zeroed<S>(L.backend, L.grid, "line mg c'");
+    L.work.d = zeroed<S>(L.backend, L.grid, "line mg d'");
   }
-  if (gathers_) {
-    gathered_ = GatheredLevel<R>(backend, levels_.back()->grid, "line mg");
-    for (int a = 0; a < 2; ++a) tail_halved_[a] = shapes[kept][a] != shapes[kept - 1][a];
-    if (gathered_.on_root()) {
-      const Backend alone = backend.with_ranks(Communicator::self());
-      const Grid& whole_grid = gathered_.whole_grid();
-      whole_grid.template z_view<R>(alone);  // the restriction reads the whole level's z tables
-      whole_zero_ = Field<R>(alone, whole_grid.layout, Stagger::centre, "line mg zero");
-      fill(whole_zero_, 0);
-      const Grid tail = fine.level(shapes[kept], sizeof(R));
-      tail_ = std::make_unique<LineMultigrid<R>>(alone, tail, bc.homogeneous().whole(), opt);
-      tail_x_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered x");
-      tail_b_ = Field<R>(alone, tail.layout, Stagger::centre, "line mg gathered b");
-      fill(tail_x_, 0);
-      fill(tail_b_, 0);
-    }
+  void add_gathered(const Grid& whole, const Backend& alone) {
+    whole.template z_view<S>(alone);  // the restriction reads the whole level's z tables
+    zero_ = zeroed<S>(alone, whole, "line mg zero");
   }
-}
 
-template <class R>
-LineMultigrid<R>::~LineMultigrid() = default;
+  void relax(Level& L, const GhostSelf<S>& self, int colour) const {
+    relax_lines(L.grid, L.backend, *L.x, *L.b, L.work.c, L.work.d, self, colour, S(opt_.omega), opt_.shift);
+  }
+  void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
+    restrict_line_residual_to(F.grid, C.grid, F.backend, C.halved.data(), *F.x, *F.b, out, opt_.shift);
+  }
+  // Only below the gathered level (the line multigrid has no FMG): restricted as the fused
+  // kernel restricts b - L x, here with x = 0.
+  void restrict_rhs(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+                    const Field<S>& b, Field<S>& out) const {
+    restrict_line_residual_to(fine, coarse, be, halved.data(), zero_, b, out, opt_.shift);
+  }
+  // x += the coarse correction e, interpolated bilinearly in x and y.
+  void prolong(const Grid& fine, const Grid& coarse, const Backend& be, const std::array<int, 3>& halved,
+               const Field<S>& e, Field<S>& x) const {
+    const View<const S> ev = e.cview();
+    const View<S> xv = x.view();
+    const std::ptrdiff_t sc1 = coarse.layout.sy, sc2 = coarse.layout.sz;
+    const std::ptrdiff_t sy = fine.layout.sy, sz = fine.layout.sz;
+    const int c0 = halved[0], c1 = halved[1];
+    for_each(be, fine.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const int c[3] = {c0, c1, 0};
+      const std::ptrdiff_t sc[3] = {1, sc1, sc2};
+      xv[i + j * sy + k * sz] += prolong_trilinear<S>(ev, i, j, k, sc, c);
+    }, "line multigrid prolong");
+  }
+  void residual(const Level& F, Field<S>& r) const {
+    line_residual_into(F.grid, F.backend, opt_.shift, *F.x, *F.b, nullptr, r);
+  }
+  void solve_coarsest(Level& C, bool x_zero) const {
+    smooth(C.grid, *C.x, C.bc, opt_.coarsest_sweeps, x_zero,
+           [&](const GhostSelf<S>& self, int colour) { relax(C, self, colour); });
+  }
+
+  // The fine level in the fields' precision: volume means, the line operator with its shift.
+  static bool singular(const FieldBC& bc, const Options& opt) { return bc.singular() && opt.shift == 0; }
+  static double rhs_norm(const Grid& g, bool singular, Field<S>& b) {
+    if (singular) remove_volume_mean(g, b);
+    return max_abs(b, g.layout.interior(Stagger::centre));
+  }
+  static double residual_norm(const Grid& g, const Backend& backend, const Options& opt, const Field<S>& x,
+                              const Field<S>& b) {
+    return line_residual_norm(g, backend, opt.shift, x, b);
+  }
+  template <class T>
+  static void defect_into(const Grid& g, const Options& opt, const Field<S>& x, const Field<S>& b, Field<T>& out) {
+    if constexpr (std::is_same_v<T, S>) line_residual_into(g, x.backend(), opt.shift, x, b, nullptr, out);
+    else throw std::logic_error("line multigrid: no cycles in another precision");
+  }
+  static void remove_mean(const Grid& g, Field<S>& x) { remove_volume_mean(g, x); }
+
+ private:
+  Options opt_;
+  Field<S> zero_;
+};
 
 template <class R>
 double LineMultigrid<R>::estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt) {
-  double bytes = 0;
-  const auto shapes = line_multigrid_levels(fine.global_n());
-  const int kept = line_levels_on_the_ranks(fine, opt.agglomerate_below);
-  std::unique_ptr<Decomposition> block = fine.decomposition ? std::make_unique<Decomposition>(*fine.decomposition) : nullptr;
-  for (int l = 0; l < kept; ++l) {
-    if (l > 0 && block) {
-      std::array<int, 3> halved{};
-      for (int a = 0; a < 2; ++a) halved[a] = shapes[l][a] != shapes[l - 1][a];
-      *block = block->coarsened(halved);
-    }
-    const Layout L = Layout::make(block ? block->n : shapes[l], fine.layout.ghost, value_bytes);
-    bytes += (l == 0 ? 2 : 4) * double(L.size) * value_bytes;  // c', d' (and x, b below the finest)
-    if (l > 0) bytes += z_table_bytes(L);                    // level 0 shares the fine grid's tables
-    if (l + 1 == kept && kept < int(shapes.size())) {
-      bytes += double(L.size) * value_bytes;  // the residual and correction gathered
-      if (!fine.decomposition || fine.decomposition->rank == 0) {  // rank 0: the whole level, the gathered levels
-        bytes += 2 * double(Layout::make(shapes[l], fine.layout.ghost, value_bytes).size) * value_bytes;
-        const Grid tail = fine.level(shapes[l + 1], value_bytes);
-        bytes += estimate_memory(tail, value_bytes, opt) + 2 * double(tail.layout.size) * value_bytes;
-        // The z tables of the whole level and of the tail's first level: grids of their own.
-        bytes += z_table_bytes(Layout::make(shapes[l], fine.layout.ghost, value_bytes)) + z_table_bytes(tail.layout);
-      }
-    }
-  }
+  double bytes = 0, on_host = 0;
+  if (value_bytes == sizeof(float))
+    add_hierarchy_bytes<LineRelaxation<float>>(Backend::cpu(), fine, opt, value_bytes, false, bytes, on_host);
+  else
+    add_hierarchy_bytes<LineRelaxation<double>>(Backend::cpu(), fine, opt, value_bytes, false, bytes, on_host);
   return bytes;
 }
 
-template <class R>
-void LineMultigrid<R>::attach(Field<R>& x, Field<R>& b) {
-  levels_[0]->x = &x;
-  levels_[0]->b = &b;
-}
-
-template <class R>
-void LineMultigrid<R>::smooth(int l, int sweeps, bool x_zero) {
-  Level& L = *levels_[std::size_t(l)];
-  for (int s = 0; s < sweeps; ++s)
-    for (int colour = 0; colour < 2; ++colour) {
-      if (L.fills && !(x_zero && s == 0 && colour == 0)) fill_ghosts(*L.x, L.bc, L.grid);
-      relax_lines(L.grid, backend_, *L.x, *L.b, L.c, L.d, L.self, colour, R(opt_.omega), opt_.shift);
-    }
-  fill_ghosts(*L.x, L.bc, L.grid);
-}
-
-template <class R>
-void LineMultigrid<R>::vcycle_on(Field<R>& x, Field<R>& b) {
-  attach(x, b);
-  vcycle();
-}
-
-template <class R>
-std::uintptr_t LineMultigrid<R>::key(int segment) const {
-  const auto x = reinterpret_cast<std::uintptr_t>(levels_[0]->x->data());
-  const auto b = reinterpret_cast<std::uintptr_t>(levels_[0]->b->data());
-  return (x * 1000003u) ^ (b * 7919u) ^ (std::uintptr_t(segment) << 60);
-}
-
-// Below the finest, a level's x arrives cleared (down() fills it with 0).
-template <class R>
-void LineMultigrid<R>::down(int to) {
-  for (int l = 0; l < to; ++l) {
-    Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
-    smooth(l, opt_.pre_sweeps, l > 0);
-    restrict_line_residual_to(F.grid, C.grid, backend_, C.halved, *F.x, *F.b, *C.b, opt_.shift);
-    fill(*C.x, 0);
-  }
-}
-
-template <class R>
-void LineMultigrid<R>::up(int from) {
-  for (int l = from - 1; l >= 0; --l) {
-    Level &F = *levels_[std::size_t(l)], &C = *levels_[std::size_t(l) + 1];
-    prolong_lines_add(F.grid, C.grid, backend_, C.halved, *C.x, *F.x);
-    fill_ghosts(*F.x, F.bc, F.grid);
-    smooth(l, opt_.post_sweeps);
-  }
-}
-
-template <class R>
-void LineMultigrid<R>::vcycle() {
-  const int L = levels() - 1;
-  const bool graphs = opt_.cuda_graphs && backend_.is_cuda();
-  if (!gathers_) {  // one graph
-    graphs_.run(backend_, graphs, key(0), [&] {
-      down(L);
-      smooth(L, opt_.coarsest_sweeps, L > 0);
-      up(L);
-    });
-    return;
-  }
-  // The levels below gathered onto rank 0 (collective).
-  Level& F = *levels_[std::size_t(L)];
-  graphs_.run(backend_, graphs, key(1), [&] {
-    down(L);
-    smooth(L, opt_.pre_sweeps, L > 0);
-    line_residual_into(F.grid, backend_, opt_.shift, *F.x, *F.b, nullptr, gathered_.boundary());
-  });
-  gathered_.gather(gathered_.boundary());
-  if (tail_) {  // restricted as the fused kernel restricts b - L x: here b = r, x = 0
-    Field<R>& whole = gathered_.whole();
-    restrict_line_residual_to(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, whole_zero_, whole,
-                              tail_b_, opt_.shift);
-    fill(tail_x_, 0);
-    tail_->vcycle_on(tail_x_, tail_b_);
-    fill(whole, 0);
-    prolong_lines_add(gathered_.whole_grid(), tail_->grid_, whole.backend(), tail_halved_, tail_x_, whole);
-  }
-  gathered_.scatter_add(*F.x);
-  graphs_.run(backend_, graphs, key(2), [&] {
-    fill_ghosts(*F.x, F.bc, F.grid);
-    smooth(L, opt_.post_sweeps);
-    up(L);
-  });
-}
 
 namespace {
 // Both maxima at once, NaN propagating as MaxOp's.
@@ -426,8 +313,7 @@ template <class R>
 LineSolveStart start_line_solve(const Grid& g, const FieldBC& bc, double shift, Field<R>& x, Field<R>& b) {
   LineSolveStart s;
   s.singular = bc.singular() && shift == 0;
-  if (s.singular) remove_volume_mean(g, b);
-  s.bnorm = max_abs(b, g.layout.interior(Stagger::centre));
+  s.bnorm = LineRelaxation<R>::rhs_norm(g, s.singular, b);
   s.constant = s.bnorm == 0 && s.singular;
   if (s.constant) fill(x, 0);
   return s;
@@ -436,61 +322,18 @@ template LineSolveStart start_line_solve<double>(const Grid&, const FieldBC&, do
 template LineSolveStart start_line_solve<float>(const Grid&, const FieldBC&, double, Field<float>&, Field<float>&);
 
 template <class R>
-double LineMultigrid<R>::residual_norm(const Field<R>& x, const Field<R>& b) const {
-  return line_residual_norm(grid_, backend_, opt_.shift, x, b);
-}
-
-template <class R>
-SolveStats LineMultigrid<R>::solve(Field<R>& x, Field<R>& b, double tolerance) {
-  const LineSolveStart start = start_line_solve(grid_, bc_, opt_.shift, x, b);
-  if (start.constant) return SolveMonitor::constant_solution();
-  const bool singular = start.singular;
-  SolveStats stats;
-  SolveMonitor monitor(stats, start.bnorm, tolerance);
-  fill_ghosts(x, bc_, grid_);
-  attach(x, b);
-  monitor.record(residual_norm(x, b));
-  while (monitor.above_target() && stats.cycles < opt_.max_cycles) {
-    vcycle();
-    ++stats.cycles;
-    if (!monitor.record(residual_norm(x, b))) break;
-  }
-  if (singular) {
-    remove_volume_mean(grid_, x);
-    fill_ghosts(x, bc_, grid_);
-  }
-  monitor.finish();
-  return stats;
-}
-
-template <class R>
 double LineMultigrid<R>::bytes_per_cycle() const {
-  // Per level of N cells (values of sizeof(R)): a zebra sweep reads x and b and writes and
-  // reads back c' and d' and writes x (7 N); the restriction reads x and b and writes N/4 (or
-  // N/2); the prolongation reads the coarse x and updates x (2 N and the coarse); the coarse
-  // x is zeroed. The finest's residual check reads x and b.
-  double values = 0;
-  for (int l = 0; l < levels(); ++l) {
-    const double N = double(levels_[std::size_t(l)]->grid.layout.cells());
-    const bool coarsest = l + 1 == levels();
-    const int sweeps = coarsest ? opt_.coarsest_sweeps : opt_.pre_sweeps + opt_.post_sweeps;
-    values += 7 * N * sweeps;
-    if (!coarsest) {
-      const double Nc = double(levels_[std::size_t(l) + 1]->grid.layout.cells());
-      values += 2 * N + Nc;      // restriction
-      values += 2 * N + 2 * Nc;  // zeroing and reading the coarse x, updating x
-    }
-  }
-  values += 2 * double(grid_.layout.cells());
-  return values * sizeof(R);
+  return this->direct_->vcycle_bytes(0) + 2 * double(this->grid_.layout.cells()) * sizeof(R);  // + the check
 }
 
 template <class R>
 double LineMultigrid<R>::bytes_per_solve(const SolveStats& s) const {
   // + the first check and the means
-  return s.cycles * bytes_per_cycle() + (2 + mean_removal_arrays) * double(grid_.layout.cells()) * sizeof(R);
+  return s.cycles * bytes_per_cycle() + (2 + mean_removal_arrays) * double(this->grid_.layout.cells()) * sizeof(R);
 }
 
+template class MultigridDriver<LineRelaxation, LineMultigridOptions, double>;
+template class MultigridDriver<LineRelaxation, LineMultigridOptions, float>;
 template class LineMultigrid<double>;
 template class LineMultigrid<float>;
 

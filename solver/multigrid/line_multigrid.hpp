@@ -9,21 +9,20 @@
 // The coarsest level keeps at least two columns along each horizontal axis that has more
 // than one cell (so every line's system is nonsingular, walls or not) and is solved by
 // `coarsest_sweeps` zebra sweeps, not by a dense inverse. Axes that cannot be halved further
-// (odd sizes) stop coarsening there, as the point multigrid's do.
+// (odd sizes) stop coarsening there, as the point multigrid's do. The driver is the point
+// multigrid's (solver/multigrid/driver.hpp) with another level operator, LineRelaxation
+// (solver/multigrid/line_multigrid.cu).
 #pragma once
 
 #include <array>
-#include <cstdint>
-#include <memory>
-#include <utility>
+#include <cstddef>
 #include <vector>
 
 #include "grid/boundary.hpp"
-#include "grid/captured_work.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
-#include "solver/multigrid/gathered_level.hpp"
 #include "solver/line/line_kernels.hpp"
+#include "solver/multigrid/driver.hpp"
 #include "solver/registry.hpp"
 
 namespace bouss {
@@ -44,6 +43,9 @@ struct LineMultigridOptions {
   // Solves lap x - shift x = b (the model problem of tools/elliptic_bench.cpp; nonsingular for
   // shift > 0, so no mean is removed); 0 for the pressure equation.
   double shift = 0;
+  // The driver's options (solver/multigrid/driver.hpp) that the line multigrid does not take:
+  // no FMG start, no cycles in another precision.
+  static constexpr bool fmg = false, mixed_precision = false;
 };
 
 // The stencil of the line operator on `grid` (solver/line/line_kernels.hpp), its z tables on
@@ -98,16 +100,17 @@ void line_residual_into(const Grid& g, const Backend& backend, double shift, con
 // The horizontal shapes of the levels, finest first (z as given).
 std::vector<std::array<int, 3>> line_multigrid_levels(const std::array<int, 3>& n);
 
-template <class R>
-class LineMultigrid final : public PressureSolver<R> {
- public:
-  LineMultigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, LineMultigridOptions opt = {});
-  ~LineMultigrid() override;
+template <class S>
+class LineRelaxation;  // the level operator (solver/multigrid/line_multigrid.cu)
 
-  // solver/pressure_solver.hpp's contract; the iterations are V-cycles. On a stretched grid
-  // the means removed are volume means (the singular problem's compatibility condition).
-  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
-  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+template <class R>
+class LineMultigrid final : public MultigridDriver<LineRelaxation, LineMultigridOptions, R> {
+ public:
+  using MultigridDriver<LineRelaxation, LineMultigridOptions, R>::MultigridDriver;
+
+  // solver/pressure_solver.hpp's contract, from the driver; the iterations are V-cycles. On a
+  // stretched grid the means removed are volume means (the singular problem's compatibility
+  // condition).
   double bytes_per_solve(const SolveStats& s) const override;
 
   // Bytes one V-cycle moves (each array counted once per pass that reads or writes it), with
@@ -116,43 +119,6 @@ class LineMultigrid final : public PressureSolver<R> {
   // Bytes it allocates on the backend for a grid laid out as `fine` (this rank's: a block's
   // levels, and on rank 0 the levels gathered below them).
   static double estimate_memory(const Grid& fine, std::size_t value_bytes, const LineMultigridOptions& opt = {});
-  // How many of its levels, finest first, stay cut over the ranks of a grid cut over several
-  // (the rest gathered onto rank 0); all of them on a whole grid.
-  static int levels_on_the_ranks(const Grid& fine, const LineMultigridOptions& opt);
-  // One V-cycle of lap x = b on this grid from its finest level, x and b the caller's (the
-  // levels gathered onto rank 0 below a block's).
-  void vcycle_on(Field<R>& x, Field<R>& b);
-
- private:
-  // `sweeps` zebra sweeps on level l (x's ghosts filled on return). `x_zero`: level l's x is
-  // zero, ghosts included (a coarse correction just cleared), so the first sweep needs no
-  // ghost fill (under ranks, one exchange fewer).
-  void smooth(int l, int sweeps, bool x_zero = false);
-  // One V-cycle from the finest level: down(to) smooths and restricts from level 0 to level
-  // `to`, up(from) prolongs and smooths from level `from` back to level 0.
-  void vcycle();
-  void down(int to);
-  void up(int from);
-  std::uintptr_t key(int segment) const;
-  int levels() const { return int(levels_.size()); }
-  struct Level;
-  Backend backend_;
-  Grid grid_;
-  FieldBC bc_;
-  LineMultigridOptions opt_;
-  std::vector<std::unique_ptr<Level>> levels_;
-  void attach(Field<R>& x, Field<R>& b);
-  // Under several ranks, where levels are gathered below the last one here (as
-  // solver/multigrid/multigrid.cu's hierarchy does): that level gathered (solver/multigrid/gathered_level.hpp),
-  // and on rank 0 the x = 0 its restriction reads (whole_zero_), the gathered levels (tail_)
-  // and their x and b.
-  bool gathers_ = false;
-  GatheredLevel<R> gathered_;
-  // Halo exchanges, no host reductions: captured under ranks too where messages go by NCCL.
-  CapturedWork graphs_{true};
-  Field<R> whole_zero_, tail_x_, tail_b_;
-  int tail_halved_[2] = {0, 0};
-  std::unique_ptr<LineMultigrid<R>> tail_;
 };
 
 }  // namespace bouss

@@ -14,16 +14,19 @@
 // Multigrid<R> solves for fields of the run's precision R. In a double run the V-cycles can
 // run in a cheaper precision (float) inside defect correction in double, converging to the
 // same tolerance (mixed_precision); in a single run they are float, like everything else.
+// The levels, cycles and solve are the multigrid driver's (solver/multigrid/driver.hpp);
+// the red-black smoother, the transfers and the coarsest solve its level operator's,
+// PointRelaxation (solver/multigrid/multigrid.cu).
 #pragma once
 
 #include <array>
-#include <memory>
 #include <utility>
 #include <vector>
 
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
+#include "solver/multigrid/driver.hpp"
 #include "solver/registry.hpp"
 
 namespace bouss {
@@ -62,17 +65,14 @@ MultigridOptions multigrid_options(const SolverSettings& s, const Backend& backe
 std::string levels_on_the_ranks_text(int cut, int levels, int agglomerate_below);
 
 template <class S>
-class MultigridHierarchy;
+class PointRelaxation;  // the level operator (solver/multigrid/multigrid.cu)
 
 template <class R>
-class Multigrid final : public PressureSolver<R> {
+class Multigrid final : public MultigridDriver<PointRelaxation, MultigridOptions, R> {
  public:
   Multigrid(const Backend& backend, const Grid& fine, const FieldBC& bc, MultigridOptions opt = {});
   ~Multigrid() override;
 
-  // solver/pressure_solver.hpp's contract; the iterations are V-cycles.
-  SolveStats solve(Field<R>& x, Field<R>& b, double tolerance) override;
-  double residual_norm(const Field<R>& x, const Field<R>& b) const override;
   // The FMG start when it ran, the V-cycles and the convergence check before them.
   double bytes_per_solve(const SolveStats& s) const override;
   // V-cycles without residual checks (pressure.check_interval), where every level runs on
@@ -88,9 +88,6 @@ class Multigrid final : public PressureSolver<R> {
     bool on_host;
   };
   static std::vector<LevelPlan> plan(const Backend& backend, const std::array<int, 3>& n, const MultigridOptions& opt);
-  // How many of them, finest first, stay cut over the ranks of a grid cut over several (the
-  // rest gathered onto rank 0); all of them on a whole grid.
-  static int levels_on_the_ranks(const Grid& fine, const MultigridOptions& opt);
   // Whether those levels and options allow solve_passes: no FMG, no host level in a GPU run.
   static bool fixed_passes_possible(const Backend& backend, const MultigridOptions& opt,
                                     const std::vector<LevelPlan>& levels);
@@ -99,26 +96,13 @@ class Multigrid final : public PressureSolver<R> {
   static std::pair<double, double> estimate_memory(const Backend& backend, const Grid& fine,
                                                    const MultigridOptions& opt);
 
-  int levels() const;
-  const Grid& level_grid(int l) const;
-  bool level_on_host(int l) const;
-  const MultigridOptions& options() const { return opt_; }
   // Device-memory traffic model (each array counted once per pass), in bytes:
   // one V-cycle with its convergence check, and one FMG start.
   double bytes_per_cycle() const;
   double bytes_fmg() const;
 
  private:
-  Backend backend_;
-  Grid grid_;
-  FieldBC bc_;
-  MultigridOptions opt_;
-  // Cycles in a precision cheaper than R: a double run with mixed_precision.
-  static bool cheaper_cycles(const MultigridOptions& o) { return sizeof(R) > sizeof(float) && o.mixed_precision; }
-  std::unique_ptr<MultigridHierarchy<R>> direct_;     // cycles on x and b themselves
-  std::unique_ptr<MultigridHierarchy<float>> cheap_;  // cycles on the defect in float
-  Field<R> defect_, correction_;  // FMG on the defect in R
-  void correct_from_defect(Field<R>& x, bool fmg_start);
+  using Driver = MultigridDriver<PointRelaxation, MultigridOptions, R>;
   static constexpr int mean_slots = 4;  // b's sum, max and min, then x's sum (solve_passes)
   double* means_ = nullptr;             // on the backend
 };
