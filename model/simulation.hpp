@@ -3,7 +3,8 @@
 //
 //   1. tendencies G^n = advection + diffusion + buoyancy, for u, v, w and T;
 //   2. AB2 with variable-dt coefficients (forward Euler first): u* = u^n + dt(a G^n + b G^n-1);
-//   3. projection: lap(phi) = div(u*)/dt by multigrid, u^{n+1} = u* - dt grad(phi);
+//   3. projection: lap(phi) = div(u*)/dt by the case's pressure solver (model/pressure_plan.hpp),
+//      u^{n+1} = u* - dt grad(phi);
 //   4. ghost fills; the caller takes diagnostics and snapshots between steps.
 //
 // Every field stays on the backend for the whole run: no host loop over cells and no

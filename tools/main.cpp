@@ -13,6 +13,7 @@
 
 #include "io/build_info.hpp"
 #include "parallel/communicator.hpp"
+#include "solver/registry.hpp"
 #include "tools/commands.hpp"
 
 namespace {
@@ -124,14 +125,19 @@ int main(int argc, char** argv) {
                                        "(everywhere) or mixed (periodic x, y; Neumann z; the default)")
       ->check(CLI::IsMember({"periodic", "neumann", "mixed"}));
   bench_cmd->add_option("--tolerance", bench.tolerance, "poisson, elliptic: relative residual tolerance")->check(positive);
+  // The registry's solvers (solver/registry.hpp), with the bench's own: the tridiagonal
+  // methods, the CUDA libraries' baselines and mg/mg_mixed (the point multigrid with fp64 or
+  // fp32 cycles).
+  std::vector<std::string> bench_solvers = {"thomas", "pcr", "auto", "cusparse_gtsv", "cusparse_gtsv_interleaved",
+                                            "mg", "mg_mixed", "cufft3d", "csr_cg"};
+  for (const bouss::SolverType* t : bouss::solver_types()) bench_solvers.emplace_back(t->name());
   auto* solver_opt = bench_cmd->add_option("--solver", bench.solvers,
                                            "poisson, elliptic: thomas, pcr, auto, cusparse_gtsv, cusparse_gtsv_interleaved, "
                                            "line_pcg, line_multigrid, multigrid (mg), mg_mixed, fft (Fourier-tridiagonal), cufft3d "
                                            "(cuFFT, fully periodic), csr_cg (default: poisson mg, mg_mixed, fft, cufft3d, "
                                            "csr_cg; elliptic thomas, pcr, line_pcg, line_multigrid)")
                           ->delimiter(',')
-                          ->check(CLI::IsMember({"mg", "mg_mixed", "fft", "cufft3d", "csr_cg", "thomas", "pcr", "auto", "cusparse_gtsv",
-                                                 "cusparse_gtsv_interleaved", "line_pcg", "line_multigrid", "multigrid"}));
+                          ->check(CLI::IsMember(bench_solvers));
   bench_cmd->add_option("--repeats", bench.repeats, "poisson, elliptic: timed solves (median)")->check(positive);
   bench_cmd->add_option("--fmg", bench.fmg, "poisson, elliptic (multigrids): FMG start (true/false)");
   bench_cmd->add_option("--pre-sweeps", bench.pre_sweeps, "poisson, elliptic (multigrids): smoothing sweeps before restriction");
