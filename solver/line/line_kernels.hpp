@@ -8,7 +8,7 @@
 //   (L x)_k = (x_{i+1} - 2 x + x_{i-1}) / hx^2 + (same in y)
 //           + [ (x_{k+1} - x_k) / dzc_{k+1} - (x_k - x_{k-1}) / dzc_k ] / dz_k  - shift x
 // with dz_k the cell's thickness and dzc_k the distance between the centres across face k:
-// the divergence of the projection's gradient (physics/operators_kernels.hpp) exactly, for
+// the divergence of the projection's gradient (grid/difference_kernels.hpp) exactly, for
 // shift = 0 (the pressure equation). A shift > 0 is the model problem of papers 000/001,
 // -omega^2 (lap_h u + lambda^2 u_zz) + u = f divided by -omega^2 (shift = 1/omega^2, z
 // scaled by 1/lambda; tools/elliptic_bench.cpp).
@@ -17,6 +17,7 @@
 #include <cstddef>
 
 #include "grid/config.hpp"
+#include "grid/difference_kernels.hpp"
 #include "grid/view.hpp"
 #include "grid/z_tables.hpp"
 #include "solver/multigrid/multigrid_kernels.hpp"
@@ -36,9 +37,8 @@ struct LineStencil {
 template <class S, class VX>
 BOUSS_HD inline S line_laplacian(std::ptrdiff_t idx, int k, VX x, const LineStencil<S>& st) {
   const S c = x[idx];
-  const std::ptrdiff_t sz = st.s[2];
-  return (x[idx + st.s[0]] - 2 * c + x[idx - st.s[0]]) * st.rx2 + (x[idx + st.s[1]] - 2 * c + x[idx - st.s[1]]) * st.ry2 +
-         ((x[idx + sz] - c) * st.z.rdzc[k + 1] - (c - x[idx - sz]) * st.z.rdzc[k]) * st.z.rdz[k] - st.shift * c;
+  return horizontal_laplacian(idx, x, c, st.s[0], st.s[1], st.rx2, st.ry2) +
+         stretched_z_laplacian(idx, x, c, st.s[2], st.z.rdzc[k + 1], st.z.rdzc[k], st.z.rdz[k]) - st.shift * c;
 }
 
 // Average of the residuals b - L x of the children of one coarse cell, along the halved

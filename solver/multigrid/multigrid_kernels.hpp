@@ -5,6 +5,7 @@
 #include <cstddef>
 
 #include "grid/config.hpp"
+#include "grid/difference_kernels.hpp"
 #include "grid/view.hpp"
 
 namespace bouss {
@@ -17,12 +18,12 @@ struct LevelStencil {
   int n[3];
 };
 
+// The 7-point Laplacian of a level (uniform spacings; grid/difference_kernels.hpp).
 template <class S, class VX>
 BOUSS_HD inline S laplacian7(std::ptrdiff_t idx, VX x, const LevelStencil<S>& st) {
   const S c = x[idx];
-  return (x[idx + st.s[0]] - 2 * c + x[idx - st.s[0]]) * st.rd2[0] +
-         (x[idx + st.s[1]] - 2 * c + x[idx - st.s[1]]) * st.rd2[1] +
-         (x[idx + st.s[2]] - 2 * c + x[idx - st.s[2]]) * st.rd2[2];
+  return horizontal_laplacian(idx, x, c, st.s[0], st.s[1], st.rd2[0], st.rd2[1]) +
+         uniform_z_laplacian(idx, x, c, st.s[2], st.rd2[2]);
 }
 
 // How the update of a cell next to each face sees its neighbour across that face, so
