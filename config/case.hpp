@@ -148,10 +148,6 @@ struct OutputParams {
   }
 };
 
-// The names an output stream's "profiles" may hold (its "fields": output_field_names(),
-// config/fields.hpp).
-const std::vector<std::string>& profile_names();  // T_mean T_rms u_rms v_rms w_rms wT_mean
-
 // When and where checkpoints are written (everything the step needs to continue bit for
 // bit: see run/run.hpp). Files are STEM.checkpoint.<step>.nc.
 struct CheckpointParams {

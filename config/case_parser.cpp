@@ -1104,11 +1104,6 @@ Case validate_case(Validator& v, const json& root) {
 
 }  // namespace
 
-const std::vector<std::string>& profile_names() {
-  static const std::vector<std::string> names = {"T_mean", "T_rms", "u_rms", "v_rms", "w_rms", "wT_mean"};
-  return names;
-}
-
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides) {
   json root = parse_json(text, source);

@@ -63,4 +63,39 @@ const std::vector<std::string>& output_field_names() {
   return names;
 }
 
+const std::vector<ProfileInfo>& profile_table() {
+  // name, stagger, units, long_name
+  static const std::vector<ProfileInfo> table = {
+      {"T_mean", Stagger::centre, "K", "horizontal mean of temperature"},
+      {"T_rms", Stagger::centre, "K", "rms of temperature about its horizontal mean"},
+      {"u_rms", Stagger::centre, "m s-1", "horizontal rms of x velocity"},
+      {"v_rms", Stagger::centre, "m s-1", "horizontal rms of y velocity"},
+      {"w_rms", Stagger::face_z, "m s-1", "horizontal rms of z velocity"},
+      {"wT_mean", Stagger::face_z, "K m s-1", "horizontal mean of w T, the advective heat flux over rho c_p"},
+  };
+  return table;
+}
+
+const ProfileInfo* find_profile(const std::string& name) {
+  for (const ProfileInfo& p : profile_table())
+    if (name == p.name) return &p;
+  return nullptr;
+}
+
+const ProfileInfo& profile_named(const std::string& name) {
+  if (const ProfileInfo* p = find_profile(name)) return *p;
+  std::string known;
+  for (const ProfileInfo& p : profile_table()) known += (known.empty() ? "" : ", ") + std::string(p.name);
+  throw std::invalid_argument("unknown profile '" + name + "' (known: " + known + ")");
+}
+
+const std::vector<std::string>& profile_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const ProfileInfo& p : profile_table()) n.push_back(p.name);
+    return n;
+  }();
+  return names;
+}
+
 }  // namespace bouss

@@ -1,6 +1,7 @@
 // The flow's named arrays, one table: the fields an output stream may store and the arrays
 // a checkpoint stores (the step's state), with where each sits on the grid and the units
-// and long_name its netCDF variable carries.
+// and long_name its netCDF variable carries; beside it the table of the horizontally
+// averaged profiles an output stream may store.
 #pragma once
 
 #include <string>
@@ -35,5 +36,24 @@ const char* grid_location(Stagger s);
 
 // The names an output stream's "fields" may hold: T u v w p u_c v_c w_c.
 const std::vector<std::string>& output_field_names();
+
+// A horizontally averaged profile (physics/profiles.hpp computes it): one value on each of
+// the nz cell levels (Stagger::centre) or on each of the nz+1 z-faces (Stagger::face_z).
+struct ProfileInfo {
+  const char* name;
+  Stagger stagger;  // centre or face_z
+  const char* units;  // SI
+  const char* long_name;
+};
+
+// Every profile: T_mean T_rms u_rms v_rms w_rms wT_mean, in the order physics/profiles.cu
+// numbers them.
+const std::vector<ProfileInfo>& profile_table();
+// The profile of that name, or null.
+const ProfileInfo* find_profile(const std::string& name);
+// The profile of that name; throws std::invalid_argument (naming the known ones) for another.
+const ProfileInfo& profile_named(const std::string& name);
+// The names an output stream's "profiles" may hold, in the table's order.
+const std::vector<std::string>& profile_names();
 
 }  // namespace bouss

@@ -108,29 +108,6 @@ std::string utc_now_iso8601() {
 
 const char* axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
-// The horizontally averaged profiles (physics/profiles.hpp), on z (cells) or zf (faces).
-struct ProfileSpec {
-  const char* name;
-  bool faces;
-  const char* long_name;
-  const char* si_units;
-};
-
-constexpr ProfileSpec kProfileSpecs[] = {
-    {"T_mean", false, "horizontal mean of temperature", "K"},
-    {"T_rms", false, "rms of temperature about its horizontal mean", "K"},
-    {"u_rms", false, "horizontal rms of x velocity", "m s-1"},
-    {"v_rms", false, "horizontal rms of y velocity", "m s-1"},
-    {"w_rms", true, "horizontal rms of z velocity", "m s-1"},
-    {"wT_mean", true, "horizontal mean of w T, the advective heat flux over rho c_p", "K m s-1"},
-};
-
-const ProfileSpec* find_profile_spec(const std::string& name) {
-  for (const auto& s : kProfileSpecs)
-    if (name == s.name) return &s;
-  return nullptr;
-}
-
 // The record's own scalar; the series' variables are described by whoever writes them
 // (NetcdfWriter::describe_diagnostics); anything else gets long_name = key with '_' -> ' ' and units "1".
 const DiagnosticInfo kStepInfo{"step", "time step number", "1"};
@@ -567,7 +544,7 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
     if (std::count(stream.fields.begin(), stream.fields.end(), f) > 1) m.fail("output field '" + f + "' listed twice");
   }
   for (const auto& f : stream.profiles) {
-    if (!find_profile_spec(f)) m.fail("unknown profile '" + f + "'");
+    if (!find_profile(f)) m.fail("unknown profile '" + f + "'");
     if (std::count(stream.profiles.begin(), stream.profiles.end(), f) > 1) m.fail("profile '" + f + "' listed twice");
   }
   if (stream.fields.empty() && stream.profiles.empty()) m.fail("a stream with neither fields nor profiles");
@@ -742,14 +719,14 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   }
   // Profiles: double, one record per chunk.
   for (const auto& name : stream.profiles) {
-    const ProfileSpec& spec = *find_profile_spec(name);
-    const NcDim& zd = spec.faces ? face_dim[2] : centre_dim[2];
+    const ProfileInfo& spec = profile_named(name);
+    const NcDim& zd = spec.stagger == Stagger::face_z ? face_dim[2] : centre_dim[2];
     NcVar v = f.addVar(name, netCDF::ncDouble, std::vector<NcDim>{profile_dim, zd});
     std::vector<size_t> chunk{1, zd.getSize()};
     v.setChunking(NcVar::nc_CHUNKED, chunk);
     v.putAtt("long_name", spec.long_name);
-    put_units(v, spec.si_units);
-    v.putAtt("grid_location", spec.faces ? "z face" : "cell centre");
+    put_units(v, spec.units);
+    v.putAtt("grid_location", grid_location(spec.stagger));
     v.putAtt("cell_methods", "x: y: mean");
     set_compression(v);
     fields.emplace(name, Field{v, {1, 1, zd.getSize()}, true});

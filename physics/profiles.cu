@@ -14,19 +14,12 @@ namespace bouss {
 
 namespace {
 
-// The profiles in profile_names() order; the first four sit on the cell levels.
+// The profiles in profile_table() order (config/fields.hpp).
 enum ProfileKind { T_mean = 0, T_rms, u_rms, v_rms, w_rms, wT_mean, profile_kinds };
 
-int profile_kind(const std::string& name) {
-  const std::vector<std::string>& all = profile_names();
-  for (int p = 0; p < int(all.size()); ++p)
-    if (all[p] == name) return p;
-  std::string known;
-  for (const std::string& n : all) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown profile '" + name + "' (known: " + known + ")");
-}
+int profile_kind(const std::string& name) { return int(&profile_named(name) - profile_table().data()); }
 
-bool kind_on_faces(int kind) { return kind == w_rms || kind == wT_mean; }
+bool kind_on_faces(int kind) { return profile_table()[std::size_t(kind)].stagger == Stagger::face_z; }
 
 // The kinds of the named profiles, each once.
 std::vector<int> profile_kinds_of(const std::vector<std::string>& names) {
@@ -55,9 +48,10 @@ struct LevelSums {
   }
 };
 
-// Which profiles go where in dst: plan.kind[p] into dst[plan.offset[p] + k].
+// Which profiles go where in dst: plan.kind[p] into dst[plan.offset[p] + k], k < plan.levels[p].
 struct ProfilePlan {
   int kind[profile_kinds];
+  int levels[profile_kinds];
   std::ptrdiff_t offset[profile_kinds];
 };
 
@@ -83,8 +77,9 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
   std::ptrdiff_t offset = 0;
   for (std::size_t p = 0; p < kinds.size(); ++p) {
     plan.kind[p] = kinds[p];
+    plan.levels[p] = nz + (kind_on_faces(kinds[p]) ? 1 : 0);
     plan.offset[p] = offset;
-    offset += nz + (kind_on_faces(kinds[p]) ? 1 : 0);
+    offset += plan.levels[p];
   }
 
   // One pass: the six sums of every level, cells 0..nz-1 and z-faces 0..nz.
@@ -137,7 +132,7 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
   const double points = double(g.global_n()[0]) * double(g.global_n()[1]);  // every rank's levels together
   for_each(backend, Box{{0, 0, 0}, {int(kinds.size()), 1, nz + 1}}, [=] BOUSS_HD(int p, int, int k) {
     const int kind = plan.kind[p];
-    if (k == nz && kind != w_rms && kind != wT_mean) return;  // cell profiles have nz levels
+    if (k >= plan.levels[p]) return;  // cell profiles have nz levels
     const LevelSums s = sums[k];
     double value = 0;
     switch (kind) {

@@ -37,8 +37,8 @@
 namespace bouss {
 
 // The horizontally averaged profiles an output stream may write (docs/output.md) are
-// profile_names() of config/case.hpp: T_mean T_rms u_rms v_rms w_rms wT_mean, in that order.
-// True for w_rms and wT_mean (on the nz+1 z-faces); the others are on the nz cell levels.
+// profile_table() of config/fields.hpp: T_mean T_rms u_rms v_rms w_rms wT_mean, in that order.
+// True for those on the nz+1 z-faces (w_rms and wT_mean); the others are on the nz cell levels.
 // Throws std::invalid_argument for a name not in profile_names().
 bool profile_on_faces(const std::string& name);
 // Values of the named profiles together: nz or nz+1 each. Throws std::invalid_argument for
