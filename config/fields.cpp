@@ -32,11 +32,17 @@ const std::vector<FieldInfo>& field_table() {
   return table;
 }
 
-const FieldInfo* find_field(const std::string& name) {
-  for (const FieldInfo& f : field_table())
-    if (name == f.name) return &f;
+namespace {
+// The row of that name in a table of named rows, or null.
+template <class Info>
+const Info* find_in(const std::vector<Info>& table, const std::string& name) {
+  for (const Info& row : table)
+    if (name == row.name) return &row;
   return nullptr;
 }
+}  // namespace
+
+const FieldInfo* find_field(const std::string& name) { return find_in(field_table(), name); }
 
 const FieldInfo& field_named(const std::string& name) {
   if (const FieldInfo* f = find_field(name)) return *f;
@@ -76,11 +82,7 @@ const std::vector<ProfileInfo>& profile_table() {
   return table;
 }
 
-const ProfileInfo* find_profile(const std::string& name) {
-  for (const ProfileInfo& p : profile_table())
-    if (name == p.name) return &p;
-  return nullptr;
-}
+const ProfileInfo* find_profile(const std::string& name) { return find_in(profile_table(), name); }
 
 const ProfileInfo& profile_named(const std::string& name) {
   if (const ProfileInfo* p = find_profile(name)) return *p;
