@@ -54,10 +54,15 @@ Decomposition decompose(const Case& c, const Communicator& ranks) {
   }
 }
 
-Grid rank_grid(const Case& c, const Communicator& ranks) {
-  const Grid whole = make_grid(c, field_bytes(c));
+namespace {
+// This rank's block of the case's grid, laid out for elem_bytes values.
+Grid block_of(const Case& c, std::size_t elem_bytes, const Communicator& ranks) {
+  const Grid whole = make_grid(c, elem_bytes);
   return ranks.alone() ? whole : whole.part(decompose(c, ranks));
 }
+}  // namespace
+
+Grid rank_grid(const Case& c, const Communicator& ranks) { return block_of(c, field_bytes(c), ranks); }
 
 namespace {
 // The conditions on this rank's block.
@@ -90,9 +95,8 @@ SimulationMemory simulation_memory(const Case& c, const Backend& backend) {
 }
 
 Simulation::Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes)
-    : case_(c), pressure_(plan_pressure(c)), backend_(backend), grid_(rank_grid(c, backend.ranks())),
+    : case_(c), pressure_(plan_pressure(c)), backend_(backend), grid_(block_of(c, elem_bytes, backend.ranks())),
       bc_(rank_conditions(c, grid_)) {
-  (void)elem_bytes;
   coeffs_.nu = c.physics.nu;
   coeffs_.kappa = c.physics.kappa;
   coeffs_.b_T = c.physics.buoyancy;
