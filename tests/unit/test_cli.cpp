@@ -379,9 +379,19 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   const fs::path p = write_case("check.json", small_case("out.nc"));
   const Result r = run_bouss("check " + p.string() + " --backend cpu --set time.steps=7");
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* what : {"\"steps\": 7", "\"max_failures\": 3", "memory:", "first dt:",
-                           "pressure: Fourier-tridiagonal direct solve", "[auto: x and y periodic", "runs: 7 steps"})
-    EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  // The answer first, every line with its label, in this order; the case's JSON only with --json.
+  std::size_t at = 0;
+  for (const char* what : {"case: ", "backend: ", "memory: ", "first dt: ", "pressure: Fourier-tridiagonal direct solve",
+                           "[auto: x and y periodic", "runs: 7 steps", "output: ", "checkpoints: ", "paths: "}) {
+    const std::size_t found = r.out.find(what, at);
+    EXPECT_NE(found, std::string::npos) << what << " after offset " << at << " in " << r.out;
+    if (found != std::string::npos) at = found;
+  }
+  EXPECT_EQ(r.out.rfind("case: ", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.find("\"max_failures\""), std::string::npos) << r.out;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_NE(line.find(": "), std::string::npos) << "a line without its label: " << line;
   // The output plan with absolute paths (relative ones are the working folder's), and the
   // checkpoints' home even when none is scheduled.
   const std::string here = fs::current_path().string();
@@ -393,8 +403,11 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   for (const char* what : {"pressure: multigrid V(2,2)", "levels: 8x8x4"})
     EXPECT_NE(mg.out.find(what), std::string::npos) << what << " in " << mg.out;
   // --json prints the case alone, with every default, and it reads back as the same case.
-  const Result j = run_bouss("check " + p.string() + " --backend cpu --json");
+  const Result j = run_bouss("check " + p.string() + " --backend cpu --json --set time.steps=7");
   EXPECT_EQ(j.code, 0) << j.err;
+  for (const char* what : {"\"steps\": 7", "\"max_failures\": 3"})
+    EXPECT_NE(j.out.find(what), std::string::npos) << what << " in " << j.out;
+  EXPECT_EQ(j.out.find("memory: "), std::string::npos) << "--json prints the case alone";
   const fs::path again = write_case("check_again.json", j.out);
   const Result k = run_bouss("check " + again.string() + " --backend cpu --json");
   EXPECT_EQ(k.out, j.out);
