@@ -565,12 +565,16 @@ void Run::report_progress() {
   // The ETA from this run's own pace (a restarted run began part of the way through).
   const double elapsed = elapsed_seconds(), done = progress_fraction(*sim_) - first_fraction_,
                left = 1 - progress_fraction(*sim_);
+  // Every number with its label; the growth rate once two records define it.
   std::string extra;
-  if (sim_->has_plates()) extra = fmt::format("  Nu {:.4f} {:.4f} {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+  if (std::isfinite(series_.growth_rate())) extra = fmt::format("  sigma {:.4g}", series_.growth_rate());
+  if (sim_->has_plates())
+    extra += fmt::format("  Nu bottom {:.4f} top {:.4f} volume {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
   for (const auto& c : case_diagnostics_) extra += c->progress(*sim_);
-  spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | mg {}  max|div u| {:.1e}  KE {:.4e}  sigma {:.4g}{}",
-               sim_->steps_done(), sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * left / done : NAN),
-               sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, series_.growth_rate(), extra);
+  const PressurePlan& plan = sim_->pressure_plan();
+  spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | {} {} {}  max|div u| {:.1e}  KE {:.4e}{}", sim_->steps_done(),
+               sim_->time(), sim_->last_dt(), clock_text(done > 0 ? elapsed * left / done : NAN), plan.name(),
+               plan.type().iteration_unit(), sim_->last_solve().cycles, d.max_divergence, d.kinetic_energy, extra);
 }
 
 RunEnd Run::finish() {
@@ -592,6 +596,8 @@ RunEnd Run::finish() {
                    sim_->time());
     else
       spdlog::info("wrote {} ({} records, t = 0 .. {:.5g})", s->file(), records, sim_->time());
+    // ParaView opens the .nc itself with its CAM reader, which shows an empty grid.
+    if (!s->xdmf().empty()) spdlog::info("  for ParaView: open {} (the XDMF reader), not the .nc", s->xdmf());
     if (!s->superseded_partial.empty() && path_kind(s->superseded_partial) == PathKind::regular) {
       std::remove(s->superseded_partial.c_str());
       spdlog::info("removed {}, which the restarted output replaces", s->superseded_partial);

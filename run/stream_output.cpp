@@ -251,6 +251,7 @@ std::pair<long, long> StreamOutput::close() {
     const std::string xdmf = xdmf_path_for(stream_.file);
     try {
       IoThread::instance().call([&] { write_xdmf(stream_.file, xdmf); });
+      xdmf_ = xdmf;
     } catch (const std::exception& e) {
       spdlog::warn("no {}: {}", xdmf, e.what());
     }

@@ -83,6 +83,8 @@ class StreamOutput {
   int index() const { return index_; }
   const std::string& file() const { return stream_.file; }
   const std::string& partial() const { return partial_; }
+  // The XDMF sidecar close() wrote beside the file for ParaView ("" for none).
+  const std::string& xdmf() const { return xdmf_; }
   Schedule& schedule() { return schedule_; }
   std::int64_t last_step = -1;        // the step of the last record
   std::string superseded_partial;     // an earlier run's partial file this output replaces
@@ -96,7 +98,7 @@ class StreamOutput {
   Backend backend_;
   Schedule schedule_;
   OnIoThread<NetcdfWriter> writer_;
-  std::string partial_;
+  std::string partial_, xdmf_;
   StreamPlan plan_;
   std::unique_ptr<StagingRing> ring_;
   static constexpr int writer_rank = 0;

@@ -70,6 +70,8 @@ class SolverType {
   virtual bool starts_from_guess() const { return true; }
   // Whether it solves the shifted problem (SolverSettings::shift).
   virtual bool solves_shifted() const { return false; }
+  // What one of its iterations is called in the log ("cycles", "iterations", "passes").
+  virtual const char* iteration_unit() const { return "cycles"; }
   // Iterations it counts per max_cycles (SolverSettings::max_cycles).
   virtual int iterations_per_cycle() const { return 1; }
   // Steps between its residual checks: the settings' check_interval, else its default (it

@@ -26,6 +26,7 @@ class FourierType final : public SolverType {
   }
   std::string gathered_because() const override { return "its transposes need a z level and a y row per rank"; }
   bool starts_from_guess() const override { return false; }
+  const char* iteration_unit() const override { return "passes"; }
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const bool gathered = c.ranks() && !solves_on_blocks(c.whole.global_n(), c.backend.ranks().size());

@@ -16,6 +16,7 @@ class LinePcgType final : public SolverType {
   bool solves_on_blocks(const std::array<int, 3>&, int) const override { return true; }
   std::string gathered_because() const override { return ""; }
   bool solves_shifted() const override { return true; }
+  const char* iteration_unit() const override { return "iterations"; }
   int iterations_per_cycle() const override { return line_pcg_iterations_per_cycle; }
   std::string describe(const SolverContext& c) const override {
     return fmt::format("line-preconditioned CG (vertical lines solved exactly) to {:g}{}, at most {} iterations",

@@ -277,6 +277,22 @@ TEST(CommandLine, ProgressZeroMeansNoProgressLines) {
   EXPECT_NE(loud.out.find(" ETA "), std::string::npos) << "the final progress line: " << loud.out;
 }
 
+// The progress line labels its numbers: the solver's own unit (passes of the direct solve),
+// which Nusselt number is which, and no nan for a growth rate not yet defined (the first
+// line); the end of the run names the XDMF sidecar ParaView opens.
+TEST(CommandLine, TheRunLogSpeaksPlainly) {
+  const fs::path p = write_case("plain.json", small_case("plain.nc"));
+  const Result r = run_bouss("run " + p.string() + " --backend cpu --progress 1e-9 --set time.steps=2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* what : {"| fft passes 1 ", "Nu bottom ", " top ", " volume ",
+                           "for ParaView: open " /* the sidecar */, "plain.nc.xdmf2 (the XDMF reader), not the .nc"})
+    EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("| mg "), std::string::npos) << r.out;
+  fs::remove("plain.nc");
+  fs::remove("plain.nc.xdmf2");
+}
+
 TEST(CommandLine, BenchOptionsGoThroughTheCaseRules) {
   const Result zero = run_bouss("bench poisson --n 0,0,0 --backend cpu");
   EXPECT_EQ(zero.code, 2);
