@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
 
   std::string xdmf_file;
   auto* xdmf_cmd = app.add_subcommand(
-      "xdmf", "Write FILE.xdmf2 beside a NetCDF output file: the description ParaView's XDMF Reader opens "
+      "xdmf", "Write FILE.xdmf2 beside a NetCDF output file FILE (out.nc: out.nc.xdmf2): the description ParaView's XDMF Reader opens "
               "(runs write it at their end; this is for partial files and copies)");
   xdmf_cmd->add_option("file", xdmf_file, "NetCDF output file")->required();
 

@@ -468,3 +468,30 @@ TEST(Plot, HelpIsTheScripts) {
   for (const char* flag : {"--series", "--profiles", "--frames", "--plane", "--field", "--time", "--output"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
+
+// The README's python snippet runs as written against the default case's output (on a small
+// grid: the files have the default case's names and variables) and writes its three pictures.
+TEST(Plot, TheReadmeSnippetRunsAsWrittenAndSavesItsPictures) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  ScratchDir dir("readme_snippet");
+  BoussProcess run({"run", source_path("cases/rayleigh_benard.json"), "--set", "grid.n=[16,16,8]", "--set",
+                    "time.steps=30", "--backend", "cpu", "--progress", "0"},
+                   dir.file("run.out"), dir.file("run.err"), {}, dir.path().string());
+  const int status = run.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run.err();
+  const std::string readme = slurp(source_path("README.md"));
+  const std::string open = "```python\n", close = "```";
+  const std::size_t from = readme.find(open);
+  ASSERT_NE(from, std::string::npos) << "README.md has a python snippet";
+  const std::size_t to = readme.find(close, from + open.size());
+  const std::string snippet = readme.substr(from + open.size(), to - from - open.size());
+  std::ofstream(dir.file("snippet.py")) << snippet;
+  const std::string cmd = "cd '" + dir.path().string() + "' && MPLBACKEND=Agg /usr/bin/python3 snippet.py >snippet.out 2>&1";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(dir.file("snippet.out"));
+  for (const char* png : {"T_slice.png", "nusselt.png", "T_mean.png"}) {
+    const PngHeader h = read_png_header(dir.file(png));
+    EXPECT_TRUE(h.valid) << png;
+    EXPECT_GT(h.width, 100u) << png;
+  }
+}
+
