@@ -32,7 +32,10 @@ int main(int argc, char** argv) {
   // A closed stdout or stderr (a reader that went away, a closed terminal) must not kill a
   // run: writes then fail with EPIPE, and the log stops printing (tools/run_support.cpp).
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock-exchange gravity currents), in double or single precision"};
+  // Named "bouss" (not argv[0]): usage lines say `bouss run ...`, wherever the binary sits.
+  CLI::App app{"bouss: a GPU-resident Boussinesq solver (Rayleigh-Benard convection, lock-exchange gravity currents), "
+               "in double or single precision",
+               "bouss"};
   app.set_version_flag("--version", bouss::build_provenance());
   app.require_subcommand(1);
 
@@ -219,6 +222,10 @@ int main(int argc, char** argv) {
   plot_cmd->prefix_command();
   plot_cmd->set_help_flag();
 
+  std::string help_on;
+  auto* help_cmd = app.add_subcommand("help", "Help on bouss, or on one command: bouss help [COMMAND]");
+  help_cmd->add_option("command", help_on, "The command to explain (run, check, bench, ...)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -229,7 +236,25 @@ int main(int argc, char** argv) {
     // One line, like every other error: "bouss: error: ...".
     std::string what = e.what();
     if (what.empty()) what = e.get_name();
-    bouss::print_error(what + " (bouss --help lists the commands and options)");
+    // The help of the command that was being read, or of bouss.
+    std::string help = "bouss --help lists the commands and options";
+    for (const CLI::App* sub : app.get_subcommands()) help = "bouss " + sub->get_name() + " --help lists its options";
+    bouss::print_error(what + " (" + help + ")");
+    return 2;
+  }
+  if (help_cmd->parsed()) {
+    // As --help prints them (App::help would describe `help` itself, the command parsed).
+    if (help_on.empty() || help_on == "help") {
+      std::printf("%s", app.get_formatter()->make_help(&app, "bouss", CLI::AppFormatMode::Normal).c_str());
+      return 0;
+    }
+    for (CLI::App* sub : app.get_subcommands({}))
+      if (sub->get_name() == help_on && sub != plot_cmd) {
+        std::printf("%s", sub->help("bouss").c_str());
+        return 0;
+      }
+    if (help_on == "plot") return bouss::plot_command({"--help"});
+    bouss::print_error("help " + help_on + ": no such command (bouss --help lists the commands)");
     return 2;
   }
   if (plot_cmd->parsed()) return bouss::plot_command(plot_cmd->remaining());

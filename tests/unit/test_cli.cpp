@@ -94,6 +94,15 @@ TEST(CommandLine, HelpAndVersionExitZero) {
   EXPECT_NE(help.out.find("bench"), std::string::npos);
   EXPECT_EQ(run_bouss("run --help").code, 0);
   EXPECT_EQ(run_bouss("bench --help").code, 0);
+  // bouss help [COMMAND]; usage lines name bouss, not the binary's path.
+  const Result all = run_bouss("help");
+  EXPECT_EQ(all.code, 0);
+  EXPECT_EQ(all.out, help.out);
+  const Result run_help = run_bouss("help run");
+  EXPECT_EQ(run_help.code, 0);
+  EXPECT_EQ(run_help.out, run_bouss("run --help").out);
+  EXPECT_NE(run_help.out.find("Usage: bouss run"), std::string::npos) << run_help.out;
+  EXPECT_EQ(run_bouss("help frobnicate").code, 2);
   const Result version = run_bouss("--version");
   EXPECT_EQ(version.code, 0);
   EXPECT_NE(version.out.find(BOUSS_VERSION), std::string::npos);
@@ -266,6 +275,9 @@ TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
     EXPECT_EQ(r.err.rfind("bouss: error: ", 0), 0u) << args << ": " << r.err;
     EXPECT_LT(r.err.size(), 200u) << "no 309-digit bounds: " << r.err;
   }
+  // An error points at the help of the command it was reading.
+  EXPECT_NE(run_bouss("run").err.find("(bouss run --help lists its options)"), std::string::npos);
+  EXPECT_NE(run_bouss("frobnicate").err.find("(bouss --help lists the commands and options)"), std::string::npos);
 }
 
 TEST(CommandLine, ProgressZeroMeansNoProgressLines) {
