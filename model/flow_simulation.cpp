@@ -350,7 +350,7 @@ void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::ve
   clock.time = time;
   clock.dt = last_dt;
   clock.steps = steps;
-  for (const std::string& name : state_names(case_)) {
+  for (const std::string& name : state_names()) {
     auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
     if (it == arrays.end()) {
       // A checkpoint written without the extrapolation: the next solve starts from p alone.

@@ -119,8 +119,8 @@ bool Simulation::has_plates() const {
          bottom.temperature_value != top.temperature_value && coeffs_.kappa > 0;
 }
 
-std::vector<std::string> Simulation::state_names(const Case& c) {
-  const bool extrapolates = plan_pressure(c).extrapolates;
+std::vector<std::string> Simulation::state_names(const PressurePlan& plan) {
+  const bool extrapolates = plan.extrapolates;
   std::vector<std::string> names;
   for (const FieldInfo& f : field_table())
     if (f.state && (extrapolates || f.name != std::string("p_previous"))) names.push_back(f.name);

@@ -124,10 +124,11 @@ class Simulation {
   // "theta" = T - T_ref(z) (physics/flow.hpp; T is theta + T_ref(z) summed in double), and
   // the previous step's tendencies "G_u", "G_v", "G_w", "G_T" (G_T: theta's).
   virtual std::vector<double> host_values(const std::string& name) const = 0;
-  // Everything a step of case c needs, by name: what a checkpoint stores (theta, not T:
-  // exact), with "p_previous" (the pressure a step before) where the step extrapolates it.
-  // (Where each sits on the grid: field_named(name).stagger, config/fields.hpp.)
-  static std::vector<std::string> state_names(const Case& c);
+  // Everything a step needs, by name: what a checkpoint stores (theta, not T: exact), with
+  // "p_previous" (the pressure a step before) where the plan extrapolates it. (Where each
+  // sits on the grid: field_named(name).stagger, config/fields.hpp.)
+  static std::vector<std::string> state_names(const PressurePlan& plan);
+  std::vector<std::string> state_names() const { return state_names(pressure_); }
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
   // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
   // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.

@@ -468,7 +468,7 @@ bool Run::step() {
 // checkpoint so far (or the estimate of one at 100 MB/s before any), and 5 s for closing.
 bool Run::wall_limit_near() const {
   if (!control_.wall_limit_seconds) return false;
-  const double estimate = double(Simulation::state_names(case_).size() * sim_->grid().layout.cells()) * sizeof(double) / 100e6;
+  const double estimate = double(sim_->state_names().size() * sim_->grid().layout.cells()) * sizeof(double) / 100e6;
   const double slowest = slowest_checkpoint_.load(), checkpoint = slowest > 0 ? slowest : estimate;
   return elapsed_seconds() + 2 * slowest_step_ + checkpoint + 5 >= *control_.wall_limit_seconds;
 }
@@ -489,7 +489,7 @@ std::string Run::write_checkpoint() {
   // The checkpoint's staggering: -1 for cell centres, else the axis of the faces. Under
   // several ranks the whole arrays, gathered onto the writer rank.
   const Communicator& ranks = backend_.ranks();
-  for (const std::string& name : Simulation::state_names(case_)) {
+  for (const std::string& name : sim_->state_names()) {
     const Stagger st = field_named(name).stagger;
     ck.arrays.push_back({name, int(st) - 1, gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
   }

@@ -22,7 +22,7 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   const double interior = double(block.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
   const double snapshot = double(block.layout.size) * sizeof(double) + interior;
   const double checkpoint = c.checkpoint.enabled() ? double(block.layout.size) * sizeof(double) +
-                                                         double(Simulation::state_names(c).size()) * interior
+                                                         double(Simulation::state_names(plan_pressure(c)).size()) * interior
                                                    : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
   // Each stream's staging ring (run/stream_output.hpp, io/staging_ring.hpp).

@@ -67,7 +67,7 @@ inline std::vector<std::vector<double>> state_after(const Backend& be, const std
   auto sim = make_simulation(c, be);
   for (int s = 0; s < steps; ++s) sim->step();
   std::vector<std::vector<double>> state;
-  for (const std::string& name : Simulation::state_names(c)) state.push_back(sim->host_values(name));
+  for (const std::string& name : sim->state_names()) state.push_back(sim->host_values(name));
   return state;
 }
 

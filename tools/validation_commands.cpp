@@ -106,6 +106,7 @@ Study load_study(const ValidationOptions& o, const std::function<void(const Case
   Study s;
   s.text = read_case_text(o.case_file);
   s.base = parse_case(s.text, o.case_file, o.overrides);
+  plan_pressure(s.base);  // the solver's name and its rules for the grid, before anything runs
   s.backend = on_the_ranks(Backend::from_name(o.backend.empty() ? s.base.backend : o.backend));
   if (check) check(s.base);
   s.grids = resolution_grids(s.base, o.resolutions);

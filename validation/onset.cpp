@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "model/pressure_plan.hpp"
 #include "run/run.hpp"
 #include "validation/quiet_run.hpp"
 
@@ -81,6 +82,7 @@ Case case_at(const std::string& text, const std::string& source, const std::arra
   o.push_back("grid.n=[" + std::to_string(n[0]) + "," + std::to_string(n[1]) + "," + std::to_string(n[2]) + "]");
   if (rayleigh) o.push_back("physics.rayleigh=" + number_json(*rayleigh));
   Case c = parse_case(text, source, o);
+  plan_pressure(c);  // the solver's rules for this resolution's grid, as a case file meets them
   // These runs write nothing (the case is validated as written, output and checkpoints too).
   c.output.streams.clear();
   c.checkpoint = CheckpointParams{};

@@ -264,6 +264,17 @@ TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
   ASSERT_EQ(c.code, 0) << c.err;
   EXPECT_NE(c.out.find("\"nusselt_top\""), std::string::npos) << c.out;
   EXPECT_EQ(run_bouss("converge " + nu_case + " --diagnostic entropy").code, 2);
+  // A pressure solver the registry does not know, or one that cannot take the grid, is the
+  // case's error: one line at /pressure/solver and exit 2 before anything runs.
+  for (const std::string args : {"onset " + onset_case + " --set pressure.solver=\"fft\" --resolutions 8",
+                                 "converge " + nu_case + " --set pressure.solver=\"jacobi\" --resolutions 4,8",
+                                 "front " + std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange_2d.json --set pressure.solver=\"jacobi\""}) {
+    const Result r = run_bouss(args + " --backend cpu");
+    EXPECT_EQ(r.code, 2) << args << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("/pressure/solver: expected"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "nothing ran: " << r.out;
+  }
 }
 
 TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
