@@ -1,7 +1,9 @@
-// bouss check: a dry run. Validates the case (after --set), prints it with every default
-// filled in, the memory the run will allocate against what the machine has, the first
-// time step, the pressure solver and its levels, the output and checkpoint plan; allocates
-// nothing and exits (0 when the run would start, 2 when it would be refused).
+// bouss check: a dry run. Validates the case (after --set) and prints, a labelled line each,
+// the memory the run will allocate against what the machine has, the first time step, the
+// pressure solver, the steps and wall time to the end (a few steps from rest timed on the
+// backend, unless --no-trial), the output and checkpoint plan; writes nothing and exits (0
+// when the run would start, 2 when it would be refused). --json: the case with every
+// default filled in, alone.
 #include <spdlog/fmt/fmt.h>
 
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
 #include "run/run_files.hpp"
+#include "run/run_estimate.hpp"
 #include "run/run_memory.hpp"
 #include "model/simulation.hpp"
 #include "tools/commands.hpp"
@@ -28,6 +31,40 @@ std::string schedule_text(const std::optional<double>& interval, const std::opti
   if (interval) s += fmt::format("every {:g} time units", *interval);
   if (steps) s += (s.empty() ? "every " : " and every ") + (*steps == 1 ? "step" : std::to_string(*steps) + " steps");
   return s;
+}
+
+std::string format_seconds(double s) {
+  if (s < 60) return fmt::format("{:.2g} s", s);
+  if (s < 3600) return fmt::format("{:.0f} min", s / 60);
+  return fmt::format("{:.1f} h", s / 3600);
+}
+
+// "until t = END: about N steps (dt about DT: RULE), about W on this backend (MS ms/step over
+// K steps from rest)": the steps from the case's limits, the wall time from trial steps.
+std::string runs_line(const Case& c, const Backend& backend, bool trial) {
+  std::string line;
+  if (c.time.steps) line = std::to_string(*c.time.steps) + " steps";
+  if (c.time.end) line += fmt::format("{}until t = {:g}", line.empty() ? "" : " or ", *c.time.end);
+  StepEstimate e;
+  try {
+    e = estimate_steps(c);
+  } catch (const std::exception& ex) {
+    return line + " (no estimate: " + ex.what() + ")";
+  }
+  const char* about = e.exact ? "" : "about ";
+  if (c.time.steps && e.steps == double(*c.time.steps) && c.time.end)
+    line += fmt::format(": {}{:.0f} steps (time.steps ends it first)", about, e.steps);
+  else if (c.time.end)
+    line += fmt::format(": {}{:.0f} steps (dt {}{:.4g}: {})", about, e.steps, about, e.dt, e.rule);
+  if (!trial) return line + "; no trial steps, no wall-time estimate";
+  TrialTiming t;
+  try {
+    t = time_trial_steps(c, backend, 1.0);
+  } catch (const std::exception& ex) {
+    return line + "; no wall-time estimate: the trial steps failed: " + ex.what();
+  }
+  return line + fmt::format(", about {} on this backend ({:.3g} ms/step, the median of {} steps timed from rest)",
+                            format_seconds(e.steps * t.ms_per_step * 1e-3), t.ms_per_step, t.steps);
 }
 
 }  // namespace
@@ -102,10 +139,7 @@ int check_command(const RunOptions& o) {
     std::printf("first dt: none (%s)\n", e.what());
   }
   std::printf("pressure: %s\n", describe_pressure(c, plan_pressure(c), backend).c_str());
-  std::string end;
-  if (c.time.steps) end = std::to_string(*c.time.steps) + " steps";
-  if (c.time.end) end += fmt::format("{}until t = {:g}", end.empty() ? "" : " or ", *c.time.end);
-  std::printf("runs: %s\n", end.c_str());
+  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && o.trial).c_str());
   if (c.output.streams.empty()) std::printf("output: none\n");
   for (const OutputStream& s : c.output.streams) {
     const std::string when = schedule_text(s.interval, s.interval_steps);

@@ -73,11 +73,14 @@ int main(int argc, char** argv) {
   bouss::RunOptions check;
   auto* check_cmd = app.add_subcommand(
       "check", "Dry run: validate a case and print, a labelled line each, the memory it needs, the first dt, the "
-               "pressure solver and the output and checkpoint plan, and exit (0: it would run, 2: it would be refused)");
+               "pressure solver, the steps and wall time to the end (a few steps timed from rest), the output and "
+               "checkpoint plan; write nothing and exit (0: it would run, 2: it would be refused)");
   add_case_options(check_cmd, check.case_file, check.backend, check.overrides, "Case file (JSON)");
   check_cmd->add_option("--output", check.output, "NetCDF output file of the first stream, as bouss run --output");
   check_cmd->add_flag("--overwrite", check.overwrite, "As bouss run --overwrite: the files an earlier run left are no refusal");
   check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON, with every default filled in");
+  check_cmd->add_flag("--no-trial{false}", check.trial,
+                      "Skip the trial steps from rest that time the wall-time estimate (the run is then not allocated)");
 
   std::string xdmf_file;
   auto* xdmf_cmd = app.add_subcommand(

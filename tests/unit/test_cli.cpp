@@ -437,6 +437,14 @@ TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   for (const std::string what : {"output: " + here + "/out.nc (", "write one as " + here + "/out.checkpoint.<step>.nc",
                                  "paths: relative ones are taken from the working folder, " + here})
     EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
+  // The steps to the end and the wall time, from steps timed on the backend; --no-trial
+  // times none (and allocates nothing).
+  EXPECT_NE(r.out.find("runs: 7 steps"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" on this backend ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("steps timed from rest)"), std::string::npos) << r.out;
+  const Result quick = run_bouss("check " + p.string() + " --backend cpu --no-trial --set time.steps=7");
+  EXPECT_EQ(quick.code, 0) << quick.err;
+  EXPECT_NE(quick.out.find("no trial steps, no wall-time estimate"), std::string::npos) << quick.out;
   const Result mg = run_bouss("check " + p.string() + " --backend cpu --set pressure.solver=multigrid");
   EXPECT_EQ(mg.code, 0) << mg.err;
   for (const char* what : {"pressure: multigrid V(2,2)", "levels: 8x8x4"})
