@@ -109,7 +109,7 @@ std::string utc_now_iso8601() {
 const char* axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
 // The record's own scalar; the series' variables are described by whoever writes them
-// (NetcdfWriter::describe_diagnostics); anything else gets long_name = key with '_' -> ' ' and units "1".
+// (NetcdfWriter::describe_diagnostics); anything else gets long_name = key with '_' -> ' ' and no units (dimensionless).
 const DiagnosticInfo kStepInfo{"step", "time step number", "1"};
 
 const char* units_system_name(Units u) {
@@ -447,11 +447,14 @@ struct NetcdfWriter::Impl {
 
   bool dimensional() const { return units == Units::dimensional; }
 
+  // A dimensional run's quantities carry their SI units. A dimensionless quantity carries
+  // none (CF 3.1: a variable without units is dimensionless), so that tools label it by its
+  // long_name alone (xarray would add "[1]"); in a nondimensional run that is every one, and
+  // units_note says which scales they are in.
   void put_units(const NcVar& v, const char* si_units) const {
     if (dimensional()) {
-      v.putAtt("units", si_units);
+      if (std::string(si_units) != "1") v.putAtt("units", si_units);
     } else {
-      v.putAtt("units", "1");
       v.putAtt("units_note", units_note(units));
     }
   }
@@ -475,7 +478,7 @@ struct NetcdfWriter::Impl {
       define(what, [&] {
         series_dim = root.addDim("diagnostic_time");  // unlimited
         series_time = root.addVar("diagnostic_time", netCDF::ncDouble, series_dim);
-        series_time.putAtt("long_name", "time of the diagnostics series");
+        series_time.putAtt("long_name", "time");
         put_units(series_time, "s");
         return 0;
       });
@@ -655,7 +658,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     reserved.insert(name);
   };
   if (!stream.fields.empty()) record_coordinate("time", "time", time_dim, time_var);
-  if (!stream.profiles.empty()) record_coordinate("profile_time", "time of the profiles", profile_dim, profile_time);
+  if (!stream.profiles.empty()) record_coordinate("profile_time", "time", profile_dim, profile_time);
 
   // Spatial coordinates: centres and faces, and the cell bounds of the centres (CF 7.1),
   // x_bnds(x, nv) = the two faces of each cell.

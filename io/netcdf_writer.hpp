@@ -73,7 +73,7 @@ class NetcdfWriter {
   void write_series(double time, const std::map<std::string, double>& values);
   // The diagnostics' descriptions (model/diagnostics.hpp), for the series' variables and a
   // record's scalars, before any is written or copied; a key without one (but "step", the
-  // record's own) gets its name with '_' -> ' ' and units "1".
+  // record's own) gets its name with '_' -> ' ' and no units (dimensionless).
   void describe_diagnostics(const std::vector<DiagnosticInfo>& info);
 
   // Copies records [0, records) of the time dimension and [0, series_records) of the
