@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -58,7 +59,13 @@ StepEstimate estimate_steps(const Case& c) {
   return e;
 }
 
-TrialTiming time_trial_steps(const Case& c, const Backend& backend, double budget_seconds) {
+TrialTiming time_trial_steps(const Case& c, const Backend& backend, double steps_to_end, double budget_seconds) {
+  const Communicator& ranks = backend.ranks();
+  const auto slowest = [&](double seconds) { return combine_across_ranks(ranks, seconds, [](double a, double b) {
+                                               return std::max(a, b);
+                                             }); };
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); };
   Case trial = c;
   trial.output.streams.clear();
   trial.checkpoint = CheckpointParams{};
@@ -66,15 +73,22 @@ TrialTiming time_trial_steps(const Case& c, const Backend& backend, double budge
   trial.time.end.reset();
   RunControl control;
   control.progress_seconds.reset();
-  control.series = false;
+  TrialTiming t;
+  const clock::time_point begun = clock::now();
   Run run(trial, backend, control);
   run.start();
-  // The second step's time sets the count, the same on every rank: the slowest rank's.
-  const double second_ms = median_ms(backend, 0, [&] { run.step(); });
-  const double slowest = combine_across_ranks(backend.ranks(), second_ms, [](double a, double b) { return std::max(a, b); });
-  TrialTiming t;
-  t.steps = int(std::clamp(budget_seconds * 1e3 / std::max(slowest, 1e-3), 3.0, 20.0));
-  t.ms_per_step = median_ms(backend, t.steps, [&] { run.step(); });  // after one more untimed step
+  backend.synchronize();
+  t.setup_seconds = slowest(since(begun));
+  RegionTimer timer(backend);
+  for (long stretch = 1; t.steps < steps_to_end && t.seconds < budget_seconds; stretch *= 2) {
+    const long n = std::min<long>(stretch, long(std::ceil(steps_to_end)) - t.steps);
+    timer.start();
+    for (long s = 0; s < n; ++s) run.step();
+    const double ms = slowest(timer.stop_ms());
+    t.steps += n;
+    t.seconds += ms * 1e-3;
+    t.tail_ms = ms / double(n);
+  }
   return t;
 }
 

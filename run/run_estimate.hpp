@@ -3,6 +3,7 @@
 // its wall time on a backend, from a few steps of the case timed from rest.
 #pragma once
 
+#include <algorithm>
 #include <string>
 
 #include "config/case.hpp"
@@ -26,14 +27,25 @@ struct StepEstimate {
 StepEstimate estimate_steps(const Case& c);
 
 struct TrialTiming {
-  double ms_per_step = 0;  // the median of the timed steps
-  int steps = 0;           // how many were timed
+  double setup_seconds = 0;  // the run's construction and start: allocation, plans, initial state
+  long steps = 0;            // the steps timed, from rest
+  double seconds = 0;        // their time
+  double tail_ms = 0;        // ms per step of the last, longest stretch of them
+  // The run's wall time to `steps_to_end` steps: the set-up, the steps timed, and the rest
+  // at the tail's rate.
+  double estimate_seconds(double steps_to_end) const {
+    return setup_seconds + seconds + std::max(0.0, steps_to_end - double(steps)) * tail_ms * 1e-3;
+  }
 };
 
-// Times steps of the case from rest on the backend, without output or checkpoints, after
-// three untimed ones (first touches, graph captures): about `budget_seconds` of them by the
-// second step's time, at least 3 and at most 20, the same count on every rank (collective
-// under several ranks). Allocates the run; the caller has checked that it fits.
-TrialTiming time_trial_steps(const Case& c, const Backend& backend, double budget_seconds);
+// Runs the case from rest on the backend, without output files or checkpoints, for about
+// `budget_seconds` of steps or `steps_to_end` steps, whichever comes first, timing its set-up
+// and its steps in stretches of 1, 2, 4, 8, ... steps (one wait each on a GPU, so that the
+// host still queues ahead within a stretch). The first steps cost what they cost in the run
+// (an iterative solve from a zero guess, graph captures), and the last stretch gives the rate
+// of the steps after. Collective under several ranks (every rank times the same stretches,
+// the slowest rank's time deciding when to stop). Allocates the run; the caller has checked
+// that it fits.
+TrialTiming time_trial_steps(const Case& c, const Backend& backend, double steps_to_end, double budget_seconds);
 
 }  // namespace bouss

@@ -39,8 +39,9 @@ std::string format_seconds(double s) {
   return fmt::format("{:.1f} h", s / 3600);
 }
 
-// "until t = END: about N steps (dt about DT: RULE), about W on this backend (MS ms/step over
-// K steps from rest)": the steps from the case's limits, the wall time from trial steps.
+// "until t = END: about N steps (dt about DT: RULE), about W on this backend (set-up S, K steps
+// timed from rest in T, then MS ms/step)": the steps from the case's limits (run/run_estimate.hpp),
+// the wall time from the case's first steps, run and timed.
 std::string runs_line(const Case& c, const Backend& backend, bool trial) {
   std::string line;
   if (c.time.steps) line = std::to_string(*c.time.steps) + " steps";
@@ -59,12 +60,15 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial) {
   if (!trial) return line + "; no trial steps, no wall-time estimate";
   TrialTiming t;
   try {
-    t = time_trial_steps(c, backend, 1.0);
+    t = time_trial_steps(c, backend, e.steps, 1.0);
   } catch (const std::exception& ex) {
     return line + "; no wall-time estimate: the trial steps failed: " + ex.what();
   }
-  return line + fmt::format(", about {} on this backend ({:.3g} ms/step, the median of {} steps timed from rest)",
-                            format_seconds(e.steps * t.ms_per_step * 1e-3), t.ms_per_step, t.steps);
+  const std::string rest =
+      double(t.steps) < e.steps ? fmt::format(", then {:.3g} ms/step", t.tail_ms) : std::string(", all of them");
+  return line + fmt::format(", about {} on this backend (set-up {}, {} steps timed from rest in {}{})",
+                            format_seconds(t.estimate_seconds(e.steps)), format_seconds(t.setup_seconds), t.steps,
+                            format_seconds(t.seconds), rest);
 }
 
 }  // namespace
