@@ -1,5 +1,5 @@
 // Linear texture objects over a backend array: paper 004's texture-cached stencils, kept
-// as a build setting (BOUSS_GLOBAL_LOADS=tex) so that README "Performance"'s Table I can
+// as a build setting (BOUSS_GLOBAL_LOADS=tex) so that docs/performance.md's Table I can
 // measure them against the read-only data cache (__ldg) that the default build uses.
 #pragma once
 

@@ -40,7 +40,7 @@ Box union_of(const std::array<Box, N>& boxes) {
 // The launch asks for 3 blocks of 256 threads per multiprocessor (grid/for_each.hpp): the
 // compiler's own choice, 36 registers at fp64, ran 6x slower (1.96 ms at 256^2 x 128 on the
 // H200) than the 60 registers it took when allowed (0.34 ms, 66% of DRAM bandwidth); 3 was
-// the best of 2-5 over fp64, fp32 and a stretched z (README "Performance"). Reading dt and
+// the best of 2-5 over fp64, fp32 and a stretched z (docs/performance.md). Reading dt and
 // AB2's coefficients on the device (the step's clock) takes it to 68 registers at fp64; 4
 // blocks (at most 64) made the developed fft step 10% slower on an H100 (1.52 ms against 1.38).
 constexpr int advance_blocks_per_sm = 3;

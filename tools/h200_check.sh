@@ -5,7 +5,7 @@
 # survive (checkpoint cost and a SIGTERM stop at Ra = 1e7), lock2d (bouss front: the 2D lock
 # exchange's front speeds at three resolutions), precision (paper 004's Table IV:
 # the lock exchange and Ra = 1e7 in double and single), output (the cost of output streams
-# at Ra = 1e7: README "Performance"), compare (this build against the one packed in
+# at Ra = 1e7: docs/performance.md), compare (this build against the one packed in
 # .devpack-old, when present, on the same machine), developed (Ra = 1e7 from rest into
 # developed convection: V-cycles per solve over time, this build and .devpack-old),
 # tridiag (batched tridiagonal solves against cuSPARSE at 512x512x128 and 64x64x1024),
@@ -80,7 +80,7 @@ if has output; then
   # Two runs of the bench: the configurations that write much, 50 timed steps each (at least
   # 20 records), and those that write little, 400 steps, so that the end of the timed region
   # (the last records, close, fsync, XDMF: finish_ms) weighs little against the steps.
-  step "output bench: paper 004 Ra = 1e7, 256x256x128 from rest (README Performance)"
+  step "output bench: paper 004 Ra = 1e7, 256x256x128 from rest (docs/performance.md)"
   all='"fields":["T","u","v","w","p"]'
   $bin/bouss bench cases/rayleigh_benard_ra1e7.json --backend cuda --steps 50 --warmup 20 \
     --output-every 1,10 --output-fields all,T --output-precision double,float \

@@ -8,7 +8,7 @@ named below. Prints the tables of docs/scaling.md; python3, standard library onl
 """
 import math
 
-# Measured on one H200 (README "Performance", build 9f4825b, developed Ra = 1e7 at
+# Measured on one H200 (docs/performance.md, build 9f4825b, developed Ra = 1e7 at
 # 256x256x128): ns per cell per step of the whole step, fp64.
 NS_PER_CELL = {"multigrid": 3.533e6 / (256 * 256 * 128), "fft": 1.098e6 / (256 * 256 * 128)}
 CYCLES = 3            # V-cycles a step, developed, extrapolated guess (README)

@@ -28,7 +28,7 @@
 //
 // For the pressure equation (no shift) the condition number after line preconditioning
 // grows like (horizontal cells)^2, so the iterations grow with the horizontal grid; the
-// model problem's shift bounds it (paper 001 eq. 8). README, "Performance", has both.
+// model problem's shift bounds it (paper 001 eq. 8). docs/performance.md has both.
 #pragma once
 
 #include <memory>

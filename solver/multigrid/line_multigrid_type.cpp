@@ -17,8 +17,8 @@ class LineMultigridType final : public SolverType {
     if (g.periodic_z) return std::nullopt;
     if (g.stretched) return "z is stretched (the point multigrid takes a uniform z)";
     if (g.aspect() >= line_solver_aspect)
-      return fmt::format("cells {:.3g} times wider than tall (from {:g}, point smoothing slows down: README, "
-                         "\"Performance\")",
+      return fmt::format("cells {:.3g} times wider than tall (from {:g}, point smoothing slows down: "
+                         "docs/performance.md)",
                          g.aspect(), line_solver_aspect);
     return std::nullopt;
   }

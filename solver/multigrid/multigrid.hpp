@@ -37,7 +37,7 @@ namespace bouss {
 constexpr long default_cpu_coarse_cells = 512;
 // On CUDA the multigrid checks its residual every this many steps by default, with every
 // level on the device, its V-cycles fixed between checks (pressure.check_interval): measured
-// on an H100 (README "Performance"), the same divergence over a run of developed Ra = 1e7
+// on an H100 (docs/performance.md), the same divergence over a run of developed Ra = 1e7
 // convection, 6-36% faster steps than host coarse levels checked every step. On the CPU
 // a residual read costs no device round trip: it checks every step.
 constexpr int multigrid_check_interval = 10;

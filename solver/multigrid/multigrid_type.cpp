@@ -122,7 +122,7 @@ MultigridOptions multigrid_options(const SolverSettings& s, const Backend& backe
   o.max_cycles = s.max_cycles;
   o.omega = s.omega;
   o.fmg = s.fmg;
-  // Measured (README, "Performance"): fp32 cycles are 8-14% faster on the H200 and slower
+  // Measured (docs/performance.md, the multigrid options): fp32 cycles are faster on the GPU and slower
   // on the CPU, and reach the same fp64 tolerance on both.
   o.mixed_precision = s.mixed_precision.value_or(backend.is_cuda());
   o.cuda_graphs = s.cuda_graphs;
