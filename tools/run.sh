@@ -12,4 +12,6 @@ build=${BOUSS_BUILD_DIR:-$root/build}
 if [ $# -eq 0 ] || [[ "$1" == -* ]]; then
   set -- "$root/cases/rayleigh_benard.json" --overwrite "$@"
 fi
+# The command itself, so that a newcomer sees where bouss is and how to call it again.
+echo "tools/run.sh: $build/bouss run $*" >&2
 exec "$build/bouss" run "$@"

@@ -113,11 +113,13 @@ int run_command(const RunOptions& o) {
   control.overwrite = o.overwrite;
 
   configure_logging();
+  // The header after the refusals (the files of the run, memory, a checkpoint that does not
+  // fit): a refused run prints its one error line and nothing else.
+  Run run(c, backend, control);
+  if (const int refused = start_command_run(run)) return refused;
   log_case_summary(c, backend);
   if (!continued.empty())
     spdlog::info("continuing the files of the run that wrote {} (docs/runs.md, \"Restart\")", *o.restart);
-  Run run(c, backend, control);
-  if (const int refused = start_command_run(run)) return refused;
   log_solver_summary(run.simulation());
   RunEnd end;
   try {
