@@ -365,9 +365,17 @@ TEST(CommandLine, BenchElliptic) {
   const Result both = run_bouss("bench elliptic --backend cpu --n 16,16,8 --cfl 8.4 --aspect 4");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("--aspect: the model problem (--cfl) takes --depth instead"), std::string::npos) << both.err;
+  // bench poisson takes no flag of the elliptic problems; bench elliptic's Poisson case (--bc)
+  // refuses them.
   const Result stretched_poisson = run_bouss("bench poisson --backend cpu --n 16,16,16 --stretching 1");
   EXPECT_EQ(stretched_poisson.code, 2);
-  EXPECT_NE(stretched_poisson.err.find("takes a uniform grid"), std::string::npos) << stretched_poisson.err;
+  EXPECT_EQ(count_lines(stretched_poisson.err), 1) << stretched_poisson.err;
+  EXPECT_NE(stretched_poisson.err.find("bench poisson does not take --stretching 1 (bouss bench poisson --help"),
+            std::string::npos)
+      << stretched_poisson.err;
+  const Result stretched_bc = run_bouss("bench elliptic --backend cpu --n 16,16,16 --bc neumann --stretching 1");
+  EXPECT_EQ(stretched_bc.code, 2);
+  EXPECT_NE(stretched_bc.err.find("takes a uniform grid"), std::string::npos) << stretched_bc.err;
 }
 
 // A run that cannot fit is refused before anything is allocated, naming what it needs.
