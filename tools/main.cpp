@@ -94,13 +94,15 @@ class HelpFormatter : public CLI::Formatter {
   std::map<const CLI::App*, std::string> usages;
 };
 
-// --backend, of the case-driven subcommands and of bench poisson and elliptic.
-void add_backend_option(CLI::App* cmd, std::string& backend, const char* absent = "the case's backend, else auto") {
-  cmd->add_option("--backend", backend,
-                  std::string("Where the fields live: auto (CUDA when a GPU is present, else the CPU), cuda or cpu "
-                              "(default: ") + absent + ")")
-      ->option_text("auto|cuda|cpu")
-      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+// --backend, of the case-driven subcommands (their default: the case's backend) and of bench
+// poisson and elliptic (a value: `value`).
+void add_backend_option(CLI::App* cmd, std::string& backend, const char* value = nullptr) {
+  auto* opt = cmd->add_option("--backend", backend,
+                              std::string("Where the fields live: auto (CUDA when a GPU is present, else the CPU), "
+                                          "cuda or cpu") +
+                                  (value ? "" : " (default: the case's backend, else auto)"));
+  opt->option_text("auto|cuda|cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  if (value) opt->default_str(value);
 }
 
 // The options every case-driven subcommand takes: the case file, --backend and --set.
@@ -298,9 +300,9 @@ int main(int argc, char** argv) {
   };
   const char* bench_help_line =
       "The other benchmarks, each with flags of its own:\n"
-      "  bouss bench poisson --help    the pressure solvers alone on a Poisson problem\n"
-      "  bouss bench elliptic --help   the elliptic solvers and their baselines\n"
-      "  bouss bench relax --help      coarse-grid relaxation on the CPU and the GPU";
+      "  bouss bench poisson --help  The pressure solvers alone on a Poisson problem\n"
+      "  bouss bench elliptic --help The elliptic solvers and their components, with their baselines\n"
+      "  bouss bench relax --help    Coarse-grid relaxation on the CPU and the GPU";
 
   auto* poisson_cmd = bench_cmd->add_subcommand(
       "poisson", "Time the pressure solvers alone on the Poisson problem lap x = b (spacing 1/max(n)), each from a "
@@ -360,8 +362,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(positive);
   relax_cmd->add_flag("--json", bench.json, "Print JSON instead of log lines");
-  // Set after the subcommands were made (they would take it as their own).
+  // Set after the subcommands were made (they would take it as their own). The footer lists
+  // the benchmarks (CLI11's Subcommands section would say it again, at length).
   bench_cmd->footer(bench_help_line);
+  for (CLI::App* sub : {poisson_cmd, elliptic_cmd, relax_cmd}) sub->group("");
   formatter->usages[bench_cmd] = "bouss bench [OPTIONS] case\n       bouss bench poisson|elliptic|relax [OPTIONS]";
 
   bouss::ValidationOptions onset;
