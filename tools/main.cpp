@@ -466,8 +466,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ExtrasError& e) {
     // A flag (or word) the command does not take, named as it was written: "bench poisson
     // does not take --steps 0" (CLI11's own message lists the words in reverse).
+    // The command the words were given to: the first, from bouss down, left with any.
     const CLI::App* at = &app;
-    while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+    std::string command = "bouss";
+    while (at->remaining().empty() && !at->get_subcommands().empty()) {
+      at = at->get_subcommands().front();
+      command = (at->get_parent() == &app ? "" : command + " ") + at->get_name();
+    }
     std::vector<std::string> left = at->remaining();
     std::string words;
     for (int a = 1; a < argc; ++a) {
@@ -476,12 +481,8 @@ int main(int argc, char** argv) {
       words += std::string(words.empty() ? "" : " ") + argv[a];
       left.erase(it);
     }
-    const std::string command = command_read();
-    if (command.empty() || words.empty()) {
-      bouss::print_error(std::string(e.what()) + " (" + help_hint() + ")");
-    } else {
-      bouss::print_error(command + " does not take " + words + " (" + help_hint() + ")");
-    }
+    if (words.empty()) bouss::print_error(std::string(e.what()) + " (" + help_hint() + ")");
+    else bouss::print_error(command + " does not take " + words + " (" + help_hint() + ")");
     return 2;
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: "bouss: error: ...".
