@@ -3,8 +3,11 @@
 //                       [--progress S] [--restart CHECKPOINT] [--wall-limit HH:MM]
 //   bouss check CASE.json [--backend ...] [--set ...] [--output FILE] [--overwrite] [--json]
 //   bouss bench CASE.json [--backend ...] [--steps N] [--warmup N] [--from CHECKPOINT|latest|rest] [--json] [--set ...]
+//   bouss bench poisson | elliptic | relax [...]   (subcommands of bench, each with its own flags)
 //   bouss onset | converge | front CASE.json [--resolutions 16,32,64] ... (tools/validation_commands.cpp)
 //   bouss plot FILE.nc [...]   (flags parsed by tools/bouss_plot.py: bouss plot --help)
+//   bouss help [COMMAND [BENCHMARK]]
+// docs/cli.md lists every flag; tests/unit/test_cli_reference.cpp holds it to these --help texts.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
