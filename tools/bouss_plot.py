@@ -37,18 +37,68 @@ def fail(message, code=2):
 
 
 class Parser(argparse.ArgumentParser):
+    """`bouss plot --help` in the layout of the other commands' help (tools/main.cpp's
+    HelpFormatter, CLI11's sections): the description, "Usage: bouss plot [OPTIONS] file",
+    "Positionals:" and "Options:", each flag with its metavar in a column of 30, its
+    description wrapped to 100 columns and ending with "(default X)" where it has a default."""
+
+    WIDTH, COLUMN = 100, 30
+
     def error(self, message):
-        fail(f"{message} (bouss plot --help lists the options)")
+        fail(f"{message} (bouss plot --help lists its options)")
+
+    def format_usage(self):
+        return f"Usage: {self.prog} [OPTIONS] file\n"
+
+    @classmethod
+    def _wrap(cls, text, room):
+        lines = []
+        for paragraph in text.split("\n"):
+            lines += [paragraph] if len(paragraph) <= room else textwrap.wrap(
+                paragraph, room, break_long_words=False, break_on_hyphens=False)
+        return lines
+
+    @classmethod
+    def _row(cls, name, description):
+        name = "  " + name
+        lines = cls._wrap(description, cls.WIDTH - cls.COLUMN)
+        if len(name) >= cls.COLUMN:
+            out = [name]
+        else:
+            out = [name.ljust(cls.COLUMN) + (lines.pop(0) if lines else "")]
+        return "\n".join(out + [" " * cls.COLUMN + line for line in lines]).rstrip() + "\n"
+
+    def format_help(self):
+        out = "\n".join(self._wrap(self.description, self.WIDTH)) + "\n" + self.format_usage()
+        out += "\nPositionals:\n"
+        for a in self._actions:
+            if not a.option_strings:
+                out += self._row(f"{a.dest} TEXT REQUIRED", a.help)
+        out += "\nOptions:\n"
+        for a in self._actions:
+            if not a.option_strings:
+                continue
+            name = ",".join(sorted(a.option_strings, key=len))  # -o,--output, as CLI11 writes it
+            if isinstance(a, argparse._HelpAction):
+                out += self._row(name, "Print this help message and exit")
+                continue
+            if a.nargs != 0:
+                name += " " + (a.metavar or {int: "N", float: "X"}.get(a.type, "TEXT"))
+            help = a.help[:1].upper() + a.help[1:]
+            if a.default not in (None, False, argparse.SUPPRESS):
+                help += f" (default {a.default})"
+            out += self._row(name, help)
+        return out + "\n" + self.epilog + "\n"
 
 
 def parse_args(argv):
     p = Parser(
         prog=PROG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Pictures from a bouss output file (NetCDF): a slice of a field (the default), the\n"
-        "diagnostics series (--series), the horizontally averaged profiles (--profiles), one\n"
-        "picture per record for an animation (--frames DIR), or a list of what the file holds (--list).",
-        epilog="""examples:
+        description="Pictures from a bouss output file (NetCDF): a slice of a field (the default), the "
+        "diagnostics series (--series), the horizontally averaged profiles (--profiles), one "
+        "picture per record for an animation (--frames DIR), or a list of what the file holds (--list); "
+        "one of them at a time",
+        epilog="""Examples:
   bouss plot out/rb.nc --field T --plane z=0.5 --output T_mid.png     horizontal slice, last record
   bouss plot out/rb.nc --field w --plane y=1 --time 30                vertical slice of w at t = 30
   bouss plot out/rb.nc --series --diagnostics kinetic_energy,nusselt_bottom+nusselt_top
@@ -60,22 +110,22 @@ Times and planes pick the nearest record and the nearest cell (or face, for a fi
 faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
 "bouss: error: ..." and exit code 2. docs/plotting.md has the details.""",
     )
-    p.add_argument("file", metavar="FILE", help="a bouss output file (NetCDF)")
+    p.add_argument("file", metavar="FILE", help="A bouss output file (NetCDF)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--series", action="store_true", help="the diagnostics series against time, one panel per quantity")
     mode.add_argument("--profiles", action="store_true", help="the horizontally averaged profiles against z")
     mode.add_argument("--frames", metavar="DIR", help="one slice per record into DIR/FIELD_00000.png, ...")
     mode.add_argument("--list", action="store_true", help="print the fields, records, diagnostics and profiles the file holds")
     p.add_argument("--output", "-o", metavar="PNG",
-                   help="the picture to write (default, in the current folder: STEM_FIELD_PLANE_tTIME.png for a "
+                   help="the picture to write (default: in the current folder, STEM_FIELD_PLANE_tTIME.png for a "
                    "slice, STEM_series.png, STEM_profiles.png)")
-    p.add_argument("--field", "-f", default="T", help="slice, frames: the field to draw (default T)")
+    p.add_argument("--field", "-f", metavar="FIELD", default="T", help="slice, frames: the field to draw")
     p.add_argument("--plane", metavar="AXIS=VALUE",
                    help="slice, frames: the plane, e.g. z=0.5 or y=1 (the nearest cell; default: the middle of y, a "
                    "vertical x-z slice as in paper 004's Figure 6; a plane file's one plane)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--time", "-t", type=float, metavar="T",
-                      help="slice, profiles: the record nearest this time (default the last)")
+                      help="slice, profiles: the record nearest this time (default: the last record)")
     when.add_argument("--record", type=int, metavar="N", help="slice, profiles: record N (0 the first, -1 the last)")
     p.add_argument("--diagnostics", metavar="A,B+C",
                    help="series: the quantities, one panel each; '+' shares a panel (default: kinetic_energy and "
@@ -85,12 +135,12 @@ faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
                    "(default: T_mean, T_rms, u_rms+v_rms+w_rms, wT_mean, those the file has)")
     p.add_argument("--linear", action="store_true",
                    help="series: linear y axes (default: logarithmic for a positive quantity spanning over 3 decades)")
-    p.add_argument("--cmap", help="slice, frames: a matplotlib colour map (default RdYlBu_r for T, RdBu_r for "
+    p.add_argument("--cmap", metavar="NAME", help="slice, frames: a matplotlib colour map (default: RdYlBu_r for T, RdBu_r for "
                    "velocities, viridis otherwise)")
-    p.add_argument("--vmin", type=float, help="slice, frames: the colour range's low end (default: the data's)")
-    p.add_argument("--vmax", type=float, help="slice, frames: the colour range's high end (default: the data's; "
+    p.add_argument("--vmin", type=float, metavar="V", help="slice, frames: the colour range's low end (default: the data's)")
+    p.add_argument("--vmax", type=float, metavar="V", help="slice, frames: the colour range's high end (default: the data's; "
                    "frames use the range over all records, velocities one symmetric about 0)")
-    p.add_argument("--dpi", type=int, default=100, help="dots per inch (default 100)")
+    p.add_argument("--dpi", type=int, metavar="N", default=100, help="dots per inch of the picture")
     p.add_argument("--json", action="store_true", help="print what was drawn (files, values' range, plane, time) as JSON")
     args = p.parse_args(argv)
 

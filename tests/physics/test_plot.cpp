@@ -474,7 +474,7 @@ TEST(Plot, HelpIsTheScripts) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
   const auto r = run_bouss(ScratchDir("plot_help"), {"plot", "--help"});
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("usage: bouss plot"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Usage: bouss plot [OPTIONS] file\n"), std::string::npos) << r.out;
   for (const char* flag : {"--series", "--profiles", "--frames", "--plane", "--field", "--time", "--output"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -279,7 +280,8 @@ TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
 
 TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
   for (const char* args : {"run", "run x.json --bogus", "frobnicate", "run x.json --progress -1",
-                           "bench poisson --steps 0"}) {
+                           "bench poisson --steps 0", "bench", "bench relax --backend cpu", "bench --steps 3 poisson",
+                           "bench x.json elliptic", "bench elliptic --cfl 1 --frobnicate 2"}) {
     const Result r = run_bouss(args);
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(count_lines(r.err), 1) << args << ": " << r.err;
@@ -289,6 +291,36 @@ TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
   // An error points at the help of the command it was reading.
   EXPECT_NE(run_bouss("run").err.find("(bouss run --help lists its options)"), std::string::npos);
   EXPECT_NE(run_bouss("frobnicate").err.find("(bouss --help lists the commands and options)"), std::string::npos);
+}
+
+// bench's help is the case bench's, and names the three benchmarks' own; each benchmark's
+// help lists only its flags, and refuses the others' (one line naming the flag, exit 2).
+TEST(CommandLine, EachBenchmarkTakesOnlyItsOwnFlags) {
+  const Result bench = run_bouss("bench --help");
+  ASSERT_EQ(bench.code, 0) << bench.err;
+  for (const char* own : {"--steps", "--warmup", "--from", "--output-every", "--set"})
+    EXPECT_NE(bench.out.find(own), std::string::npos) << own << " in " << bench.out;
+  for (const char* other : {"\n  --n ", "\n  --solver ", "\n  --sizes ", "\n  --cfl ", "\n  --tolerance "})
+    EXPECT_EQ(bench.out.find(other), std::string::npos) << other << " in " << bench.out;
+  for (const char* named : {"bouss bench poisson --help", "bouss bench elliptic --help", "bouss bench relax --help"})
+    EXPECT_NE(bench.out.find(named), std::string::npos) << named << " in " << bench.out;
+  EXPECT_LT(count_lines(bench.out), 45) << bench.out;
+  const std::map<std::string, std::vector<std::string>> refused = {
+      {"poisson", {"--steps", "--cfl", "--aspect", "--stretching", "--sizes", "--set"}},
+      {"elliptic", {"--steps", "--warmup", "--sizes", "--from"}},
+      {"relax", {"--backend", "--n", "--solver", "--steps", "--tolerance"}}};
+  for (const auto& [benchmark, flags] : refused) {
+    const Result help = run_bouss("bench " + benchmark + " --help");
+    ASSERT_EQ(help.code, 0) << help.err;
+    EXPECT_NE(help.out.find("Usage: bouss bench " + benchmark + " [OPTIONS]"), std::string::npos) << help.out;
+    for (const std::string& flag : flags) {
+      EXPECT_EQ(help.out.find("  " + flag + " "), std::string::npos) << flag << " in bench " << benchmark << " --help";
+      const Result r = run_bouss("bench " + benchmark + " " + flag + " 1");
+      EXPECT_EQ(r.code, 2) << benchmark << " " << flag;
+      EXPECT_EQ(r.err, "bouss: error: bench " + benchmark + " does not take " + flag + " 1 (bouss bench " + benchmark +
+                           " --help lists its options)\n");
+    }
+  }
 }
 
 TEST(CommandLine, ProgressZeroMeansNoProgressLines) {
@@ -365,9 +397,17 @@ TEST(CommandLine, BenchElliptic) {
   const Result both = run_bouss("bench elliptic --backend cpu --n 16,16,8 --cfl 8.4 --aspect 4");
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.err.find("--aspect: the model problem (--cfl) takes --depth instead"), std::string::npos) << both.err;
+  // bench poisson takes no flag of the elliptic problems; bench elliptic's Poisson case (--bc)
+  // refuses them.
   const Result stretched_poisson = run_bouss("bench poisson --backend cpu --n 16,16,16 --stretching 1");
   EXPECT_EQ(stretched_poisson.code, 2);
-  EXPECT_NE(stretched_poisson.err.find("takes a uniform grid"), std::string::npos) << stretched_poisson.err;
+  EXPECT_EQ(count_lines(stretched_poisson.err), 1) << stretched_poisson.err;
+  EXPECT_NE(stretched_poisson.err.find("bench poisson does not take --stretching 1 (bouss bench poisson --help"),
+            std::string::npos)
+      << stretched_poisson.err;
+  const Result stretched_bc = run_bouss("bench elliptic --backend cpu --n 16,16,16 --bc neumann --stretching 1");
+  EXPECT_EQ(stretched_bc.code, 2);
+  EXPECT_NE(stretched_bc.err.find("takes a uniform grid"), std::string::npos) << stretched_bc.err;
 }
 
 // A run that cannot fit is refused before anything is allocated, naming what it needs.
