@@ -143,7 +143,7 @@ int check_command(const RunOptions& o) {
     std::printf("first dt: none (%s)\n", e.what());
   }
   std::printf("pressure: %s\n", describe_pressure(c, plan_pressure(c), backend).c_str());
-  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && o.trial).c_str());
+  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && !o.no_trial).c_str());
   if (c.output.streams.empty()) std::printf("output: none\n");
   for (const OutputStream& s : c.output.streams) {
     const std::string when = schedule_text(s.interval, s.interval_steps);

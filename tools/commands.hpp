@@ -19,7 +19,7 @@ struct RunOptions {
   std::optional<std::string> wall_limit;  // HH:MM or HH:MM:SS of wall time
   std::string decomposition;            // --decomposition PXxPY under mpirun ("" = chosen)
   bool json = false;                    // check: the validated case as JSON only
-  bool trial = true;                    // check: time a few steps for the wall-time estimate (--no-trial: none)
+  bool no_trial = false;                // check --no-trial: no steps timed, no wall-time estimate
   bool overwrite = false;               // --overwrite: replace an earlier run's files (run/run_files.hpp)
 };
 

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
       ->option_text("FILE");
   check_cmd->add_flag("--overwrite", check.overwrite, "As bouss run --overwrite: the files an earlier run left are no refusal");
   check_cmd->add_flag("--json", check.json, "Print only the validated case, as JSON, with every default filled in");
-  check_cmd->add_flag("--no-trial{false}", check.trial,
+  check_cmd->add_flag("--no-trial", check.no_trial,
                       "Skip the trial steps from rest that time the wall-time estimate (the run is then not allocated)");
 
   std::string xdmf_file;
