@@ -11,6 +11,7 @@
 #include "model/simulation.hpp"
 #include "physics/time_step.hpp"
 #include "run/run.hpp"
+#include "run/stream_output.hpp"
 
 namespace bouss {
 
@@ -21,14 +22,6 @@ constexpr double developed_velocity_fraction = 1.0 / 3.0;
 
 StepEstimate estimate_steps(const Case& c) {
   StepEstimate e;
-  const std::optional<double> end = c.time.end ? std::optional<double>(double(*c.time.end)) : std::nullopt;
-  const double cap = c.time.steps ? double(*c.time.steps) : INFINITY;
-  if (!end) {
-    e.steps = cap;
-    e.exact = true;
-    e.rule = "time.steps";
-    return e;
-  }
   const StepLimits lim = step_limits(c, make_grid(c, sizeof(double)));
   if (lim.fixed_dt > 0) {
     e.dt = lim.fixed_dt;
@@ -41,22 +34,56 @@ StepEstimate estimate_steps(const Case& c) {
     const double free_fall = std::sqrt(std::fabs(c.physics.buoyancy) * temperature_contrast(c) * c.length(2));
     const double rate = developed_velocity_fraction * free_fall * inverse_spacings;
     e.dt = stable_time_step(lim, rate);
-    const char* rule = binding_time_step_limit(lim, rate);
     e.rule = rate > 0 && e.dt == lim.cfl / rate
                  ? fmt::format("the CFL limit once the flow moves at about a third of the free-fall velocity "
                                "sqrt(b_T dT H) = {:.4g}",
                                free_fall)
-                 : rule;
+                 : binding_time_step_limit(lim, rate);
   }
+  const double cap = c.time.steps ? double(*c.time.steps) : INFINITY;
   // The last step lands on the end (physics/time_step.hpp clip_to): a partial step counts one.
-  const double by_time = std::ceil(*end / e.dt * (1 - 1e-12));
+  const double by_time = c.time.end ? std::ceil(double(*c.time.end) / e.dt * (1 - 1e-12)) : INFINITY;
   e.steps = std::min(by_time, cap);
-  if (cap < by_time) {
+  if (cap <= by_time) {
     e.rule = "time.steps";
     // No step is longer than the limits of a fluid at rest: then the count ends the run.
-    e.exact = e.exact || cap * stable_time_step(lim, 0) < *end;
+    e.exact = !c.time.end || e.exact || cap * stable_time_step(lim, 0) < double(*c.time.end);
   }
   return e;
+}
+
+OutputEstimate estimate_output(const Case& c, const StepEstimate& e) {
+  OutputEstimate o;
+  const Layout layout = Layout::make(c.n, 1, sizeof(double));
+  const double duration = c.time.end ? std::min(double(*c.time.end), e.steps * e.dt) : e.steps * e.dt;
+  for (const OutputStream& s : c.output.streams) {
+    const double record = plan_stream(c, s, layout).record_bytes;
+    // The start's record, the scheduled ones, and the end's unless a scheduled one falls on it.
+    double records = 1;
+    bool end_scheduled = false;
+    if (s.interval) {
+      const double k = duration / *s.interval;
+      records += std::floor(k * (1 + 1e-12));
+      end_scheduled = std::fabs(k - std::round(k)) < 1e-9 * std::max(1.0, k);
+    }
+    if (s.interval_steps) {
+      records += std::floor(e.steps / double(*s.interval_steps));
+      end_scheduled = end_scheduled || std::fmod(e.steps, double(*s.interval_steps)) == 0;
+    }
+    records += end_scheduled ? 0 : 1;
+    o.bytes += records * record;
+    o.last_record_bytes += record;
+    o.compressed = o.compressed || s.compression.enabled();
+  }
+  return o;
+}
+
+double estimate_wall_seconds(const TrialTiming& t, double steps, const OutputEstimate& output, double disk_rate) {
+  const double stepping = t.seconds + std::max(0.0, steps - double(t.steps)) * t.tail_ms * 1e-3;
+  if (!(disk_rate > 0)) return t.setup_seconds + stepping;
+  // The records are written while the steps go on, the last after them, and the run ends
+  // when the disk has taken them all.
+  return t.setup_seconds + std::max(stepping, output.bytes / disk_rate) + output.last_record_bytes / disk_rate;
 }
 
 TrialTiming time_trial_steps(const Case& c, const Backend& backend, double steps_to_end, double budget_seconds) {
@@ -81,13 +108,20 @@ TrialTiming time_trial_steps(const Case& c, const Backend& backend, double steps
   t.setup_seconds = slowest(since(begun));
   RegionTimer timer(backend);
   for (long stretch = 1; t.steps < steps_to_end && t.seconds < budget_seconds; stretch *= 2) {
-    const long n = std::min<long>(stretch, long(std::ceil(steps_to_end)) - t.steps);
+    long n = std::min<long>(stretch, long(std::ceil(steps_to_end)) - t.steps);
+    // Within the budget at the last stretch's rate (a stretch doubles the steps timed).
+    if (t.steps > 0) n = std::max(1L, std::min(n, long((budget_seconds - t.seconds) / (t.tail_ms * 1e-3)) + 1));
+    double cycles = 0;
     timer.start();
-    for (long s = 0; s < n; ++s) run.step();
+    for (long s = 0; s < n; ++s) {
+      run.step();
+      cycles += run.simulation().last_solve().cycles;
+    }
     const double ms = slowest(timer.stop_ms());
     t.steps += n;
     t.seconds += ms * 1e-3;
     t.tail_ms = ms / double(n);
+    t.tail_cycles = cycles / double(n);
   }
   return t;
 }

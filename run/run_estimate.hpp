@@ -31,16 +31,27 @@ struct TrialTiming {
   long steps = 0;            // the steps timed, from rest
   double seconds = 0;        // their time
   double tail_ms = 0;        // ms per step of the last, longest stretch of them
-  // The run's wall time to `steps_to_end` steps: the set-up, the steps timed, and the rest
-  // at the tail's rate.
-  double estimate_seconds(double steps_to_end) const {
-    return setup_seconds + seconds + std::max(0.0, steps_to_end - double(steps)) * tail_ms * 1e-3;
-  }
+  double tail_cycles = 0;    // the pressure solve's iterations per step in that stretch
 };
 
+// What a run's output streams write: every record of every stream (the start's, each
+// scheduled one, the end's when none falls on it) uncompressed, and the records written
+// after the last step (its own bytes stand for the last step's records).
+struct OutputEstimate {
+  double bytes = 0;
+  double last_record_bytes = 0;
+  bool compressed = false;  // some stream compresses: it writes fewer bytes than counted
+};
+OutputEstimate estimate_output(const Case& c, const StepEstimate& steps);
+
+// The run's wall time: its set-up, the steps timed and the rest at the last stretch's rate,
+// or the output's bytes at the disk's rate when that is longer (the records are written while
+// the steps go on), and the last records after the steps. disk_rate 0: output left out.
+double estimate_wall_seconds(const TrialTiming& t, double steps, const OutputEstimate& output, double disk_rate);
+
 // Runs the case from rest on the backend, without output files or checkpoints, for about
-// `budget_seconds` of steps or `steps_to_end` steps, whichever comes first, timing its set-up
-// and its steps in stretches of 1, 2, 4, 8, ... steps (one wait each on a GPU, so that the
+// `budget_seconds` of steps (not more) or `steps_to_end` steps, whichever comes first, timing
+// its set-up and its steps in stretches of 1, 2, 4, 8, ... steps (one wait each on a GPU, so that the
 // host still queues ahead within a stretch). The first steps cost what they cost in the run
 // (an iterative solve from a zero guess, graph captures), and the last stretch gives the rate
 // of the steps after. Collective under several ranks (every rank times the same stretches,

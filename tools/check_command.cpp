@@ -6,12 +6,15 @@
 // default filled in, alone.
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "config/case.hpp"
 #include "config/case_json.hpp"
+#include "io/disk_rate.hpp"
 #include "io/file_util.hpp"
 #include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
@@ -60,15 +63,31 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial) {
   if (!trial) return line + "; no trial steps, no wall-time estimate";
   TrialTiming t;
   try {
-    t = time_trial_steps(c, backend, e.steps, 1.0);
+    t = time_trial_steps(c, backend, e.steps, 2.0);
   } catch (const std::exception& ex) {
     return line + "; no wall-time estimate: the trial steps failed: " + ex.what();
   }
-  const std::string rest =
-      double(t.steps) < e.steps ? fmt::format(", then {:.3g} ms/step", t.tail_ms) : std::string(", all of them");
-  return line + fmt::format(", about {} on this backend (set-up {}, {} steps timed from rest in {}{})",
-                            format_seconds(t.estimate_seconds(e.steps)), format_seconds(t.setup_seconds), t.steps,
-                            format_seconds(t.seconds), rest);
+  std::string rest = double(t.steps) < e.steps ? fmt::format(", then {:.3g} ms/step", t.tail_ms) : ", all of them";
+  // An iterative solve's work a step falls as the flow from rest smooths: say how much it was.
+  const char* unit = plan_pressure(c).type().iteration_unit();
+  if (std::string(unit) != "passes") rest += fmt::format(" at {:.3g} {} a step", t.tail_cycles, unit);
+  // The output: its bytes at the rate the disk under the first stream's folder takes them.
+  const OutputEstimate out = estimate_output(c, e);
+  double disk = 0;
+  std::string written;
+  if (out.bytes > 0) {
+    const std::string folder = std::filesystem::path(absolute_path(c.output.streams.front().file)).parent_path();
+    try {
+      disk = disk_rate(folder, std::clamp(out.bytes, double(16 << 20), double(64 << 20)));
+      written = fmt::format("; output {} at the disk's {}/s{}", format_bytes(out.bytes), format_bytes(disk),
+                            out.compressed ? " (uncompressed: fewer when compressed)" : "");
+    } catch (const std::exception& ex) {
+      written = fmt::format("; output {} not timed: {}", format_bytes(out.bytes), ex.what());
+    }
+  }
+  return line + fmt::format(", about {} on this backend (set-up {}, {} steps timed from rest in {}{}{})",
+                            format_seconds(estimate_wall_seconds(t, e.steps, out, disk)),
+                            format_seconds(t.setup_seconds), t.steps, format_seconds(t.seconds), rest, written);
 }
 
 }  // namespace

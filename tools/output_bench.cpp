@@ -5,7 +5,6 @@
 // writing as many bytes with plain write() and fsync(); the writer's rate is the bytes over
 // the time the IO thread spent writing. Each configuration is reported against its bound,
 // the larger of the step without output and its bytes at the disk's rate.
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -24,6 +23,7 @@
 #include "grid/layout.hpp"
 #include "config/case.hpp"
 #include "config/case_json.hpp"
+#include "io/disk_rate.hpp"
 #include "io/file_util.hpp"
 #include "io/io_thread.hpp"
 #include "io/xdmf.hpp"
@@ -41,29 +41,6 @@ using clock_type = std::chrono::steady_clock;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-// Plain write() of `bytes` in 16 MiB blocks and fsync(), into a file in `folder`: bytes/s.
-double disk_rate(const std::string& folder, double bytes) {
-  const std::string path = (fs::path(folder) / ("bouss_disk_rate." + std::to_string(::getpid()))).string();
-  const std::size_t block = std::size_t(16) << 20;
-  std::vector<char> data(block, 1);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("bench: cannot create " + path + " to measure the disk");
-  const auto t0 = clock_type::now();
-  for (double left = bytes; left > 0; left -= double(block)) {
-    const std::size_t n = std::size_t(std::min(left, double(block)));
-    if (::write(fd, data.data(), n) != ssize_t(n)) {
-      ::close(fd);
-      std::remove(path.c_str());
-      throw std::runtime_error("bench: writing " + path + " failed (a full disk?)");
-    }
-  }
-  ::fsync(fd);
-  const double s = seconds_since(t0);
-  ::close(fd);
-  std::remove(path.c_str());
-  return bytes / s;
 }
 
 struct Config {

@@ -1,7 +1,10 @@
 // bouss check's estimate of a run's steps (run/run_estimate.hpp) against the steps the run
 // takes: convection that develops from rest, a lock exchange, a fixed dt, a step count.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <netcdf>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,7 @@ long steps_of_run(const Case& c) {
   run.start();
   while (run.step()) {
   }
+  run.finish();
   return run.simulation().steps_done();
 }
 
@@ -69,4 +73,33 @@ TEST(RunEstimate, AFixedStepOrAStepCountIsExact) {
   EXPECT_TRUE(n.exact);
   EXPECT_EQ(n.steps, 7.0);
   EXPECT_EQ(n.steps, double(steps_of_run(counted)));
+}
+
+// The records a run writes, counted before it runs: the start's, every scheduled one, and the
+// end's unless a scheduled one falls on it; each of a stream's plan_stream bytes.
+TEST(RunEstimate, OutputCountsTheRecordsTheRunWrites) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("bouss_estimate_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  for (const auto& [schedule, steps] : std::vector<std::pair<std::string, int>>{
+           {R"("interval_steps": 5)", 20}, {R"("interval_steps": 6)", 20}, {R"("interval": 0.25)", 0}}) {
+    SCOPED_TRACE(schedule);
+    const std::string file = dir + "/out.nc";
+    // By steps the run ends at time.steps, long before t = 1000.
+    std::vector<std::string> overrides = {"grid.n=[8,8,4]", steps ? "time.end=1000" : "time.end=1",
+                                          R"(output={"file": ")" + file + R"(", "fields": ["T"], )" + schedule + "}",
+                                          "overwrite=true"};
+    if (steps) overrides.push_back("time.steps=" + std::to_string(steps));
+    const Case c = load_case(cases + "rayleigh_benard.json", overrides);
+    const StepEstimate e = estimate_steps(c);
+    const OutputEstimate o = estimate_output(c, e);
+    const double record = double(8 * 8 * 4 * sizeof(double));
+    EXPECT_EQ(o.last_record_bytes, record);
+    steps_of_run(c);
+    netCDF::NcFile f(file, netCDF::NcFile::read);
+    const double written = double(f.getDim("time").getSize());
+    if (steps) EXPECT_EQ(o.bytes, written * record) << written << " records";
+    // By time, the steps are an estimate: the run may land its last interval's record on the end.
+    else EXPECT_NEAR(o.bytes / record, written, 1.0) << written << " records";
+  }
+  std::filesystem::remove_all(dir);
 }
