@@ -76,9 +76,12 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial) {
   double disk = 0;
   std::string written;
   if (out.bytes > 0) {
-    const std::string folder = std::filesystem::path(absolute_path(c.output.streams.front().file)).parent_path();
+    // The folder the run would create, or the nearest one above it that exists.
+    std::filesystem::path folder = std::filesystem::path(absolute_path(c.output.streams.front().file)).parent_path();
+    std::error_code ec;
+    while (!std::filesystem::is_directory(folder, ec) && folder.has_relative_path()) folder = folder.parent_path();
     try {
-      disk = disk_rate(folder, std::clamp(out.bytes, double(16 << 20), double(64 << 20)));
+      disk = disk_rate(folder.string(), std::clamp(out.bytes, double(16 << 20), double(64 << 20)));
       written = fmt::format("; output {} at the disk's {}/s{}", format_bytes(out.bytes), format_bytes(disk),
                             out.compressed ? " (uncompressed: fewer when compressed)" : "");
     } catch (const std::exception& ex) {
