@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -45,7 +46,7 @@ std::string format_seconds(double s) {
 // "until t = END: about N steps (dt about DT: RULE), about W on this backend (set-up S, K steps
 // timed from rest in T, then MS ms/step)": the steps from the case's limits (run/run_estimate.hpp),
 // the wall time from the case's first steps, run and timed.
-std::string runs_line(const Case& c, const Backend& backend, bool trial) {
+std::string runs_line(const Case& c, const Backend& backend, bool trial, double startup_seconds) {
   std::string line;
   if (c.time.steps) line = std::to_string(*c.time.steps) + " steps";
   if (c.time.end) line += fmt::format("{}until t = {:g}", line.empty() ? "" : " or ", *c.time.end);
@@ -88,9 +89,10 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial) {
       written = fmt::format("; output {} not timed: {}", format_bytes(out.bytes), ex.what());
     }
   }
-  return line + fmt::format(", about {} on this backend (set-up {}, {} steps timed from rest in {}{}{})",
-                            format_seconds(estimate_wall_seconds(t, e.steps, out, disk)),
-                            format_seconds(t.setup_seconds), t.steps, format_seconds(t.seconds), rest, written);
+  return line + fmt::format(", about {} on this backend (start-up {}, set-up {}, {} steps timed from rest in {}{}{})",
+                            format_seconds(startup_seconds + estimate_wall_seconds(t, e.steps, out, disk)),
+                            format_seconds(startup_seconds), format_seconds(t.setup_seconds), t.steps,
+                            format_seconds(t.seconds), rest, written);
 }
 
 }  // namespace
@@ -101,7 +103,11 @@ int check_command(const RunOptions& o) {
     for (const std::string& s : output_file_overrides(o.case_file, o.overrides, *o.output)) overrides.push_back(s);
   Case c;
   Backend backend;
+  // The start-up a run pays too before its set-up: reading the case, the backend (a GPU's
+  // context and libraries).
+  const auto entered = std::chrono::steady_clock::now();
   if (!load_command_case(o.case_file, overrides, o.backend, c, backend)) return 2;
+  const double startup = std::chrono::duration<double>(std::chrono::steady_clock::now() - entered).count();
   // Under mpirun every rank checks its own block; the first rank reports.
   const Communicator& ranks = backend.ranks();
   if (ranks.rank() != 0 && !std::freopen("/dev/null", "w", stdout)) return 1;
@@ -165,7 +171,7 @@ int check_command(const RunOptions& o) {
     std::printf("first dt: none (%s)\n", e.what());
   }
   std::printf("pressure: %s\n", describe_pressure(c, plan_pressure(c), backend).c_str());
-  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && !o.no_trial).c_str());
+  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && !o.no_trial, startup).c_str());
   if (c.output.streams.empty()) std::printf("output: none\n");
   for (const OutputStream& s : c.output.streams) {
     const std::string when = schedule_text(s.interval, s.interval_steps);
