@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -41,6 +42,27 @@ inline std::string slurp(const std::string& path) {
   std::stringstream s;
   s << f.rdbuf();
   return s.str();
+}
+
+// `bouss ARGS` as typed on a command line (through the shell), waited for: its exit code and
+// what it wrote, captured in files of its own under the temporary folder's `scratch` (tests
+// run side by side under ctest -j).
+struct CommandResult {
+  int code;
+  std::string out, err;
+};
+inline CommandResult run_bouss_line(const std::string& args, const std::string& scratch) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / scratch;
+  fs::create_directories(dir);
+  static int calls = 0;
+  const std::string tag = std::to_string(::getpid()) + "_" + std::to_string(++calls);
+  const std::string out = (dir / ("stdout_" + tag)).string(), err = (dir / ("stderr_" + tag)).string();
+  const int status = std::system((bouss_exe() + " " + args + " >" + out + " 2>" + err).c_str());
+  CommandResult r{WEXITSTATUS(status), slurp(out), slurp(err)};
+  fs::remove(out);
+  fs::remove(err);
+  return r;
 }
 
 class BoussProcess {

@@ -494,6 +494,16 @@ int main(int argc, char** argv) {
     // One line, like every other error: "bouss: error: ...".
     std::string what = e.what();
     if (what.empty()) what = e.get_name();
+    if (command_read().empty() && dynamic_cast<const CLI::RequiredError*>(&e)) {
+      // No command read: name the word given instead, and the commands there are.
+      std::string commands;
+      for (const CLI::App* sub : app.get_subcommands({})) commands += (commands.empty() ? "" : ", ") + sub->get_name();
+      std::string word;
+      for (int a = 1; a < argc && word.empty(); ++a)
+        if (argv[a][0] != '-' && (a == 1 || argv[a - 1][0] != '-')) word = argv[a];  // not a flag's value
+      what = (word.empty() ? std::string("a command is required") : "unknown command " + word) + ": expected one of " +
+             commands;
+    }
     bouss::print_error(what + " (" + help_hint() + ")");
     return 2;
   }

@@ -16,36 +16,15 @@
 
 #include <unistd.h>
 
+#include "process.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string err;
-  std::string out;
-};
+using Result = bouss::test::CommandResult;
 
-Result run_bouss(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / "bouss_cli_test";
-  fs::create_directories(dir);
-  // Tests run side by side (ctest -j): each invocation captures into its own files.
-  static int calls = 0;
-  const std::string tag = std::to_string(getpid()) + "_" + std::to_string(++calls);
-  const std::string out = (dir / ("stdout_" + tag)).string(), err = (dir / ("stderr_" + tag)).string();
-  const std::string cmd = std::string(BOUSS_EXE) + " " + args + " >" + out + " 2>" + err;
-  const int status = std::system(cmd.c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  };
-  Result r{WEXITSTATUS(status), slurp(err), slurp(out)};
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
+Result run_bouss(const std::string& args) { return bouss::test::run_bouss_line(args, "bouss_cli_test"); }
 
 fs::path write_case(const std::string& name, const std::string& text) {
   const fs::path p = fs::temp_directory_path() / "bouss_cli_test" / name;
@@ -291,6 +270,10 @@ TEST(CommandLine, CommandLineErrorsAreOneLineWithThePrefixAndExitTwo) {
   // An error points at the help of the command it was reading.
   EXPECT_NE(run_bouss("run").err.find("(bouss run --help lists its options)"), std::string::npos);
   EXPECT_NE(run_bouss("frobnicate").err.find("(bouss --help lists the commands and options)"), std::string::npos);
+  // A word that is no command is named, with the commands there are; a flag's value is not.
+  EXPECT_NE(run_bouss("frobnicate").err.find("unknown command frobnicate: expected one of run, check,"),
+            std::string::npos);
+  EXPECT_NE(run_bouss("--backend cpu").err.find("a command is required: expected one of run,"), std::string::npos);
 }
 
 // bench's help is the case bench's, and names the three benchmarks' own; each benchmark's

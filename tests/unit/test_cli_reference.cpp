@@ -16,33 +16,15 @@
 
 #include <unistd.h>
 
+#include "process.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string out, err;
-};
+using Result = bouss::test::CommandResult;
 
-Result run_bouss(const std::string& args) {
-  const fs::path dir = fs::temp_directory_path() / "bouss_cli_reference_test";
-  fs::create_directories(dir);
-  static int calls = 0;
-  const std::string tag = std::to_string(getpid()) + "_" + std::to_string(++calls);
-  const std::string out = (dir / ("stdout_" + tag)).string(), err = (dir / ("stderr_" + tag)).string();
-  const int status = std::system((std::string(BOUSS_EXE) + " " + args + " >" + out + " 2>" + err).c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream f(p);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-  };
-  Result r{WEXITSTATUS(status), slurp(out), slurp(err)};
-  fs::remove(out);
-  fs::remove(err);
-  return r;
-}
+Result run_bouss(const std::string& args) { return bouss::test::run_bouss_line(args, "bouss_cli_reference_test"); }
 
 // The commands, as docs/cli.md's section headings name them ("## bouss bench poisson").
 const std::vector<std::string> commands = {"",      "run",   "check",   "bench", "bench poisson", "bench elliptic",
