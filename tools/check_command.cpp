@@ -84,7 +84,9 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial, double 
     try {
       disk = disk_rate(folder.string(), std::clamp(out.bytes, double(16 << 20), double(64 << 20)));
       written = fmt::format("; output {} at the disk's {}/s{}", format_bytes(out.bytes), format_bytes(disk),
-                            out.compressed ? " (uncompressed: fewer when compressed)" : "");
+                            out.compressed ? ", uncompressed: the compression's own time is not estimated (zlib takes "
+                                               "tens of MB/s: docs/performance.md, \"What output costs\")"
+                                             : "");
     } catch (const std::exception& ex) {
       written = fmt::format("; output {} not timed: {}", format_bytes(out.bytes), ex.what());
     }
