@@ -58,12 +58,13 @@ SolverContext context(const Case& c, const PressurePlan& plan, const Backend& ba
   const Grid block = backend.ranks().alone() ? whole : whole.part(decompose(c, backend.ranks()));
   SolverContext ctx{backend, whole, block, plan.settings, value_bytes(c.precision)};
   ctx.tolerance = plan.tolerance;
+  ctx.pressure = pressure_grid(c);
   return ctx;
 }
 }  // namespace
 
 bool gathers_pressure(const Case& c, const PressurePlan& plan, const Communicator& ranks) {
-  return !ranks.alone() && !plan.type().solves_on_blocks(c.n, ranks.size());
+  return !ranks.alone() && !plan.type().solves_on_blocks(pressure_grid(c), ranks.size());
 }
 
 std::string describe_pressure(const Case& c, const PressurePlan& plan, const Backend& backend) {

@@ -67,7 +67,7 @@ std::unique_ptr<PressureSolver<R>> make_solver(const SolverType& type, const Bac
                                                const FieldBC& bc, const SolverSettings& s) {
   // A grid cut over ranks: the solvers that do not work on blocks solve it whole on rank 0.
   if (grid.decomposition && !backend.ranks().alone() &&
-      !type.solves_on_blocks(grid.global_n(), backend.ranks().size()))
+      !type.solves_on_blocks(PressureGrid::of(grid, bc), backend.ranks().size()))
     return std::make_unique<GatheredSolver<R>>(type, s, backend, grid, bc);
   if constexpr (std::is_same_v<R, float>) return type.make_float(backend, grid, bc, s);
   else return type.make_double(backend, grid, bc, s);

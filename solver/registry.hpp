@@ -50,6 +50,7 @@ struct SolverContext {
   SolverSettings settings;
   std::size_t value_bytes = sizeof(double);
   double tolerance = 0;  // the solve's relative tolerance (for the description)
+  PressureGrid pressure;  // the whole grid's shape and walls, as the solvers see them
   bool single() const { return value_bytes == sizeof(float); }
   bool ranks() const { return !backend.ranks().alone(); }
 };
@@ -64,7 +65,7 @@ class SolverType {
   virtual std::optional<std::string> suits(const PressureGrid& g) const = 0;
   // Whether it works on the blocks of a grid of n cells cut over `ranks` ranks; otherwise the
   // solve is gathered onto rank 0 whole (solver/gathered_solver.hpp), for the reason given.
-  virtual bool solves_on_blocks(const std::array<int, 3>& n, int ranks) const = 0;
+  virtual bool solves_on_blocks(const PressureGrid& g, int ranks) const = 0;
   virtual std::string gathered_because() const = 0;
   // Whether it starts from a guess (the step may extrapolate one); a direct solve does not.
   virtual bool starts_from_guess() const { return true; }

@@ -15,59 +15,84 @@
 namespace bouss {
 namespace {
 
-// Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(nx ny):
-// the rows are -L's, and the transforms are unnormalized): the modes of rows j0 .. j0 + nj
-// of the whole grid's, every column and level, x fastest, then the rows, then z (every row on
-// one rank; a band of them under several: solver/direct/slab_transform.hpp). For a singular problem
-// the (0, 0) mode, b's plane sums, carries b's volume mean and the solution's: its line
-// takes b's out first (written to *b_mean, by the band that holds it) and the solution's
-// after, so neither b nor x needs a pass.
+// A spectrum value's real part: the whole value of a real-to-real spectrum.
 template <class R>
-void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int j0, int nj,
-                 Complex<R>* spec, R* c, double* b_mean) {
+BOUSS_HD inline R& real_part(Complex<R>& v) {
+  return v.re;
+}
+template <class R>
+BOUSS_HD inline R& real_part(R& v) {
+  return v;
+}
+
+// Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(Sx Sy),
+// the transforms' unnormalized round trip: the rows are -L's): mi columns by nj rows of modes
+// (rows j0 .. j0 + nj of the whole grid's, every one on one rank; a band of them under
+// several: solver/direct/slab_transform.hpp), x fastest, then the rows, then z. `eigen(i, j)` is
+// the mode's horizontal eigenvalue (at most 0), `sums` what the (0, 0) mode's value is in
+// plane sums (1, or 2 along each axis a cosine transform takes). For a singular problem the
+// (0, 0) mode carries b's volume mean and the solution's: its line takes b's out first
+// (written to *b_mean, by the band that holds it) and the solution's after, so neither b nor
+// x needs a pass. V: Complex<R> (the periodic plane FFT's spectrum) or R (the real-to-real one).
+template <class R, class V, class Eigen>
+void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int j0, int nj,
+                 const Eigen& eigen, double round_trip, double sums, V* spec, R* c, double* b_mean) {
   const std::array<int, 3> n = g.global_n();
-  const int nx = n[0], ny = n[1], nz = n[2], mx = nx / 2 + 1;
+  const int nz = n[2];
   const ZView<R> z = g.z_view<R>(be);
   const ZView<double> zd = g.z_view<double>(be);
-  const double height = g.length(2), plane = double(nx) * ny;
-  const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
-  const R scale = R(-1.0 / (double(nx) * ny));
-  const std::ptrdiff_t stride = std::ptrdiff_t(mx) * nj;
+  const double height = g.length(2), plane = double(n[0]) * n[1] * sums;
+  const R scale = R(-1.0 / round_trip);
+  const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mx, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
+  for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
     const int j = j0 + jb;
-    const R lambda = R(-(periodic_laplacian_eigenvalue(i, nx, rx2) + periodic_laplacian_eigenvalue(j, ny, ry2)));
+    const R lambda = R(-eigen(i, j));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = i + std::ptrdiff_t(mx) * jb;
+    const std::ptrdiff_t base = i + std::ptrdiff_t(mi) * jb;
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
-      for (int k = 0; k < nz; ++k) sum += double(spec[base + k * stride].re) * (zd.zf[k + 1] - zd.zf[k]);
+      for (int k = 0; k < nz; ++k) sum += double(real_part(spec[base + k * stride])) * (zd.zf[k + 1] - zd.zf[k]);
       return sum / height;
     };
     const auto take_out = [&](double mean) {
-      for (int k = 0; k < nz; ++k) spec[base + k * stride].re -= R(mean);
+      for (int k = 0; k < nz; ++k) real_part(spec[base + k * stride]) -= R(mean);
     };
     if (pinned) {
       const double mean = line_mean();  // of b's plane sums
       *b_mean = mean / plane;
       take_out(mean);
     }
-    const auto rhs = [&](int k, std::ptrdiff_t idx) { return pinned && k == 0 ? Complex<R>{R(0), R(0)} : spec[idx] * scale; };
-    thomas_sweeps<R, Complex<R>>(nz, rows, rhs, spec, c, base, stride,
-                                 [&](std::ptrdiff_t idx, Complex<R> v) { spec[idx] = v; });
+    const auto rhs = [&](int k, std::ptrdiff_t idx) { return pinned && k == 0 ? V{} : spec[idx] * scale; };
+    thomas_sweeps<R, V>(nz, rows, rhs, spec, c, base, stride, [&](std::ptrdiff_t idx, V v) { spec[idx] = v; });
     if (pinned) take_out(line_mean());  // the solution's, fixed up to a constant by the pin
   }, "fourier mode solves");
 }
+
+// The periodic plane FFT's modes: wavenumbers 0 .. nx/2 along x, 0 .. ny - 1 along y.
+struct PeriodicEigen {
+  int nx, ny;
+  double rx2, ry2;
+  BOUSS_HD double operator()(int i, int j) const {
+    return periodic_laplacian_eigenvalue(i, nx, rx2) + periodic_laplacian_eigenvalue(j, ny, ry2);
+  }
+};
+// The real-to-real spectrum's modes: each axis's index in its own transform's order.
+struct AxisEigen {
+  AxisTransform kx, ky;
+  int nx, ny;
+  double rx2, ry2;
+  BOUSS_HD double operator()(int i, int j) const {
+    return axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2);
+  }
+};
 
 }  // namespace
 
 template <class R>
 std::optional<std::string> FourierSolver<R>::refuses(const PressureGrid& g) {
-  if (!g.periodic_x || !g.periodic_y)
-    return std::string("expected x and y periodic for \"fft\" (it transforms the horizontal planes), got walls in ") +
-           (!g.periodic_x ? "x" : "y");
   if (g.periodic_z && g.n[2] > 1)
     return std::string("expected walls at z_lo and z_hi for \"fft\" (its vertical lines are tridiagonal systems "
                        "between walls), got a periodic z");
@@ -82,10 +107,26 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     if (bc.face[f].kind != BoundaryKind::periodic && (bc.face[f].value != 0 || bc.face[f].slope_z != 0))
       throw std::invalid_argument("fft pressure solver: expected walls without data in z (the pressure's), got a "
                                   "wall value");
+  // A horizontal wall is the pressure's: homogeneous Neumann, which the cosine transform takes.
+  for (int a = 0; a < 2; ++a) {
+    const FaceBC& f = bc.face[2 * a];
+    kinds_[a] = f.kind == BoundaryKind::periodic ? AxisTransform::periodic : AxisTransform::walled;
+    for (int side = 0; side < 2; ++side) {
+      const FaceBC& w = bc.face[2 * a + side];
+      if (w.kind != BoundaryKind::periodic && (w.kind != BoundaryKind::gradient || w.value != 0 || w.slope_z != 0))
+        throw std::invalid_argument(std::string("fft pressure solver: expected homogeneous Neumann walls in ") + "xy"[a] +
+                                    " (the pressure's), got a wall with a value");
+    }
+  }
   self_ = ghost_self<R>(bc, grid);
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
-  if (grid.decomposition && !backend.ranks().alone()) {
+  if (walled()) {
+    // Cut over ranks, a walled box is solved whole on rank 0 (the registry's solves_on_blocks).
+    if (grid.decomposition && !backend.ranks().alone())
+      throw std::logic_error("fft pressure solver: the cosine transforms take the whole grid, not a block");
+    r2r_ = make_plane_r2r<R>(backend, grid.layout, kinds_);
+  } else if (grid.decomposition && !backend.ranks().alone()) {
     slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
     band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
     band_c_ = static_cast<R*>(backend.allocate(slabs_->band_size() * sizeof(R)));
@@ -162,25 +203,33 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const bool singular = bc_.singular();
   const std::ptrdiff_t origin = grid_.layout.origin;
   const int j0 = slabs_ ? slabs_->j0() : 0, nj = slabs_ ? slabs_->nj() : grid_.layout.n[1];
-  const auto forward = [&](const Field<R>& f) {
+  const std::array<int, 3> n = grid_.global_n();
+  const double rx2 = 1 / (grid_.h[0] * grid_.h[0]), ry2 = 1 / (grid_.h[1] * grid_.h[1]);
+  // The field f's solve into g (x, or the refinement's correction in place of its residual).
+  const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
+    if (r2r_) {
+      R* real = work_arrays.fields[0]->data();
+      r2r_->forward(f.data() + origin, real);
+      const double round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
+      const double sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
+      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1], AxisEigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2},
+                  round_trip, sums, real, c, mean);
+      r2r_->inverse(real, g.data() + origin);
+      return;
+    }
     if (slabs_) slabs_->forward(f, spectrum);
     else fft_->forward(f.data() + origin, spectrum);
-  };
-  const auto inverse = [&](Field<R>& f) {
-    if (slabs_) slabs_->inverse(spectrum, f);
-    else fft_->inverse(spectrum, f.data() + origin);
+    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, j0, nj, PeriodicEigen{n[0], n[1], rx2, ry2},
+                double(n[0]) * n[1], 1.0, spectrum, c, mean);
+    if (singular) share_mean(mean);
+    if (slabs_) slabs_->inverse(spectrum, g);
+    else fft_->inverse(spectrum, g.data() + origin);
   };
   if (index == 0) {
-    forward(b);
-    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, b_mean_);
-    if (singular) share_mean(b_mean_);
-    inverse(x);
+    solve_field(b, x, b_mean_);
   } else {
     line_residual_into(grid_, backend_, 0.0, x, b, singular ? b_mean_ : nullptr, work);
-    forward(work);
-    solve_modes(backend_, grid_, self_, singular, j0, nj, spectrum, c, work_mean_);
-    if (singular) share_mean(work_mean_);
-    inverse(work);
+    solve_field(work, work, work_mean_);
     add_field(x, work, grid_.layout.interior(Stagger::centre));
   }
   fill_ghosts(x, bc_, grid_);

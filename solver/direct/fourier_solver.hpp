@@ -18,6 +18,7 @@
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "solver/ghost_self.hpp"
+#include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/plane_fft.hpp"
 #include "solver/pressure_solver.hpp"
 #include "solver/direct/slab_transform.hpp"
@@ -65,7 +66,11 @@ class FourierSolver final : public PressureSolver<R> {
   Grid grid_;
   FieldBC bc_;
   GhostSelf<R> self_;
-  std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms
+  std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms (x and y periodic)
+  // A walled horizontal axis: each axis's transform, and the real-to-real plane transforms.
+  std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
+  std::unique_ptr<PlaneR2R<R>> r2r_;
+  bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
   // with its c' (solver/direct/slab_transform.hpp), its own memory.
   std::unique_ptr<SlabTransform<R>> slabs_;

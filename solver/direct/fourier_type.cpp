@@ -17,22 +17,31 @@ class FourierType final : public SolverType {
     return refuses_periodic_z(name(), g);
   }
   std::optional<std::string> suits(const PressureGrid& g) const override {
-    if (g.periodic_x && g.periodic_y && !g.periodic_z)
-      return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
-    return std::nullopt;
+    if (g.periodic_z) return std::nullopt;
+    if (g.periodic_x && g.periodic_y) return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
+    return "walls in z and in x or y: one direct solve, cosine transforms along the walled axes";
   }
-  bool solves_on_blocks(const std::array<int, 3>& n, int ranks) const override {
-    return SlabTransform<double>::applies(n, ranks);
+  // The periodic planes through the slab transposes; a walled box whole on rank 0.
+  bool solves_on_blocks(const PressureGrid& g, int ranks) const override {
+    return g.periodic_x && g.periodic_y && SlabTransform<double>::applies(g.n, ranks);
   }
-  std::string gathered_because() const override { return "its transposes need a z level and a y row per rank"; }
+  std::string gathered_because() const override {
+    return "its transposes need x and y periodic, a z level and a y row per rank";
+  }
   bool starts_from_guess() const override { return false; }
   const char* iteration_unit() const override { return "passes"; }
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
-    const bool gathered = c.ranks() && !solves_on_blocks(c.whole.global_n(), c.backend.ranks().size());
-    return fmt::format("Fourier-tridiagonal direct solve ({} plane transforms, a tridiagonal solve per horizontal "
+    const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
+    const auto axis = [&](bool periodic, char a) {
+      return fmt::format("{}: {}", a, periodic ? "Fourier" : "cosine (walls)");
+    };
+    const std::string transforms = c.pressure.periodic_x && c.pressure.periodic_y
+                                       ? std::string("plane transforms")
+                                       : axis(c.pressure.periodic_x, 'x') + ", " + axis(c.pressure.periodic_y, 'y');
+    return fmt::format("Fourier-tridiagonal direct solve ({} {}, a tridiagonal solve per horizontal "
                        "mode){}{}",
-                       c.backend.is_cuda() ? "cuFFT" : "FFTW", c.single() ? " (fp32)" : " (fp64)",
+                       c.backend.is_cuda() ? "cuFFT" : "FFTW", transforms, c.single() ? " (fp32)" : " (fp64)",
                        c.ranks() && !gathered ? "; transposed through z slabs and bands of modes over the ranks (two "
                                                 "all-to-alls each way a pass)"
                                               : "");
@@ -42,6 +51,12 @@ class FourierType final : public SolverType {
   std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {
     const Layout planes = grid.decomposition && grid.decomposition->ranks() > 1 ? SlabTransform<double>::slab_layout(grid)
                                                                                 : grid.layout;
+    // A walled box: the real-to-real transforms' work area and their two staging arrays.
+    if (!c.pressure.periodic_x || !c.pressure.periodic_y)
+      return {FourierSolver<double>::estimate_memory(grid, c.value_bytes, true) +
+                  double(c.single() ? plane_r2r_work_bytes<float>(c.backend, grid.layout)
+                                    : plane_r2r_work_bytes<double>(c.backend, grid.layout)),
+              0.0};
     return {FourierSolver<double>::estimate_memory(grid, c.value_bytes, true) +
                 double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
                                   : plane_fft_work_bytes<double>(c.backend, planes)),

@@ -6,6 +6,7 @@
 // Transforms are unnormalized (inverse(forward(f)) = nx ny f).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <memory>
 
@@ -37,6 +38,35 @@ class PlaneFft {
 };
 
 inline std::size_t spectrum_size(const Layout& L) { return std::size_t(L.n[0] / 2 + 1) * L.n[1] * L.n[2]; }
+
+// The real-to-real plane transforms of a box with a walled horizontal axis: along x and y
+// each, the DFT in FFTW's halfcomplex order (periodic) or the DCT-II, inverted by the
+// DCT-III (walled); unnormalized (inverse(forward(f)) = axis_transform_scale(x) *
+// axis_transform_scale(y) f: solver/direct/fourier_kernels.hpp). The spectrum is real,
+// nx ny values a plane, x fastest, the planes one after another: the same count of values as
+// the interior.
+enum class AxisTransform : signed char;
+template <class R>
+class PlaneR2R {
+ public:
+  virtual ~PlaneR2R() = default;
+  virtual void forward(const R* interior, R* spectrum) = 0;
+  // The spectrum is destroyed; only the interior values are written.
+  virtual void inverse(R* spectrum, R* interior) = 0;
+};
+inline std::size_t r2r_spectrum_size(const Layout& L) { return std::size_t(L.n[0]) * L.n[1] * L.n[2]; }
+template <class R>
+std::unique_ptr<PlaneR2R<R>> make_plane_r2r(const Backend& backend, const Layout& layout,
+                                             const std::array<AxisTransform, 2>& kinds);
+template <class R>
+std::unique_ptr<PlaneR2R<R>> make_fftw_plane_r2r(const Layout& layout, const std::array<AxisTransform, 2>& kinds);
+template <class R>
+std::unique_ptr<PlaneR2R<R>> make_cufft_plane_r2r(const Backend& backend, const Layout& layout,
+                                                   const std::array<AxisTransform, 2>& kinds);
+// The backend memory the CUDA transforms take besides the spectrum (cuFFT's work area and
+// their staging array); 0 on the CPU.
+template <class R>
+std::size_t plane_r2r_work_bytes(const Backend& backend, const Layout& layout);
 
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout& layout);

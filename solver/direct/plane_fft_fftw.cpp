@@ -4,6 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/plane_fft.hpp"
 
 namespace bouss {
@@ -52,6 +53,8 @@ struct Fftw<double> {
   static constexpr auto exec_r2c = fftw_execute_dft_r2c;
   static constexpr auto exec_c2r = fftw_execute_dft_c2r;
   static constexpr auto destroy = fftw_destroy_plan;
+  static constexpr auto plan_r2r = fftw_plan_many_r2r;
+  static constexpr auto exec_r2r = fftw_execute_r2r;
 };
 template <>
 struct Fftw<float> {
@@ -62,6 +65,8 @@ struct Fftw<float> {
   static constexpr auto exec_r2c = fftwf_execute_dft_r2c;
   static constexpr auto exec_c2r = fftwf_execute_dft_c2r;
   static constexpr auto destroy = fftwf_destroy_plan;
+  static constexpr auto plan_r2r = fftwf_plan_many_r2r;
+  static constexpr auto exec_r2r = fftwf_execute_r2r;
 };
 
 template <class R>
@@ -96,7 +101,63 @@ class FftwPlanes final : public PlaneFft<R> {
   typename F::Plan fwd_ = nullptr, inv_ = nullptr;
 };
 
+// The real-to-real transforms of a box with a walled horizontal axis (PlaneR2R): one
+// two-dimensional r2r plan each way, its kind per axis (R2HC / HC2R along a periodic one,
+// REDFT10 / REDFT01 along a walled one), from the padded interior to the contiguous spectrum.
+template <class R>
+class FftwR2R final : public PlaneR2R<R> {
+  using F = Fftw<R>;
+
+ public:
+  FftwR2R(const Layout& L, const std::array<AxisTransform, 2>& kinds) {
+    int n[2] = {L.n[1], L.n[0]}, real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0]};
+    const auto kind = [&](int axis, bool forward) {
+      return kinds[axis] == AxisTransform::walled ? (forward ? FFTW_REDFT10 : FFTW_REDFT01)
+                                                  : (forward ? FFTW_R2HC : FFTW_HC2R);
+    };
+    const fftw_r2r_kind fwd_kinds[2] = {kind(1, true), kind(0, true)}, inv_kinds[2] = {kind(1, false), kind(0, false)};
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    const PlanningArrays a;
+    R* real = static_cast<R*>(a.real);
+    R* spec = static_cast<R*>(a.spec);
+    const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+    fwd_ = F::plan_r2r(2, n, L.n[2], real, real_embed, 1, int(L.sz), spec, spec_embed, 1, L.n[0] * L.n[1], fwd_kinds,
+                       flags);
+    inv_ = F::plan_r2r(2, n, L.n[2], spec, spec_embed, 1, L.n[0] * L.n[1], real, real_embed, 1, int(L.sz), inv_kinds,
+                       flags);
+    if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane cosine transforms");
+  }
+  ~FftwR2R() override {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    F::destroy(fwd_);
+    F::destroy(inv_);
+  }
+  void forward(const R* in, R* out) override { F::exec_r2r(fwd_, const_cast<R*>(in), out); }
+  void inverse(R* in, R* out) override { F::exec_r2r(inv_, in, out); }
+
+ private:
+  typename F::Plan fwd_ = nullptr, inv_ = nullptr;
+};
+
 }  // namespace
+
+template <class R>
+std::unique_ptr<PlaneR2R<R>> make_fftw_plane_r2r(const Layout& L, const std::array<AxisTransform, 2>& kinds) {
+  return std::make_unique<FftwR2R<R>>(L, kinds);
+}
+template std::unique_ptr<PlaneR2R<double>> make_fftw_plane_r2r<double>(const Layout&, const std::array<AxisTransform, 2>&);
+template std::unique_ptr<PlaneR2R<float>> make_fftw_plane_r2r<float>(const Layout&, const std::array<AxisTransform, 2>&);
+
+template <class R>
+std::unique_ptr<PlaneR2R<R>> make_plane_r2r(const Backend& backend, const Layout& layout,
+                                             const std::array<AxisTransform, 2>& kinds) {
+  if (backend.is_cuda()) return make_cufft_plane_r2r<R>(backend, layout, kinds);
+  return make_fftw_plane_r2r<R>(layout, kinds);
+}
+template std::unique_ptr<PlaneR2R<double>> make_plane_r2r<double>(const Backend&, const Layout&,
+                                                                  const std::array<AxisTransform, 2>&);
+template std::unique_ptr<PlaneR2R<float>> make_plane_r2r<float>(const Backend&, const Layout&,
+                                                                const std::array<AxisTransform, 2>&);
 
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_fftw_plane_fft(const Layout& L) {

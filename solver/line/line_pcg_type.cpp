@@ -13,7 +13,7 @@ class LinePcgType final : public SolverType {
   std::string_view name() const override { return "line_pcg"; }
   std::optional<SolverRefusal> refuses(const PressureGrid& g) const override { return refuses_periodic_z(name(), g); }
   std::optional<std::string> suits(const PressureGrid&) const override { return std::nullopt; }  // named only
-  bool solves_on_blocks(const std::array<int, 3>&, int) const override { return true; }
+  bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
   std::string gathered_because() const override { return ""; }
   bool solves_shifted() const override { return true; }
   const char* iteration_unit() const override { return "iterations"; }

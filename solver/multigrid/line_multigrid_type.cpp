@@ -22,7 +22,7 @@ class LineMultigridType final : public SolverType {
                          g.aspect(), line_solver_aspect);
     return std::nullopt;
   }
-  bool solves_on_blocks(const std::array<int, 3>&, int) const override { return true; }
+  bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
   bool solves_shifted() const override { return true; }
   std::string gathered_because() const override { return ""; }
   std::string describe(const SolverContext& c) const override {

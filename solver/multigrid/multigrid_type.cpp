@@ -64,7 +64,7 @@ class PointMultigridType final : public SolverType {
                        line_solver_aspect);
   }
   // Where the grid has a level below the finest to gather onto rank 0.
-  bool solves_on_blocks(const std::array<int, 3>& n, int) const override { return multigrid_levels(n).size() > 1; }
+  bool solves_on_blocks(const PressureGrid& g, int) const override { return multigrid_levels(g.n).size() > 1; }
   std::string gathered_because() const override { return "the grid has no coarser level"; }
   int default_check_interval(const Backend& backend) const override {
     return backend.is_cuda() ? multigrid_check_interval : 1;

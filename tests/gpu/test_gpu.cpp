@@ -2,6 +2,8 @@
 // and CPU and CUDA runs agreeing. Each test skips (visibly) where no GPU is present.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "model/flow_simulation.hpp"
 #include "run/run_memory.hpp"
 #include "ghost_checks.hpp"
@@ -17,6 +19,8 @@
 #include "line_solver_checks.hpp"
 #include "tridiagonal_checks.hpp"
 #include "grid/stretching.hpp"
+#include "solver/direct/fourier_kernels.hpp"
+#include "solver/direct/plane_fft.hpp"
 #include "validation/front.hpp"
 
 using namespace bouss;
@@ -368,10 +372,13 @@ TYPED_TEST_SUITE(GpuFourierSolver, Precisions);
 TYPED_TEST(GpuFourierSolver, MatchesTheCpuBackend) {
   BOUSS_GPU_OR_SKIP();
   using R = TypeParam;
+  // x and y periodic (plane FFTs), or walled (cosine transforms from cuFFT), in every mix.
+  for (const auto& [px, py] : {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}, std::pair{false, false}})
   for (const bool stretched : {false, true})
     for (const std::array<int, 3> n : {std::array<int, 3>{64, 32, 24}, std::array<int, 3>{15, 9, 7}}) {
+      SCOPED_TRACE(std::string("x ") + (px ? "periodic" : "walled") + ", y " + (py ? "periodic" : "walled"));
       const Grid g = fourier_grid(stretched, n, sizeof(R));
-      const FieldBC bc = pressure_walls(true, true);
+      const FieldBC bc = pressure_walls(px, py);
       FourierSolver<R> on_cpu(Backend::cpu(), g, bc), on_gpu(gpu, g, bc);
       Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a"), b(gpu, g.layout, Stagger::centre, "b");
       // Float's residual floor on the stretched 64x32x24 grid: 1.4e-5 of max|b| on both backends.
@@ -382,6 +389,58 @@ TYPED_TEST(GpuFourierSolver, MatchesTheCpuBackend) {
       Field<R> bh(Backend::cpu(), g.layout, Stagger::centre, "b on the host");
       bh.from_host(b.to_host());
       EXPECT_LT(relative_difference(bh, a, g), sizeof(R) == 4 ? 1e-4 : 1e-11) << stretched << " " << n[0];
+    }
+}
+
+// The real-to-real plane transforms on CUDA (cuFFT's real FFTs between Makhoul's passes)
+// equal FFTW's (REDFT10 and R2HC forward, REDFT01 and HC2R back) to round-off: every mix of
+// periodic and walled axes, even and odd lengths, and a one-cell y (a 2D box).
+TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
+  BOUSS_GPU_OR_SKIP();
+  using A = AxisTransform;
+  for (const std::array<int, 3> n : {std::array<int, 3>{16, 12, 5}, std::array<int, 3>{15, 9, 4}, std::array<int, 3>{33, 1, 6}})
+    for (const std::array<A, 2> kinds : {std::array<A, 2>{A::walled, A::walled}, std::array<A, 2>{A::walled, A::periodic},
+                                         std::array<A, 2>{A::periodic, A::walled}, std::array<A, 2>{A::periodic, A::periodic}}) {
+      if (n[1] == 1 && kinds[1] == A::walled) continue;  // a one-cell axis is periodic
+      SCOPED_TRACE(testing::PrintToString(n) + (kinds[0] == A::walled ? " x walled" : " x periodic") +
+                   (kinds[1] == A::walled ? ", y walled" : ", y periodic"));
+      const Layout L = Layout::make(n, 1, sizeof(double));
+      Field<double> f_cpu(Backend::cpu(), L, Stagger::centre, "f"), s_cpu(Backend::cpu(), L, Stagger::centre, "spectrum");
+      Field<double> f_gpu(gpu, L, Stagger::centre, "f"), s_gpu(gpu, L, Stagger::centre, "spectrum");
+      std::vector<double> host(std::size_t(L.size), 0.0);
+      std::mt19937_64 rng(5);
+      std::uniform_real_distribution<double> U(-1, 1);
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i) host[L.origin + L.index(i, j, k)] = U(rng);
+      f_cpu.from_host(host);
+      f_gpu.from_host(host);
+      const auto fftw = make_fftw_plane_r2r<double>(L, kinds);
+      const auto cufft = make_cufft_plane_r2r<double>(gpu, L, kinds);
+      fftw->forward(f_cpu.data() + L.origin, s_cpu.data());
+      cufft->forward(f_gpu.data() + L.origin, s_gpu.data());
+      const std::size_t values = std::size_t(n[0]) * n[1] * n[2];
+      const std::vector<double> a = s_cpu.to_host(), b = s_gpu.to_host();
+      double worst = 0, size = 0;
+      for (std::size_t v = 0; v < values; ++v) {
+        worst = std::max(worst, std::fabs(a[v] - b[v]));
+        size = std::max(size, std::fabs(a[v]));
+      }
+      EXPECT_LT(worst, 1e-13 * size) << "forward";
+      // Back: each backend's inverse of the same spectrum (FFTW's, on both).
+      s_gpu.from_host(a);
+      fftw->inverse(s_cpu.data(), f_cpu.data() + L.origin);
+      cufft->inverse(s_gpu.data(), f_gpu.data() + L.origin);
+      const std::vector<double> x = f_cpu.to_host(), y = f_gpu.to_host();
+      worst = size = 0;
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i) {
+            const std::ptrdiff_t at = L.origin + L.index(i, j, k);
+            worst = std::max(worst, std::fabs(x[at] - y[at]));
+            size = std::max(size, std::fabs(x[at]));
+          }
+      EXPECT_LT(worst, 1e-13 * size) << "inverse";
     }
 }
 

@@ -246,7 +246,8 @@ TEST(CommandLine, OnsetAndConvergePrintTheirJsonAndRejectBadInput) {
   EXPECT_EQ(run_bouss("converge " + nu_case + " --diagnostic entropy").code, 2);
   // A pressure solver the registry does not know, or one that cannot take the grid, is the
   // case's error: one line at /pressure/solver and exit 2 before anything runs.
-  for (const std::string args : {"onset " + onset_case + " --set pressure.solver=\"fft\" --resolutions 8",
+  for (const std::string args : {"onset " + onset_case + " --set pressure.solver=\"multigrid\" --set "
+                                 "'grid.z={\"stretching\": \"tanh\", \"parameter\": 1.5}' --resolutions 8",
                                  "converge " + nu_case + " --set pressure.solver=\"jacobi\" --resolutions 4,8",
                                  "front " + std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange_2d.json --set pressure.solver=\"jacobi\""}) {
     const Result r = run_bouss(args + " --backend cpu");
@@ -367,9 +368,12 @@ TEST(CommandLine, BenchElliptic) {
   const Result poisson = run_bouss("bench elliptic --backend cpu --n 16,16,16 --bc neumann --repeats 1 --json");
   ASSERT_EQ(poisson.code, 0) << poisson.err;
   const nlohmann::json p = nlohmann::json::parse(poisson.out);
-  ASSERT_EQ(p.size(), 2u) << "mg and mg_mixed; the CUDA baselines skipped on the CPU";
+  ASSERT_EQ(p.size(), 3u) << "mg, mg_mixed and fft; the CUDA baselines skipped on the CPU";
   EXPECT_EQ(p[0]["solver"], "mg");
   EXPECT_LE(p[0]["final_max_residual"].get<double>(), 1e-8);
+  // The direct solve of the walled box (cosine transforms along x and y), to round-off.
+  EXPECT_EQ(p[2]["solver"], "fft");
+  EXPECT_LE(p[2]["final_max_residual"].get<double>(), 1e-12);
   // The Fourier solver (periodic x and y, walls in z) solves to round-off, as its own check says.
   const Result fft = run_bouss("bench poisson --backend cpu --n 16,16,8 --bc mixed --solver fft --repeats 1 --json");
   ASSERT_EQ(fft.code, 0) << fft.err;

@@ -14,20 +14,32 @@ TYPED_TEST_SUITE(FourierSolverTest, Precisions);
 TYPED_TEST(FourierSolverTest, SolvesTheLineMultigridsEquationsInOnePass) {
   using R = TypeParam;
   const bool dbl = sizeof(R) == sizeof(double);
+  // x and y periodic (Fourier transforms), or walled (cosine transforms), in every mix.
+  for (const auto& [px, py] : {std::pair{true, true}, std::pair{false, true}, std::pair{true, false}, std::pair{false, false}})
   for (const bool stretched : {false, true})
     for (const std::array<int, 3> n : {std::array<int, 3>{24, 16, 12}, std::array<int, 3>{15, 9, 7}}) {
+      SCOPED_TRACE(std::string("x ") + (px ? "periodic" : "walled") + ", y " + (py ? "periodic" : "walled"));
       const Grid g = fourier_grid(stretched, n, sizeof(R));
-      const FieldBC bc = pressure_walls(true, true);
+      const FieldBC bc = pressure_walls(px, py);
       FourierSolver<R> fourier(Backend::cpu(), g, bc);
       Field<R> a(Backend::cpu(), g.layout, Stagger::centre, "a");
       const SolveStats s = solve_random(fourier, g, Backend::cpu(), dbl ? 1e-12 : 1e-5, 8, &a);
       EXPECT_TRUE(s.converged) << stretched << " " << n[0] << ": " << s.residual_history.back();
-      EXPECT_EQ(s.cycles, 1);
-      // The reference: the line multigrid in double, to 1e-12.
+      // One pass; in float with a wall the cosine transforms' round-off leaves some grids just
+      // above 1e-5 after it (1.05-1.7e-5), and one refinement pass takes them below.
+      const bool walled = !px || !py;
+      EXPECT_LE(s.cycles, dbl || !walled ? 1 : 2) << testing::PrintToString(s.residual_history);
+      // The reference in double, to 1e-12: the line multigrid between periodic sides; with a
+      // wall in x or y the point multigrid (uniform z: the line multigrid converges by 0.8 a
+      // cycle there); a stretched z with walls is checked by the residual above alone.
       const Grid gd = fourier_grid(stretched, n, sizeof(double));
-      LineMultigrid<double> line(Backend::cpu(), gd, bc);
+      if (walled && stretched) continue;
+      std::unique_ptr<PressureSolver<double>> reference;
+      if (walled) reference = std::make_unique<Multigrid<double>>(Backend::cpu(), gd, bc);
+      else reference = std::make_unique<LineMultigrid<double>>(Backend::cpu(), gd, bc);
       Field<double> ref(Backend::cpu(), gd.layout, Stagger::centre, "reference");
-      ASSERT_TRUE(solve_random(line, gd, Backend::cpu(), 1e-12, 8, &ref).converged);
+      const SolveStats rs = solve_random(*reference, gd, Backend::cpu(), 1e-12, 8, &ref);
+      ASSERT_TRUE(rs.converged) << testing::PrintToString(rs.residual_history);
       Field<double> ad(Backend::cpu(), gd.layout, Stagger::centre, "a in double");
       const std::vector<R> ha = a.to_host();
       std::vector<double> hd(std::size_t(gd.layout.size), 0.0);  // the float field in the double layout
@@ -100,14 +112,16 @@ TEST(FourierSolver, OneCellInZ) {
 TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
   const Grid g = fourier_grid(true, {16, 16, 8}, 8);
   EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(true, true))).name(), "fft");
-  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, true))).name(), "line_multigrid");
+  // Walls in x or y: cosine transforms along them, the same direct solve.
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, true))).name(), "fft");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, false))).name(), "fft");
+  EXPECT_FALSE(solver_refuses("fft", PressureGrid::of(g, pressure_walls(false, true))).has_value());
   FieldBC all_periodic;  // periodic everywhere
   const Grid u = fourier_grid(false, {16, 16, 8}, 8);
   EXPECT_EQ(choose_solver("auto", PressureGrid::of(u, all_periodic)).name(), "multigrid");
-  const auto walls_in_x = solver_refuses("fft", PressureGrid::of(g, pressure_walls(false, true)));
-  ASSERT_TRUE(walls_in_x.has_value());
-  EXPECT_NE(walls_in_x->message.find("expected x and y periodic for \"fft\""), std::string::npos) << walls_in_x->message;
-  EXPECT_TRUE(walls_in_x->solver_at_fault);
   EXPECT_TRUE(solver_refuses("fft", PressureGrid::of(u, all_periodic)).has_value());
-  EXPECT_THROW(FourierSolver<double>(Backend::cpu(), g, pressure_walls(false, true)), std::invalid_argument);
+  // A wall with a value (a Dirichlet pressure) is no cosine transform's.
+  FieldBC dirichlet_x = pressure_walls(false, true);
+  dirichlet_x.face[0] = FaceBC{BoundaryKind::value, 0, 0};
+  EXPECT_THROW(FourierSolver<double>(Backend::cpu(), g, dirichlet_x), std::invalid_argument);
 }
