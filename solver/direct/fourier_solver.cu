@@ -34,9 +34,12 @@ BOUSS_HD inline R& real_part(R& v) {
 // (0, 0) mode carries b's volume mean and the solution's: its line takes b's out first
 // (written to *b_mean, by the band that holds it) and the solution's after, so neither b nor
 // x needs a pass. V: Complex<R> (the periodic plane FFT's spectrum) or R (the real-to-real one).
+// `y_fastest`: the spectrum holds the rows' modes next to each other instead (j fastest, then
+// i: the CUDA real-to-real transforms' order), and adjacent threads take adjacent rows.
 template <class R, class V, class Eigen>
 void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int j0, int nj,
-                 const Eigen& eigen, double round_trip, double sums, V* spec, R* c, double* b_mean) {
+                 const Eigen& eigen, double round_trip, double sums, V* spec, R* c, double* b_mean,
+                 bool y_fastest = false) {
   const std::array<int, 3> n = g.global_n();
   const int nz = n[2];
   const ZView<R> z = g.z_view<R>(be);
@@ -45,12 +48,13 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   const R scale = R(-1.0 / round_trip);
   const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
+  for_each(be, Box{{0, 0, 0}, {y_fastest ? nj : mi, y_fastest ? mi : nj, 1}}, [=] BOUSS_HD(int first, int second, int) {
+    const int i = y_fastest ? second : first, jb = y_fastest ? first : second;
     const int j = j0 + jb;
     const R lambda = R(-eigen(i, j));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = i + std::ptrdiff_t(mi) * jb;
+    const std::ptrdiff_t base = y_fastest ? jb + std::ptrdiff_t(nj) * i : i + std::ptrdiff_t(mi) * jb;
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
@@ -213,7 +217,7 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
       const double round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
       const double sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
       solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1], AxisEigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2},
-                  round_trip, sums, real, c, mean);
+                  round_trip, sums, real, c, mean, r2r_->y_fastest());
       r2r_->inverse(real, g.data() + origin);
       return;
     }

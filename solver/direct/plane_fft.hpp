@@ -43,8 +43,8 @@ inline std::size_t spectrum_size(const Layout& L) { return std::size_t(L.n[0] / 
 // each, the DFT in FFTW's halfcomplex order (periodic) or the DCT-II, inverted by the
 // DCT-III (walled); unnormalized (inverse(forward(f)) = axis_transform_scale(x) *
 // axis_transform_scale(y) f: solver/direct/fourier_kernels.hpp). The spectrum is real,
-// nx ny values a plane, x fastest, the planes one after another: the same count of values as
-// the interior.
+// nx ny values a plane, x fastest (FFTW's) or y fastest (y_fastest(): CUDA's, whose y lines
+// are contiguous), the planes one after another: the same count of values as the interior.
 enum class AxisTransform : signed char;
 template <class R>
 class PlaneR2R {
@@ -53,6 +53,8 @@ class PlaneR2R {
   virtual void forward(const R* interior, R* spectrum) = 0;
   // The spectrum is destroyed; only the interior values are written.
   virtual void inverse(R* spectrum, R* interior) = 0;
+  // Whether the spectrum holds each plane's modes y fastest (j + ny i) instead of x fastest.
+  virtual bool y_fastest() const { return false; }
 };
 inline std::size_t r2r_spectrum_size(const Layout& L) { return std::size_t(L.n[0]) * L.n[1] * L.n[2]; }
 template <class R>

@@ -89,6 +89,8 @@ class CufftR2R final : public PlaneR2R<R> {
     }
   }
   ~CufftR2R() override { release(); }
+  // y's lines stay contiguous from its FFT to the mode solves and back.
+  bool y_fastest() const override { return L_.n[1] > 1; }
 
   // The plans of both axes (y's none on a one-cell axis), and the work area they share.
   static std::size_t plan(const Layout& L, LinePlans<R>& x, LinePlans<R>& y) {
@@ -127,9 +129,9 @@ class CufftR2R final : public PlaneR2R<R> {
           r2r_from_fft(kx, i, nx, [=](int q) { return row[q]; });
     }, "r2r x lines out, y lines in");
     y_.forward(real, cplx);
-    for_each(backend_, Box{{0, 0, 0}, {nx, ny, nz}}, [=] BOUSS_HD(int i, int j, int k) {
+    for_each(backend_, Box{{0, 0, 0}, {ny, nx, nz}}, [=] BOUSS_HD(int j, int i, int k) {
       const Complex<R>* row = cplx + std::ptrdiff_t(my) * (i + std::ptrdiff_t(nx) * k);
-      spectrum[i + std::ptrdiff_t(nx) * (j + std::ptrdiff_t(ny) * k)] =
+      spectrum[j + std::ptrdiff_t(ny) * (i + std::ptrdiff_t(nx) * k)] =
           r2r_from_fft(ky, j, ny, [=](int q) { return row[q]; });
     }, "r2r y lines out");
   }
@@ -148,7 +150,7 @@ class CufftR2R final : public PlaneR2R<R> {
     } else {
       for_each(backend_, Box{{0, 0, 0}, {my, nx, nz}}, [=] BOUSS_HD(int m, int i, int k) {
         cplx[m + std::ptrdiff_t(my) * (i + std::ptrdiff_t(nx) * k)] = fft_from_r2r<Complex<R>>(
-            ky, m, ny, [=](int q) { return spectrum[i + std::ptrdiff_t(nx) * (q + std::ptrdiff_t(ny) * k)]; });
+            ky, m, ny, [=](int q) { return spectrum[q + std::ptrdiff_t(ny) * (i + std::ptrdiff_t(nx) * k)]; });
       }, "r2r y lines in (inverse)");
       y_.inverse(cplx, real);
       // y's lines back in their order, turned over (x fastest), into x's complex lines.

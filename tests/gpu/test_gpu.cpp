@@ -419,16 +419,24 @@ TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
       const auto cufft = make_cufft_plane_r2r<double>(gpu, L, kinds);
       fftw->forward(f_cpu.data() + L.origin, s_cpu.data());
       cufft->forward(f_gpu.data() + L.origin, s_gpu.data());
-      const std::size_t values = std::size_t(n[0]) * n[1] * n[2];
+      // Mode (i, j) of plane k in each spectrum (FFTW's x fastest; CUDA's maybe y fastest).
+      const auto x_fastest = [&](int i, int j, int k) { return i + std::size_t(n[0]) * (j + std::size_t(n[1]) * k); };
+      const auto on_gpu = [&](int i, int j, int k) {
+        return cufft->y_fastest() ? j + std::size_t(n[1]) * (i + std::size_t(n[0]) * k) : x_fastest(i, j, k);
+      };
       const std::vector<double> a = s_cpu.to_host(), b = s_gpu.to_host();
+      std::vector<double> a_gpu_order(b.size(), 0.0);
       double worst = 0, size = 0;
-      for (std::size_t v = 0; v < values; ++v) {
-        worst = std::max(worst, std::fabs(a[v] - b[v]));
-        size = std::max(size, std::fabs(a[v]));
-      }
+      for (int k = 0; k < n[2]; ++k)
+        for (int j = 0; j < n[1]; ++j)
+          for (int i = 0; i < n[0]; ++i) {
+            worst = std::max(worst, std::fabs(a[x_fastest(i, j, k)] - b[on_gpu(i, j, k)]));
+            size = std::max(size, std::fabs(a[x_fastest(i, j, k)]));
+            a_gpu_order[on_gpu(i, j, k)] = a[x_fastest(i, j, k)];
+          }
       EXPECT_LT(worst, 1e-13 * size) << "forward";
       // Back: each backend's inverse of the same spectrum (FFTW's, on both).
-      s_gpu.from_host(a);
+      s_gpu.from_host(a_gpu_order);
       fftw->inverse(s_cpu.data(), f_cpu.data() + L.origin);
       cufft->inverse(s_gpu.data(), f_gpu.data() + L.origin);
       const std::vector<double> x = f_cpu.to_host(), y = f_gpu.to_host();
