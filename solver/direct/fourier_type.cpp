@@ -33,15 +33,14 @@ class FourierType final : public SolverType {
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
-    const auto axis = [&](bool periodic, char a) {
-      return fmt::format("{}: {}", a, periodic ? "Fourier" : "cosine (walls)");
-    };
-    const std::string transforms = c.pressure.periodic_x && c.pressure.periodic_y
-                                       ? std::string("plane transforms")
-                                       : axis(c.pressure.periodic_x, 'x') + ", " + axis(c.pressure.periodic_y, 'y');
-    return fmt::format("Fourier-tridiagonal direct solve ({} {}, a tridiagonal solve per horizontal "
-                       "mode){}{}",
-                       c.backend.is_cuda() ? "cuFFT" : "FFTW", transforms, c.single() ? " (fp32)" : " (fp64)",
+    const char* library = c.backend.is_cuda() ? "cuFFT" : "FFTW";
+    const auto kind = [](bool periodic) { return periodic ? "Fourier" : "cosine (walls)"; };
+    const std::string method =
+        c.pressure.periodic_x && c.pressure.periodic_y
+            ? fmt::format("Fourier-tridiagonal direct solve ({} plane transforms", library)
+            : fmt::format("direct solve ({} transforms, x {}, y {}", library, kind(c.pressure.periodic_x),
+                          kind(c.pressure.periodic_y));
+    return fmt::format("{}, a tridiagonal solve per horizontal mode){}{}", method, c.single() ? " (fp32)" : " (fp64)",
                        c.ranks() && !gathered ? "; transposed through z slabs and bands of modes over the ranks (two "
                                                 "all-to-alls each way a pass)"
                                               : "");
