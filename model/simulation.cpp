@@ -84,9 +84,11 @@ SimulationMemory simulation_memory(const Case& c, const Backend& backend) {
   // + the state check's value, the step's clock and the z tables
   m.backend_bytes = (13 + plan.extrapolates) * array + sizeof(double) + sizeof(StepClock) + z_table_bytes(g.layout);
   // Under several ranks rank 0 solves the pressure on the whole grid where the solver does not
-  // work on blocks (solver/gathered_solver.hpp).
-  const bool gathers = gathers_pressure(c, plan, backend.ranks()) && backend.ranks().rank() == 0;
-  const auto [solver_backend, solver_host] = pressure_memory(c, plan, backend, gathers ? whole : g);
+  // work on blocks (solver/gathered_solver.hpp); the other ranks then hold none of it.
+  const bool gathered = gathers_pressure(c, plan, backend.ranks());
+  const bool gathers = gathered && backend.ranks().rank() == 0;
+  const auto [solver_backend, solver_host] =
+      gathered && !gathers ? std::pair<double, double>{0, 0} : pressure_memory(c, plan, backend, gathers ? whole : g);
   m.backend_bytes += solver_backend;
   if (gathers) m.backend_bytes += 2.0 * double(whole.layout.size) * elem;
   // pinned coarse levels; the host copies of the state check and the clock

@@ -1,6 +1,7 @@
 // The direct Fourier-tridiagonal solve's entry in the registry (solver/registry.hpp).
 #include <fmt/format.h>
 
+#include "grid/z_tables.hpp"
 #include "solver/direct/fourier_solver.hpp"
 #include "solver/direct/slab_transform.hpp"
 #include "solver/registry.hpp"
@@ -50,14 +51,17 @@ class FourierType final : public SolverType {
   std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {
     const Layout planes = grid.decomposition && grid.decomposition->ranks() > 1 ? SlabTransform<double>::slab_layout(grid)
                                                                                 : grid.layout;
+    // Gathered onto rank 0 (solver/gathered_solver.hpp) it solves without lent arrays (its own),
+    // on a grid of its own (its own z tables).
+    const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
+    const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
+                       (lent ? 0.0 : z_table_bytes(grid.layout));
     // A walled box: the real-to-real transforms' work area and their two staging arrays.
     if (!c.pressure.periodic_x || !c.pressure.periodic_y)
-      return {FourierSolver<double>::estimate_memory(grid, c.value_bytes, true) +
-                  double(c.single() ? plane_r2r_work_bytes<float>(c.backend, grid.layout)
+      return {own + double(c.single() ? plane_r2r_work_bytes<float>(c.backend, grid.layout)
                                     : plane_r2r_work_bytes<double>(c.backend, grid.layout)),
               0.0};
-    return {FourierSolver<double>::estimate_memory(grid, c.value_bytes, true) +
-                double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
+    return {own + double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
                                   : plane_fft_work_bytes<double>(c.backend, planes)),
             0.0};
   }

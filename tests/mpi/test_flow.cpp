@@ -118,6 +118,15 @@ TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) {
   }
 }
 
+// A box walled in x takes the direct solve (cosine transforms along x), gathered whole onto
+// rank 0 under several ranks: one rank's flow to 1e-12 on every process grid.
+TEST(MpiFlow, AWalledBoxsDirectSolveEqualsOneRanks) {
+  check_against_one_rank(small_case({"boundaries.x_lo={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}",
+                                     "boundaries.x_hi={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}",
+                                     "pressure.solver=\"fft\""}),
+                         1e-12);
+}
+
 TEST(MpiFlow, TheLineMultigridOnTheBlocksEqualsOneRanks) {
   check_against_one_rank(small_case({"pressure.solver=\"line_multigrid\"", "pressure.agglomerate_below=2",
                                      "boundaries.x_lo={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}",
@@ -137,11 +146,14 @@ TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
 // gathered levels or the gathered solve), for every pressure solver, on every process grid.
 TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
   const auto world = Communicator::world();
-  for (const char* solver : {"multigrid", "fft", "line_multigrid", "line_pcg"}) {
+  // "fft walled": the direct solve of a box walled in x, gathered whole onto rank 0.
+  for (const std::string entry : {"multigrid", "fft", "fft walled", "line_multigrid", "line_pcg"}) {
+    const std::string solver = entry.substr(0, entry.find(' '));
     for (const char* below : {"32", "2"}) {
-      std::vector<std::string> o = {std::string("pressure.solver=\"") + solver + "\"",
+      std::vector<std::string> o = {"pressure.solver=\"" + solver + "\"",
                                     std::string("pressure.agglomerate_below=") + below};
-      if (std::string(solver) != "fft")  // walls in x (fft needs x and y periodic)
+      // Walls in x, but for the periodic direct solve (on the blocks through its slabs).
+      if (entry != "fft")
         for (const char* side : {"x_lo", "x_hi"})
           o.push_back(std::string("boundaries.") + side + "={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}");
       const Case c = small_case(o);
@@ -156,12 +168,12 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
         // The transposes' messages go through the backend's shared buffers, which the
         // estimate counts (two of this rank's slabs) and allocated_bytes does not.
         double messages = 0;
-        if (std::string(solver) == "fft" && world->size() > 1) {
+        if (entry == "fft" && world->size() > 1) {
           const std::vector<int> z = Decomposition::cuts(c.n[2], world->size());
           messages = 2.0 * c.n[0] * c.n[1] * (z[world->rank() + 1] - z[world->rank()]) * sizeof(double);
         }
         EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before) + messages, m.backend_bytes + m.host_bytes)
-            << solver << ", agglomerate_below " << below << ", rank " << world->rank() << " of " << dims[0] << "x"
+            << entry << ", agglomerate_below " << below << ", rank " << world->rank() << " of " << dims[0] << "x"
             << dims[1];
       }
     }
