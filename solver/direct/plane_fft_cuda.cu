@@ -8,6 +8,8 @@
 
 #if defined(BOUSS_HAVE_CUDA)
 #include <cufft.h>
+
+#include "solver/direct/cufft_check.hpp"
 #endif
 
 namespace bouss {
@@ -15,9 +17,7 @@ namespace bouss {
 #if defined(BOUSS_HAVE_CUDA)
 namespace {
 
-void check(cufftResult e, const char* what) {
-  if (e != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + ": error " + std::to_string(int(e)));
-}
+constexpr auto check = cufft_check;
 
 template <class R>
 class Cufft final : public PlaneFft<R> {

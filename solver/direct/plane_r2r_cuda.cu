@@ -15,6 +15,8 @@
 #if defined(BOUSS_HAVE_CUDA)
 #include <cufft.h>
 
+#include "solver/direct/cufft_check.hpp"
+
 #include "grid/for_each.hpp"
 #endif
 
@@ -23,9 +25,7 @@ namespace bouss {
 #if defined(BOUSS_HAVE_CUDA)
 namespace {
 
-void check(cufftResult e, const char* what) {
-  if (e != CUFFT_SUCCESS) throw std::runtime_error(std::string("cuFFT: ") + what + ": error " + std::to_string(int(e)));
-}
+constexpr auto check = cufft_check;
 
 // One axis's forward (real to complex) and inverse plans over `lines` contiguous lines of n.
 template <class R>
