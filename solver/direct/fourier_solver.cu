@@ -283,6 +283,18 @@ SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, 
 template <class R>
 double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double cells = double(grid_.layout.cells());
+  if (r2r_) {
+    // The real spectrum's mode solves (read, c' and d' written and read back, written) and the
+    // transforms each way: FFTW's plan as one read and one write; on CUDA each axis's passes
+    // (reorder in, the real FFT, the values out: each a read and a write, about a field each;
+    // x's alone for a one-cell y).
+    const double mode_solves = 6 * cells;
+    const double one_way = backend_.is_cuda() ? (grid_.layout.n[1] > 1 ? 10 : 6) * cells : 2 * cells;
+    const double transforms = 2 * one_way + mode_solves;
+    const double check = s.checked ? 2 * cells : 0.0;
+    const double first = transforms + check, refinement = 3 * cells + transforms + 3 * cells + check;
+    return (first + std::max(0, s.cycles - 1) * refinement) * sizeof(R);
+  }
   const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
   const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;

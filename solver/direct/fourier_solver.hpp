@@ -51,6 +51,7 @@ class FourierSolver final : public PressureSolver<R> {
   // read, c' and d' written and read, the spectrum written), the inverse transforms
   // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
   // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
+  // A walled box's real-to-real transforms: each axis's passes on CUDA (bytes_per_solve's body).
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
   // arrays are lent; the transforms' work area is plane_fft_work_bytes. On a block of a grid
