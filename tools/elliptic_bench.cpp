@@ -11,8 +11,8 @@
 //     the operator with its horizontal part on the diagonal (the line smoother's and the
 //     preconditioner's systems), a random right-hand side; one direct solve, its residual checked.
 //   line_pcg, line_multigrid; multigrid (mg) and mg_mixed (fp32 cycles in fp64 defect
-//     correction) where there is no shift and z is uniform; fft (the Fourier-tridiagonal
-//     pressure solver: x and y periodic, walls in z); cufft3d (cuFFT's direct solve of the
+//     correction) where there is no shift and z is uniform; fft (the direct
+//     pressure solver: walls in z, Fourier or cosine transforms along x and y); cufft3d (cuFFT's direct solve of the
 //     fully periodic box, the baseline);
 //     csr_cg (cuSPARSE CSR CG, uniform z, preconditioned by the lines except in the Poisson
 //     case): the equation for a random b to --tolerance, cold start.

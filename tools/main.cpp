@@ -315,8 +315,8 @@ int main(int argc, char** argv) {
                  "cold start on a random right-hand side");
   add_solve_options(poisson_cmd, "Periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)",
                     bench.bc,
-                    "mg (the point multigrid), mg_mixed (its fp32 cycles), fft (Fourier-tridiagonal: periodic x and "
-                    "y, walls in z), cufft3d (cuFFT, fully periodic), csr_cg (cuSPARSE's CG); the CUDA libraries' "
+                    "mg (the point multigrid), mg_mixed (its fp32 cycles), fft (the direct solve: walls in z; Fourier "
+                    "or cosine transforms along x and y), cufft3d (cuFFT, fully periodic), csr_cg (cuSPARSE's CG); the CUDA libraries' "
                     "baselines are skipped on the CPU, with a line saying so",
                     join(poisson_solvers));
 
