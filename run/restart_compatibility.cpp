@@ -150,7 +150,7 @@ std::vector<std::string> restart_differences(const Case& saved, const Case& now,
   std::vector<std::string> lines;
   for (std::size_t i = 0; i < before.size(); ++i) {
     if (before[i].first == solver_key) {
-      if (!saved_solver.empty()) before[i].second = "\"" + saved_solver + "\"";
+      if (!saved_solver.empty()) before[i].second = "\"" + canonical_solver_name(saved_solver) + "\"";
       // Where the case leaves the choice to auto, another choice is restart_solver_change's warning.
       if (automatic) continue;
     }
@@ -166,7 +166,7 @@ std::vector<std::string> restart_differences(const Case& saved, const Case& now,
 std::optional<std::string> restart_solver_change(const Case& saved, const Case& now, const std::string& saved_solver) {
   const PressurePlan plan = plan_pressure(now);
   if (!plan.choice.automatic) return std::nullopt;  // a solver the case names is restart_differences' to compare
-  const std::string before = saved_solver.empty() ? plan_pressure(saved).name() : saved_solver;
+  const std::string before = saved_solver.empty() ? plan_pressure(saved).name() : canonical_solver_name(saved_solver);
   if (before == plan.name()) return std::nullopt;
   return "the checkpoint's run solved the pressure with \"" + before + "\", and pressure.solver = \"auto\" now picks \"" +
          plan.name() + "\" (" + plan.choice.reason + "): the run continues, not bit for bit; name the solver in the "

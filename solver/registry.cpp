@@ -35,9 +35,17 @@ const std::vector<const SolverType*>& solver_types() {
 }
 
 const SolverType* find_solver(std::string_view name) {
-  for (const SolverType* t : solver_types())
+  for (const SolverType* t : solver_types()) {
     if (t->name() == name) return t;
+    for (const std::string_view alias : t->aliases())
+      if (alias == name) return t;
+  }
   return nullptr;
+}
+
+std::string canonical_solver_name(std::string_view name) {
+  const SolverType* t = find_solver(name);
+  return std::string(t ? t->name() : name);
 }
 
 std::string solver_names_quoted() {

@@ -59,6 +59,8 @@ class SolverType {
  public:
   virtual ~SolverType() = default;
   virtual std::string_view name() const = 0;
+  // Other names a case may give it (kept when a solver is renamed), answered by find_solver.
+  virtual std::vector<std::string_view> aliases() const { return {}; }
   // Why it cannot solve on g, or nothing.
   virtual std::optional<SolverRefusal> refuses(const PressureGrid& g) const = 0;
   // Why `auto` picks it for g, or nothing; the registry asks in its order, first answer wins.
@@ -96,15 +98,18 @@ class SolverType {
                                                             const FieldBC& bc, const SolverSettings& s) const = 0;
 };
 
-// `auto` picks a line solver for cells at least this many times wider than tall (README,
-// "Performance": point smoothing slows down).
+// `auto` picks a line solver for cells at least this many times wider than tall
+// (docs/performance.md: point smoothing slows down).
 constexpr double line_solver_aspect = 4;
 
 // Every solver, in the order `auto` asks them.
 const std::vector<const SolverType*>& solver_types();
-// The entry of that name, or null.
+// The entry of that name (or alias), or null.
 const SolverType* find_solver(std::string_view name);
-// "\"fft\", \"line_multigrid\", ..., \"auto\"": what a case may name.
+// The registry's own name of a solver named `name` or one of its aliases ("fft" -> "direct");
+// `name` itself when no solver answers to it.
+std::string canonical_solver_name(std::string_view name);
+// "\"direct\", \"line_multigrid\", ..., \"auto\"": what a case may name (aliases not listed).
 std::string solver_names_quoted();
 
 // A name resolved: the solver it names, or the one `auto` picks for g and why.

@@ -257,8 +257,11 @@ int main(int argc, char** argv) {
   // fp32 cycles).
   std::vector<std::string> bench_solvers = {"thomas", "pcr", "auto", "cusparse_gtsv", "cusparse_gtsv_interleaved",
                                             "mg", "mg_mixed", "cufft3d", "csr_cg"};
-  for (const bouss::SolverType* t : bouss::solver_types()) bench_solvers.emplace_back(t->name());
-  const std::vector<std::string> poisson_solvers = {"mg", "mg_mixed", "fft", "cufft3d", "csr_cg"};
+  for (const bouss::SolverType* t : bouss::solver_types()) {
+    bench_solvers.emplace_back(t->name());
+    for (const std::string_view alias : t->aliases()) bench_solvers.emplace_back(alias);
+  }
+  const std::vector<std::string> poisson_solvers = {"mg", "mg_mixed", "direct", "cufft3d", "csr_cg"};
   auto join = [](const std::vector<std::string>& words) {
     std::string all;
     for (const std::string& w : words) all += (all.empty() ? "" : ",") + w;
@@ -315,8 +318,8 @@ int main(int argc, char** argv) {
                  "cold start on a random right-hand side");
   add_solve_options(poisson_cmd, "Periodic (everywhere), neumann (everywhere) or mixed (periodic x, y; Neumann z)",
                     bench.bc,
-                    "mg (the point multigrid), mg_mixed (its fp32 cycles), fft (the direct solve: walls in z; Fourier "
-                    "or cosine transforms along x and y), cufft3d (cuFFT, fully periodic), csr_cg (cuSPARSE's CG); the CUDA libraries' "
+                    "mg (the point multigrid), mg_mixed (its fp32 cycles), direct (fft: the direct solve, walls in z; "
+                    "Fourier or cosine transforms along x and y), cufft3d (cuFFT, fully periodic), csr_cg (cuSPARSE's CG); the CUDA libraries' "
                     "baselines are skipped on the CPU, with a line saying so",
                     join(poisson_solvers));
 
@@ -329,7 +332,7 @@ int main(int argc, char** argv) {
                     "or mixed (periodic x, y; Neumann z)",
                     "",
                     "thomas, pcr, auto (the batched tridiagonal solves), cusparse_gtsv, cusparse_gtsv_interleaved "
-                    "(cuSPARSE's), line_pcg, line_multigrid, multigrid (mg; the pressure box only), mg_mixed, fft, "
+                    "(cuSPARSE's), line_pcg, line_multigrid, multigrid (mg; the pressure box only), mg_mixed, direct (fft), "
                     "cufft3d, csr_cg (with --bc: bench poisson's)",
                     join(bench.elliptic_solvers));
   elliptic_cmd->add_option("--aspect", bench.aspect, "The pressure box: horizontal over vertical spacing, dx/dz (dz = 1/nz)")

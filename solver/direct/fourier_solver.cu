@@ -98,7 +98,7 @@ struct AxisEigen {
 template <class R>
 std::optional<std::string> FourierSolver<R>::refuses(const PressureGrid& g) {
   if (g.periodic_z && g.n[2] > 1)
-    return std::string("expected walls at z_lo and z_hi for \"fft\" (its vertical lines are tridiagonal systems "
+    return std::string("expected walls at z_lo and z_hi for \"direct\" (its vertical lines are tridiagonal systems "
                        "between walls), got a periodic z");
   return std::nullopt;
 }
@@ -106,10 +106,10 @@ std::optional<std::string> FourierSolver<R>::refuses(const PressureGrid& g) {
 template <class R>
 FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc)
     : backend_(backend), grid_(grid), bc_(bc) {
-  if (const auto why = refuses(PressureGrid::of(grid, bc))) throw std::invalid_argument("fft pressure solver: " + *why);
+  if (const auto why = refuses(PressureGrid::of(grid, bc))) throw std::invalid_argument("direct pressure solver: " + *why);
   for (int f = 4; f < 6; ++f)
     if (bc.face[f].kind != BoundaryKind::periodic && (bc.face[f].value != 0 || bc.face[f].slope_z != 0))
-      throw std::invalid_argument("fft pressure solver: expected walls without data in z (the pressure's), got a "
+      throw std::invalid_argument("direct pressure solver: expected walls without data in z (the pressure's), got a "
                                   "wall value");
   // A horizontal wall is the pressure's: homogeneous Neumann, which the cosine transform takes.
   for (int a = 0; a < 2; ++a) {
@@ -118,7 +118,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     for (int side = 0; side < 2; ++side) {
       const FaceBC& w = bc.face[2 * a + side];
       if (w.kind != BoundaryKind::periodic && (w.kind != BoundaryKind::gradient || w.value != 0 || w.slope_z != 0))
-        throw std::invalid_argument(std::string("fft pressure solver: expected homogeneous Neumann walls in ") + "xy"[a] +
+        throw std::invalid_argument(std::string("direct pressure solver: expected homogeneous Neumann walls in ") + "xy"[a] +
                                     " (the pressure's), got a wall with a value");
     }
   }
@@ -128,7 +128,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   if (walled()) {
     // Cut over ranks, a walled box is solved whole on rank 0 (the registry's solves_on_blocks).
     if (grid.decomposition && !backend.ranks().alone())
-      throw std::logic_error("fft pressure solver: the cosine transforms take the whole grid, not a block");
+      throw std::logic_error("direct pressure solver: the cosine transforms take the whole grid, not a block");
     r2r_ = make_plane_r2r<R>(backend, grid.layout, kinds_);
   } else if (grid.decomposition && !backend.ranks().alone()) {
     slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
@@ -139,7 +139,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
     // (ny + 3) (nz + 3) values).
     if (2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
-      throw std::logic_error("fft pressure solver: the spectrum does not fit in an array of the layout");
+      throw std::logic_error("direct pressure solver: the spectrum does not fit in an array of the layout");
   }
   b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
   work_mean_ = b_mean_ + 1;

@@ -318,7 +318,7 @@ TEST(RunFiles, ARestartSeesTheSolverTheCheckpointsRunUsed) {
   ASSERT_EQ(run_in(dir, {"run", c, "--set", "time.steps=20", "--progress", "0"}).code, 0);
   const std::string path = dir.file("out/rb.checkpoint.20.nc");
   bouss::Checkpoint ck = bouss::read_checkpoint(path);
-  EXPECT_EQ(ck.text.at(bouss::checkpoint_solver_key), "fft") << "auto's choice for periodic sides and plates";
+  EXPECT_EQ(ck.text.at(bouss::checkpoint_solver_key), "direct") << "auto's choice for periodic sides and plates";
   // As if the checkpointing run's auto had picked the point multigrid.
   ck.text[bouss::checkpoint_solver_key] = "multigrid";
   fs::remove(path);
@@ -326,12 +326,12 @@ TEST(RunFiles, ARestartSeesTheSolverTheCheckpointsRunUsed) {
   const Ran named = run_in(dir, {"run", c, "--set", "time.steps=30", "--set", "pressure.solver=\"fft\"", "--restart",
                                  "out/rb.checkpoint.20.nc"});
   EXPECT_EQ(named.code, 2) << named.err;
-  EXPECT_NE(named.err.find("/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\""), std::string::npos)
+  EXPECT_NE(named.err.find("/pressure/solver: the checkpoint has \"multigrid\", the case \"direct\""), std::string::npos)
       << named.err;
   const Ran automatic = run_in(dir, {"run", c, "--set", "time.steps=30", "--restart", "out/rb.checkpoint.20.nc"});
   EXPECT_EQ(automatic.code, 0) << automatic.err;
   const std::string log = automatic.out + automatic.err;
-  const auto warned = log.find("now picks \"fft\"");
+  const auto warned = log.find("now picks \"direct\"");
   ASSERT_NE(warned, std::string::npos) << log;
   EXPECT_EQ(log.find("now picks", warned + 1), std::string::npos) << "one warning: " << log;
   EXPECT_NE(log.find("not bit for bit"), std::string::npos) << log;

@@ -751,7 +751,7 @@ TEST(CaseFile, EmptyOutputFileMeansNoOutput) {
 TEST(CaseFile, BadPressureSettings) {
   json j = minimal_case();
   j["pressure"] = {{"solver", "jacobi"}};
-  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"expected one of \"fft\", \"line_multigrid\", \"multigrid\", \"line_pcg\", \"auto\", got \"jacobi\""}));
+  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"expected one of \"direct\", \"line_multigrid\", \"multigrid\", \"line_pcg\", \"auto\", got \"jacobi\""}));
   j["pressure"] = {{"tolerance", 1}};
   EXPECT_TRUE(fails_with(j, "/pressure/tolerance", {"(0, 1)", "got 1"}));
   j["pressure"] = {{"pre_sweeps", 0}, {"post_sweeps", 0}};

@@ -323,7 +323,7 @@ TEST(CommandLine, TheRunLogSpeaksPlainly) {
   const fs::path p = write_case("plain.json", small_case("plain.nc"));
   const Result r = run_bouss("run " + p.string() + " --backend cpu --progress 1e-9 --set time.steps=2");
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* what : {"| fft passes 1 ", "Nu bottom ", " top ", " volume ",
+  for (const char* what : {"| direct passes 1 ", "Nu bottom ", " top ", " volume ",
                            "for ParaView: open " /* the sidecar */, "plain.nc.xdmf2 (the XDMF reader), not the .nc"})
     EXPECT_NE(r.out.find(what), std::string::npos) << what << " in " << r.out;
   EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out;
@@ -372,7 +372,7 @@ TEST(CommandLine, BenchElliptic) {
   EXPECT_EQ(p[0]["solver"], "mg");
   EXPECT_LE(p[0]["final_max_residual"].get<double>(), 1e-8);
   // The direct solve of the walled box (cosine transforms along x and y), to round-off.
-  EXPECT_EQ(p[2]["solver"], "fft");
+  EXPECT_EQ(p[2]["solver"], "direct");
   EXPECT_LE(p[2]["final_max_residual"].get<double>(), 1e-12);
   // The Fourier solver (periodic x and y, walls in z) solves to round-off, as its own check says.
   const Result fft = run_bouss("bench poisson --backend cpu --n 16,16,8 --bc mixed --solver fft --repeats 1 --json");

@@ -152,7 +152,7 @@ TEST(CliReference, EveryHelpShowsItsDefaults) {
       {"bench", {{"--steps", "20"}, {"--warmup", "5"}, {"--from", "latest"}, {"--output-fields", "all,T"},
                  {"--output-precision", "double,float"}}},
       {"bench poisson", {{"--n", "128,128,128"}, {"--bc", "mixed"}, {"--tolerance", "1e-8"}, {"--repeats", "5"},
-                         {"--solver", "mg,mg_mixed,fft,cufft3d,csr_cg"}, {"--pre-sweeps", "2"},
+                         {"--solver", "mg,mg_mixed,direct,cufft3d,csr_cg"}, {"--pre-sweeps", "2"},
                          {"--post-sweeps", "2"}, {"--fmg", "false"}, {"--cuda-graphs", "true"},
                          {"--cpu-coarse-cells", "512"}, {"--precision", "double"}}},
       {"bench elliptic", {{"--n", "128,128,128"}, {"--tolerance", "1e-8"}, {"--repeats", "5"},

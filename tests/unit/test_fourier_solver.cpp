@@ -111,15 +111,18 @@ TEST(FourierSolver, OneCellInZ) {
 
 TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
   const Grid g = fourier_grid(true, {16, 16, 8}, 8);
-  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(true, true))).name(), "fft");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(true, true))).name(), "direct");
   // Walls in x or y: cosine transforms along them, the same direct solve.
-  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, true))).name(), "fft");
-  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, false))).name(), "fft");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, true))).name(), "direct");
+  EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(false, false))).name(), "direct");
   EXPECT_FALSE(solver_refuses("fft", PressureGrid::of(g, pressure_walls(false, true))).has_value());
   FieldBC all_periodic;  // periodic everywhere
   const Grid u = fourier_grid(false, {16, 16, 8}, 8);
   EXPECT_EQ(choose_solver("auto", PressureGrid::of(u, all_periodic)).name(), "multigrid");
   EXPECT_TRUE(solver_refuses("fft", PressureGrid::of(u, all_periodic)).has_value());
+  // "fft", its name before it took walls, still names it.
+  EXPECT_EQ(find_solver("fft"), find_solver("direct"));
+  EXPECT_EQ(canonical_solver_name("fft"), "direct");
   // A wall with a value (a Dirichlet pressure) is no cosine transform's.
   FieldBC dirichlet_x = pressure_walls(false, true);
   dirichlet_x.face[0] = FaceBC{BoundaryKind::value, 0, 0};

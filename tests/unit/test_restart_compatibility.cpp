@@ -154,7 +154,7 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
     EXPECT_EQ(lines[0].rfind(pointer + ": the checkpoint has ", 0), 0u) << lines[0];
   }
   // The values are shown as the case file writes them.
-  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"fft\", the case \"multigrid\"");
+  EXPECT_EQ(after(changes[20].second)[0], "/pressure/solver: the checkpoint has \"direct\", the case \"multigrid\"");
   EXPECT_EQ(after(changes[27].second)[0],
             "/pressure/mixed_precision: the checkpoint has unset (the backend's default), the case false");
   EXPECT_EQ(after(changes[4].second)[0], "/physics/prandtl: the checkpoint has 0.7, the case none");
@@ -169,7 +169,7 @@ TEST(RestartCompatibility, AutoAndTheSolverItPicksAreTheSame) {
   automatic.pressure.solver = "line_multigrid";
   const auto lines = restart_differences(named, automatic);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "/pressure/solver: the checkpoint has \"fft\", the case \"line_multigrid\"");
+  EXPECT_EQ(lines[0], "/pressure/solver: the checkpoint has \"direct\", the case \"line_multigrid\"");
 }
 
 // The checkpoint records the solver its run resolved: a case that names another is refused; a
@@ -181,7 +181,7 @@ TEST(RestartCompatibility, TheCheckpointsOwnSolverIsCompared) {
   named.pressure.solver = "fft";
   const auto lines = restart_differences(saved, named, RestartScope::continuation, "multigrid");
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"fft\"");
+  EXPECT_EQ(lines[0], "/pressure/solver: the checkpoint has \"multigrid\", the case \"direct\"");
   EXPECT_FALSE(restart_solver_change(saved, named, "multigrid").has_value());  // refused, not warned
   EXPECT_TRUE(restart_differences(saved, named, RestartScope::continuation, "fft").empty());
 
@@ -189,7 +189,7 @@ TEST(RestartCompatibility, TheCheckpointsOwnSolverIsCompared) {
   EXPECT_TRUE(restart_differences(saved, automatic, RestartScope::continuation, "multigrid").empty());
   const auto warning = restart_solver_change(saved, automatic, "multigrid");
   ASSERT_TRUE(warning.has_value());
-  EXPECT_NE(warning->find("solved the pressure with \"multigrid\", and pressure.solver = \"auto\" now picks \"fft\""),
+  EXPECT_NE(warning->find("solved the pressure with \"multigrid\", and pressure.solver = \"auto\" now picks \"direct\""),
             std::string::npos)
       << *warning;
   EXPECT_NE(warning->find("not bit for bit"), std::string::npos) << *warning;
