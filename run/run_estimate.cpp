@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "config/units.hpp"
 #include "model/simulation.hpp"
 #include "physics/time_step.hpp"
 #include "run/run.hpp"
+#include "run/schedule.hpp"
 #include "run/stream_output.hpp"
 
 namespace bouss {
@@ -58,19 +60,16 @@ OutputEstimate estimate_output(const Case& c, const StepEstimate& e) {
   const double duration = c.time.end ? std::min(double(*c.time.end), e.steps * e.dt) : e.steps * e.dt;
   for (const OutputStream& s : c.output.streams) {
     const double record = plan_stream(c, s, layout).record_bytes;
-    // The start's record, the scheduled ones, and the end's unless a scheduled one falls on it.
+    // The start's record, the ones the stream's schedule makes due (the run's own rule, over the
+    // estimated steps at the estimated dt), and the end's unless the last step had one.
+    Schedule schedule(s.interval, s.interval_steps);
     double records = 1;
-    bool end_scheduled = false;
-    if (s.interval) {
-      const double k = duration / *s.interval;
-      records += std::floor(k * (1 + 1e-12));
-      end_scheduled = std::fabs(k - std::round(k)) < 1e-9 * std::max(1.0, k);
+    bool last_due = false;
+    for (std::int64_t step = 1; step <= std::int64_t(e.steps); ++step) {
+      last_due = schedule.due(std::min(duration, double(step) * e.dt), step);
+      records += last_due ? 1 : 0;
     }
-    if (s.interval_steps) {
-      records += std::floor(e.steps / double(*s.interval_steps));
-      end_scheduled = end_scheduled || std::fmod(e.steps, double(*s.interval_steps)) == 0;
-    }
-    records += end_scheduled ? 0 : 1;
+    records += last_due ? 0 : 1;
     o.bytes += records * record;
     o.last_record_bytes += record;
     o.compressed = o.compressed || s.compression.enabled();

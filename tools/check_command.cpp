@@ -46,7 +46,8 @@ std::string format_seconds(double s) {
 // "until t = END: about N steps (dt about DT: RULE), about W on this backend (set-up S, K steps
 // timed from rest in T, then MS ms/step)": the steps from the case's limits (run/run_estimate.hpp),
 // the wall time from the case's first steps, run and timed.
-std::string runs_line(const Case& c, const Backend& backend, bool trial, double startup_seconds) {
+std::string runs_line(const Case& c, const PressurePlan& plan, const Backend& backend, bool trial,
+                      double startup_seconds) {
   std::string line;
   if (c.time.steps) line = std::to_string(*c.time.steps) + " steps";
   if (c.time.end) line += fmt::format("{}until t = {:g}", line.empty() ? "" : " or ", *c.time.end);
@@ -70,7 +71,7 @@ std::string runs_line(const Case& c, const Backend& backend, bool trial, double 
   }
   std::string rest = double(t.steps) < e.steps ? fmt::format(", then {:.3g} ms/step", t.tail_ms) : ", all of them";
   // An iterative solve's work a step falls as the flow from rest smooths: say how much it was.
-  const char* unit = plan_pressure(c).type().iteration_unit();
+  const char* unit = plan.type().iteration_unit();
   if (std::string(unit) != "passes") rest += fmt::format(" at {:.3g} {} a step", t.tail_cycles, unit);
   // The output: its bytes at the rate the disk under the first stream's folder takes them.
   const OutputEstimate out = estimate_output(c, e);
@@ -172,8 +173,9 @@ int check_command(const RunOptions& o) {
   } catch (const std::exception& e) {
     std::printf("first dt: none (%s)\n", e.what());
   }
-  std::printf("pressure: %s\n", describe_pressure(c, plan_pressure(c), backend).c_str());
-  std::printf("runs: %s\n", runs_line(c, backend, status == 0 && !o.no_trial, startup).c_str());
+  const PressurePlan plan = plan_pressure(c);
+  std::printf("pressure: %s\n", describe_pressure(c, plan, backend).c_str());
+  std::printf("runs: %s\n", runs_line(c, plan, backend, status == 0 && !o.no_trial, startup).c_str());
   if (c.output.streams.empty()) std::printf("output: none\n");
   for (const OutputStream& s : c.output.streams) {
     const std::string when = schedule_text(s.interval, s.interval_steps);
