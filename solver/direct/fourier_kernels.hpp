@@ -42,43 +42,12 @@ BOUSS_HD inline double axis_laplacian_eigenvalue(AxisTransform t, int j, int n, 
 // What a forward and inverse transform multiply a line by: n (periodic), 2 n (walled).
 BOUSS_HD inline double axis_transform_scale(AxisTransform t, int n) { return t == AxisTransform::walled ? 2.0 * n : n; }
 
-// A real-to-real transform built from a real-to-complex FFT of the same length n (how the CUDA
-// backend makes FFTW's R2HC and REDFT10, and their inverses HC2R and REDFT01, from cuFFT).
-// The cosine transform is Makhoul's (1980): the line reordered, v_m = x_{2m} for the first
-// ceil(n/2) and v_{n-1-m} = x_{2m+1}, its FFT V, then Y_k = 2 Re(exp(-i pi k / (2n)) V_k).
-//
+// Makhoul's (1980) reordering of a walled line for its cosine transform through a real FFT
+// (solver/direct/cosine_kernels.hpp): v_m = x_{2m} for the first ceil(n/2), v_{n-1-m} = x_{2m+1}.
 // Where the reordered line's m-th value comes from.
 BOUSS_HD inline int cosine_reorder_source(int m, int n) { return m < (n + 1) / 2 ? 2 * m : 2 * (n - 1 - m) + 1; }
 // Where x_i lands in the reordered line (the inverse of cosine_reorder_source).
 BOUSS_HD inline int cosine_reorder_target(int i, int n) { return i % 2 == 0 ? i / 2 : n - 1 - (i - 1) / 2; }
-
-// Value k of the real-to-real transform of a line whose real-to-complex FFT (n/2 + 1 values,
-// c(m) gives value m) is c: DCT-II (walled) or the halfcomplex DFT (periodic).
-template <class Get>
-BOUSS_HD inline auto r2r_from_fft(AxisTransform t, int k, int n, const Get& c) -> decltype(c(0).re) {
-  using S = decltype(c(0).re);
-  if (t == AxisTransform::periodic) return k <= n / 2 ? c(k).re : c(n - k).im;
-  constexpr double pi = 3.14159265358979323846264338327950;
-  const bool low = k <= n / 2;
-  const auto v = c(low ? k : n - k);
-  const double re = double(v.re), im = low ? double(v.im) : -double(v.im);  // V_k = conj(V_{n-k})
-  const double angle = pi * k / (2.0 * n);
-  return S(2 * (cos(angle) * re + sin(angle) * im));
-}
-
-// Value k (0 .. n/2) of the complex line whose unnormalized complex-to-real FFT is the inverse
-// of the real-to-real transform of the line x (x(m) gives value m): DCT-III (walled:
-// exp(i pi k / (2n)) (X_k - i X_{n-k}), X_n = 0; the result then reordered back) or HC2R
-// (periodic: the halfcomplex pairs).
-template <class C, class Get>
-BOUSS_HD inline C fft_from_r2r(AxisTransform t, int k, int n, const Get& x) {
-  using S = decltype(C{}.re);
-  if (t == AxisTransform::periodic) return C{x(k), k == 0 || 2 * k == n ? S(0) : x(n - k)};
-  constexpr double pi = 3.14159265358979323846264338327950;
-  const double a = double(x(k)), b = k == 0 ? 0.0 : double(x(n - k));
-  const double angle = pi * k / (2.0 * n), cs = cos(angle), sn = sin(angle);
-  return C{S(a * cs + b * sn), S(a * sn - b * cs)};
-}
 
 // The rows of one horizontal mode's vertical line: -d2/dz2 with the walls folded (line_row)
 // plus the mode's -(horizontal eigenvalue) on the diagonal. The (0, 0) mode of a singular

@@ -19,6 +19,7 @@
 #include "grid/grid.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/direct/fourier_kernels.hpp"
+#include "solver/direct/plane_cosine.hpp"
 #include "solver/direct/plane_fft.hpp"
 #include "solver/pressure_solver.hpp"
 #include "solver/direct/slab_transform.hpp"
@@ -51,7 +52,7 @@ class FourierSolver final : public PressureSolver<R> {
   // read, c' and d' written and read, the spectrum written), the inverse transforms
   // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
   // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
-  // A walled box's real-to-real transforms: each axis's passes on CUDA (bytes_per_solve's body).
+  // A walled box's also the reorders each way and the orbit solves' c' (bytes_per_solve's body).
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
   // arrays are lent; the transforms' work area is plane_fft_work_bytes. On a block of a grid
@@ -68,9 +69,10 @@ class FourierSolver final : public PressureSolver<R> {
   FieldBC bc_;
   GhostSelf<R> self_;
   std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms (x and y periodic)
-  // A walled horizontal axis: each axis's transform, and the real-to-real plane transforms.
+  // A walled horizontal axis: each axis's transform, and the plane transforms that reorder
+  // the planes along the walled ones (their orbit maps fused into the mode solves).
   std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
-  std::unique_ptr<PlaneR2R<R>> r2r_;
+  std::unique_ptr<PlaneCosine<R>> cosine_;
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
   // with its c' (solver/direct/slab_transform.hpp), its own memory.

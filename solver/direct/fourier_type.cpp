@@ -58,10 +58,10 @@ class FourierType final : public SolverType {
     const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
                        (lent ? 0.0 : z_table_bytes(grid.layout));
-    // A walled box: the real-to-real transforms' work area and their two staging arrays.
+    // A walled box: the plane transforms' work area (their staging array is c''s).
     if (!c.pressure.periodic_x || !c.pressure.periodic_y)
-      return {own + double(c.single() ? plane_r2r_work_bytes<float>(c.backend, grid.layout)
-                                    : plane_r2r_work_bytes<double>(c.backend, grid.layout)),
+      return {own + double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, grid.layout)
+                                    : PlaneCosine<double>::work_bytes(c.backend, grid.layout)),
               0.0};
     return {own + double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
                                   : plane_fft_work_bytes<double>(c.backend, planes)),

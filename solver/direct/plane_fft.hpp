@@ -13,18 +13,9 @@
 #include "grid/backend.hpp"
 #include "grid/config.hpp"
 #include "grid/layout.hpp"
+#include "solver/direct/complex.hpp"
 
 namespace bouss {
-
-// A complex value as cuFFT and FFTW store one (real part first), with the arithmetic the
-// Thomas sweeps need for a complex right-hand side with real rows.
-template <class S>
-struct Complex {
-  S re, im;
-  BOUSS_HD friend Complex operator*(Complex a, S s) { return {a.re * s, a.im * s}; }
-  BOUSS_HD friend Complex operator*(S s, Complex a) { return {a.re * s, a.im * s}; }
-  BOUSS_HD friend Complex operator-(Complex a, Complex b) { return {a.re - b.re, a.im - b.im}; }
-};
 
 template <class R>
 class PlaneFft {
@@ -43,8 +34,9 @@ inline std::size_t spectrum_size(const Layout& L) { return std::size_t(L.n[0] / 
 // each, the DFT in FFTW's halfcomplex order (periodic) or the DCT-II, inverted by the
 // DCT-III (walled); unnormalized (inverse(forward(f)) = axis_transform_scale(x) *
 // axis_transform_scale(y) f: solver/direct/fourier_kernels.hpp). The spectrum is real,
-// nx ny values a plane, x fastest (FFTW's) or y fastest (y_fastest(): CUDA's, whose y lines
-// are contiguous), the planes one after another: the same count of values as the interior.
+// nx ny values a plane, x fastest, the planes one after another: the same count of values as
+// the interior. Two: PlaneCosine (solver/direct/plane_cosine.hpp, both backends: what the
+// direct solve uses) and FFTW's own r2r plans (the CPU's reference).
 enum class AxisTransform : signed char;
 template <class R>
 class PlaneR2R {
@@ -53,22 +45,10 @@ class PlaneR2R {
   virtual void forward(const R* interior, R* spectrum) = 0;
   // The spectrum is destroyed; only the interior values are written.
   virtual void inverse(R* spectrum, R* interior) = 0;
-  // Whether the spectrum holds each plane's modes y fastest (j + ny i) instead of x fastest.
-  virtual bool y_fastest() const { return false; }
 };
 inline std::size_t r2r_spectrum_size(const Layout& L) { return std::size_t(L.n[0]) * L.n[1] * L.n[2]; }
 template <class R>
-std::unique_ptr<PlaneR2R<R>> make_plane_r2r(const Backend& backend, const Layout& layout,
-                                             const std::array<AxisTransform, 2>& kinds);
-template <class R>
 std::unique_ptr<PlaneR2R<R>> make_fftw_plane_r2r(const Layout& layout, const std::array<AxisTransform, 2>& kinds);
-template <class R>
-std::unique_ptr<PlaneR2R<R>> make_cufft_plane_r2r(const Backend& backend, const Layout& layout,
-                                                   const std::array<AxisTransform, 2>& kinds);
-// The backend memory the CUDA transforms take besides the spectrum (cuFFT's work area and
-// their staging array); 0 on the CPU.
-template <class R>
-std::size_t plane_r2r_work_bytes(const Backend& backend, const Layout& layout);
 
 template <class R>
 std::unique_ptr<PlaneFft<R>> make_plane_fft(const Backend& backend, const Layout& layout);

@@ -57,16 +57,21 @@ class Cufft final : public PlaneFft<R> {
     }
   }
   static std::size_t plan_both(const Layout& L, cufftHandle fwd, cufftHandle inv) {
+    // A one-cell y (a 2D box) plans its lines alone (rank 1).
+    const int rank = L.n[1] == 1 ? 1 : 2;
     int n[2] = {L.n[1], L.n[0]};
     int real_embed[2] = {int(L.sz / L.sy), int(L.sy)}, spec_embed[2] = {L.n[1], L.n[0] / 2 + 1};
+    int* const dims = rank == 1 ? n + 1 : n;
+    int* const real_dims = rank == 1 ? real_embed + 1 : real_embed;
+    int* const spec_dims = rank == 1 ? spec_embed + 1 : spec_embed;
     const int real_dist = int(L.sz), spec_dist = L.n[1] * (L.n[0] / 2 + 1);
     check(cufftSetAutoAllocation(fwd, 0), "work area");
     check(cufftSetAutoAllocation(inv, 0), "work area");
     std::size_t fwd_bytes = 0, inv_bytes = 0;
-    check(cufftMakePlanMany(fwd, 2, n, real_embed, 1, real_dist, spec_embed, 1, spec_dist,
+    check(cufftMakePlanMany(fwd, rank, dims, real_dims, 1, real_dist, spec_dims, 1, spec_dist,
                             dbl ? CUFFT_D2Z : CUFFT_R2C, L.n[2], &fwd_bytes),
           "plan forward");
-    check(cufftMakePlanMany(inv, 2, n, spec_embed, 1, spec_dist, real_embed, 1, real_dist,
+    check(cufftMakePlanMany(inv, rank, dims, spec_dims, 1, spec_dist, real_dims, 1, real_dist,
                             dbl ? CUFFT_Z2D : CUFFT_C2R, L.n[2], &inv_bytes),
           "plan inverse");
     return std::max(fwd_bytes, inv_bytes);

@@ -149,17 +149,6 @@ template std::unique_ptr<PlaneR2R<double>> make_fftw_plane_r2r<double>(const Lay
 template std::unique_ptr<PlaneR2R<float>> make_fftw_plane_r2r<float>(const Layout&, const std::array<AxisTransform, 2>&);
 
 template <class R>
-std::unique_ptr<PlaneR2R<R>> make_plane_r2r(const Backend& backend, const Layout& layout,
-                                             const std::array<AxisTransform, 2>& kinds) {
-  if (backend.is_cuda()) return make_cufft_plane_r2r<R>(backend, layout, kinds);
-  return make_fftw_plane_r2r<R>(layout, kinds);
-}
-template std::unique_ptr<PlaneR2R<double>> make_plane_r2r<double>(const Backend&, const Layout&,
-                                                                  const std::array<AxisTransform, 2>&);
-template std::unique_ptr<PlaneR2R<float>> make_plane_r2r<float>(const Backend&, const Layout&,
-                                                                const std::array<AxisTransform, 2>&);
-
-template <class R>
 std::unique_ptr<PlaneFft<R>> make_fftw_plane_fft(const Layout& L) {
   return std::make_unique<FftwPlanes<R>>(L);
 }

@@ -72,7 +72,7 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     ahead[thomas_ahead - 1] = next < n ? V(rhs(next, base + next * stride)) : V{};
   };
   TriRow<S> row = rows(0);
-  S cp = 0;
+  S cp = S(0);
   S inv = thomas_pivot(row, cp);
   V dp = ahead[0] * inv;
   shift_in(0);

@@ -13,6 +13,7 @@
 #include "operator_checks.hpp"
 #include "profile_checks.hpp"
 #include "projection_checks.hpp"
+#include "plane_cosine_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
 #include "step_checks.hpp"
@@ -392,71 +393,15 @@ TYPED_TEST(GpuFourierSolver, MatchesTheCpuBackend) {
     }
 }
 
-// The real-to-real plane transforms on CUDA (cuFFT's real FFTs between Makhoul's passes)
-// equal FFTW's (REDFT10 and R2HC forward, REDFT01 and HC2R back) to round-off: every mix of
-// periodic and walled axes, even and odd lengths, and a one-cell y (a 2D box); both precisions.
+// The real-to-real plane transforms on CUDA (cuFFT's plane FFTs and Makhoul's reorder and
+// orbit maps: solver/direct/plane_cosine.hpp) equal FFTW's r2r plans (tests/plane_cosine_checks.hpp).
 template <class R>
 class GpuPlaneR2R : public ::testing::Test {};
 TYPED_TEST_SUITE(GpuPlaneR2R, Precisions);
 
 TYPED_TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
   BOUSS_GPU_OR_SKIP();
-  using R = TypeParam;
-  // Round-off: a few units of the precision over these short lines.
-  const double close = sizeof(R) == sizeof(double) ? 1e-13 : 2e-6;
-  using A = AxisTransform;
-  for (const std::array<int, 3> n : {std::array<int, 3>{16, 12, 5}, std::array<int, 3>{15, 9, 4}, std::array<int, 3>{33, 1, 6}})
-    for (const std::array<A, 2> kinds : {std::array<A, 2>{A::walled, A::walled}, std::array<A, 2>{A::walled, A::periodic},
-                                         std::array<A, 2>{A::periodic, A::walled}, std::array<A, 2>{A::periodic, A::periodic}}) {
-      if (n[1] == 1 && kinds[1] == A::walled) continue;  // a one-cell axis is periodic
-      SCOPED_TRACE(testing::PrintToString(n) + (kinds[0] == A::walled ? " x walled" : " x periodic") +
-                   (kinds[1] == A::walled ? ", y walled" : ", y periodic"));
-      const Layout L = Layout::make(n, 1, sizeof(R));
-      Field<R> f_cpu(Backend::cpu(), L, Stagger::centre, "f"), s_cpu(Backend::cpu(), L, Stagger::centre, "spectrum");
-      Field<R> f_gpu(gpu, L, Stagger::centre, "f"), s_gpu(gpu, L, Stagger::centre, "spectrum");
-      std::vector<R> host(std::size_t(L.size), R(0));
-      std::mt19937_64 rng(5);
-      std::uniform_real_distribution<double> U(-1, 1);
-      for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j)
-          for (int i = 0; i < n[0]; ++i) host[L.origin + L.index(i, j, k)] = R(U(rng));
-      f_cpu.from_host(host);
-      f_gpu.from_host(host);
-      const auto fftw = make_fftw_plane_r2r<R>(L, kinds);
-      const auto cufft = make_cufft_plane_r2r<R>(gpu, L, kinds);
-      fftw->forward(f_cpu.data() + L.origin, s_cpu.data());
-      cufft->forward(f_gpu.data() + L.origin, s_gpu.data());
-      // Mode (i, j) of plane k in each spectrum (FFTW's x fastest; CUDA's maybe y fastest).
-      const auto x_fastest = [&](int i, int j, int k) { return i + std::size_t(n[0]) * (j + std::size_t(n[1]) * k); };
-      const auto on_gpu = [&](int i, int j, int k) {
-        return cufft->y_fastest() ? j + std::size_t(n[1]) * (i + std::size_t(n[0]) * k) : x_fastest(i, j, k);
-      };
-      const std::vector<R> a = s_cpu.to_host(), b = s_gpu.to_host();
-      std::vector<R> a_gpu_order(b.size(), R(0));
-      double worst = 0, size = 0;
-      for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j)
-          for (int i = 0; i < n[0]; ++i) {
-            worst = std::max(worst, std::fabs(double(a[x_fastest(i, j, k)]) - double(b[on_gpu(i, j, k)])));
-            size = std::max(size, std::fabs(double(a[x_fastest(i, j, k)])));
-            a_gpu_order[on_gpu(i, j, k)] = a[x_fastest(i, j, k)];
-          }
-      EXPECT_LT(worst, close * size) << "forward";
-      // Back: each backend's inverse of the same spectrum (FFTW's, on both).
-      s_gpu.from_host(a_gpu_order);
-      fftw->inverse(s_cpu.data(), f_cpu.data() + L.origin);
-      cufft->inverse(s_gpu.data(), f_gpu.data() + L.origin);
-      const std::vector<R> x = f_cpu.to_host(), y = f_gpu.to_host();
-      worst = size = 0;
-      for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j)
-          for (int i = 0; i < n[0]; ++i) {
-            const std::ptrdiff_t at = L.origin + L.index(i, j, k);
-            worst = std::max(worst, std::fabs(double(x[at]) - double(y[at])));
-            size = std::max(size, std::fabs(double(x[at])));
-          }
-      EXPECT_LT(worst, close * size) << "inverse";
-    }
+  check_plane_cosine_equals_fftw<TypeParam>(gpu);
 }
 
 template <class R>

@@ -3,6 +3,7 @@
 // and stretched z, even and odd horizontal sizes, both precisions; `auto` picks it where it
 // applies and the rules refuse it elsewhere.
 #include "line_solver_checks.hpp"
+#include "plane_cosine_checks.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -54,6 +55,10 @@ TYPED_TEST(FourierSolverTest, SolvesTheLineMultigridsEquationsInOnePass) {
 
 // In float one direct pass leaves the residual of this stretched grid above 1e-5 (its
 // round-off); iterative refinement takes it below, as the run's pressure tolerance asks.
+// The plane transforms of a walled box on the CPU (FFTW's plane FFTs between Makhoul's
+// reorder and the orbit maps) equal FFTW's own r2r plans; the gpu tests check cuFFT's.
+TYPED_TEST(FourierSolverTest, PlaneCosineTransformsEqualFftwsR2r) { check_plane_cosine_equals_fftw<TypeParam>(Backend::cpu()); }
+
 TEST(FourierSolver, RefinementTakesFloatBelowItsFirstPass) {
   const Grid g = fourier_grid(true, {64, 32, 24}, sizeof(float));
   FourierSolver<float> fourier(Backend::cpu(), g, pressure_walls(true, true));

@@ -1,0 +1,167 @@
+// Pointwise pieces of the direct solve's plane transforms on a box with a walled horizontal
+// axis (solver/direct/plane_cosine.hpp): the real-to-real transform of a plane along x and y
+// (FFTW's halfcomplex DFT, R2HC, along a periodic axis; the cosine transform DCT-II, REDFT10,
+// along a walled one) made from one two-dimensional real-to-complex FFT of the plane
+// reordered along its walled axes (Makhoul 1980, in two dimensions).
+//
+// Along one axis of n cells, the walled line x reordered (v_m = x_{2m} for the first
+// ceil(n/2) m, v_{n-1-m} = x_{2m+1}) has the FFT V, and the line's DCT-II is
+// Y_k = w_k V_k + conj(w_k) V_{n-k}, w_k = exp(-i pi k / (2n)); the map is complex-linear, so
+// it applies along one axis of a plane whose other axis is already transformed. A value and
+// its mirror along each axis (k and n - k) form an orbit of at most four modes; the plane
+// FFT's half spectrum (x from 0 to nx/2) holds two complex values of each orbit (at (kx, ky)
+// and (kx, ny - ky): the rest are their conjugates), and these four real numbers give the
+// orbit's (at most) four real-to-real values, and back. An orbit maps as a unit: the direct
+// solve fuses this map into its mode solves (solver/direct/fourier_solver.cu), and the plane
+// transforms use it alone (the real spectrum the tests compare with FFTW's).
+#pragma once
+
+#include "grid/config.hpp"
+#include "solver/direct/complex.hpp"
+#include "solver/direct/fourier_kernels.hpp"
+
+namespace bouss {
+
+// One axis of an orbit: its transform, the canonical index k (0 .. n/2) and the mirror
+// (n - k) mod n; side 0 is k, side 1 the mirror.
+struct AxisPair {
+  AxisTransform t;
+  int k, n;
+  BOUSS_HD int at(int side) const { return side == 0 ? k : (n - k) % n; }
+  // Whether the two sides are two modes (not k = 0, nor k = n/2 of an even n).
+  BOUSS_HD bool distinct() const { return (n - k) % n != k; }
+};
+
+// The map of one orbit between the plane FFT's two complex values (a at (kx, ky), b at
+// (kx, ny - ky) mod ny: both in the half spectrum, kx <= nx/2) and the real-to-real values at
+// the orbit's positions y[sx][sy] (x index x.at(sx), y index y.at(sy)). A side that repeats the
+// other (not distinct) holds no value of its own: forward leaves a copy there, inverse ignores
+// it. Unnormalized as FFTW's are: inverse(forward) multiplies by axis_transform_scale along
+// each axis, the plane FFT's inverse included.
+template <class S>
+struct OrbitMap {
+  AxisPair x, y;
+  Complex<S> wx[2], wy[2];  // the twiddles w at each side's index (walled axes)
+
+  BOUSS_HD OrbitMap(AxisPair ax, AxisPair ay) : x(ax), y(ay) {
+    for (int s = 0; s < 2; ++s) {
+      wx[s] = twiddle(x, s);
+      wy[s] = twiddle(y, s);
+    }
+  }
+  // Whether y[sx][sy] is a mode of its own.
+  BOUSS_HD bool active(int sx, int sy) const { return (sx == 0 || x.distinct()) && (sy == 0 || y.distinct()); }
+
+  BOUSS_HD void forward(Complex<S> a, Complex<S> b, S out[2][2]) const {
+    Complex<S> v[2][2] = {{a, b}, {conj(b), conj(a)}};  // v[sx][sy]
+    if (y.t == AxisTransform::walled)
+      for (int sx = 0; sx < 2; ++sx) cosine_forward(y, wy, v[sx][0], v[sx][1]);
+    if (x.t == AxisTransform::walled)
+      for (int sy = 0; sy < 2; ++sy) cosine_forward(x, wx, v[0][sy], v[1][sy]);
+    // Real values: along a periodic axis the halfcomplex pair (real part at k, imaginary at n - k).
+    for (int sx = 0; sx < 2; ++sx)
+      for (int sy = 0; sy < 2; ++sy) {
+        if (x.t == AxisTransform::periodic) out[sx][sy] = sx == 0 ? v[0][sy].re : v[0][sy].im;
+        else if (y.t == AxisTransform::periodic) out[sx][sy] = sy == 0 ? v[sx][0].re : v[sx][0].im;
+        else out[sx][sy] = v[sx][sy].re;
+      }
+    if (!x.distinct())
+      for (int sy = 0; sy < 2; ++sy) out[1][sy] = out[0][sy];
+    if (!y.distinct())
+      for (int sx = 0; sx < 2; ++sx) out[sx][1] = out[sx][0];
+  }
+
+  BOUSS_HD void inverse(const S in[2][2], Complex<S>& a, Complex<S>& b) const {
+    Complex<S> v[2][2];
+    // Complex values again: a periodic axis's halfcomplex pair, and its conjugate mirror.
+    const bool dx = x.distinct(), dy = y.distinct();
+    for (int sx = 0; sx < 2; ++sx)
+      for (int sy = 0; sy < 2; ++sy) {
+        if (x.t == AxisTransform::periodic) {
+          const Complex<S> c{in[0][sy], dx ? in[1][sy] : S(0)};
+          v[sx][sy] = sx == 0 ? c : conj(c);
+        } else if (y.t == AxisTransform::periodic) {
+          const Complex<S> c{in[sx][0], dy ? in[sx][1] : S(0)};
+          v[sx][sy] = sy == 0 ? c : conj(c);
+        } else {
+          v[sx][sy] = Complex<S>{in[dx ? sx : 0][dy ? sy : 0], S(0)};
+        }
+      }
+    if (y.t == AxisTransform::walled)
+      for (int sx = 0; sx < 2; ++sx) cosine_inverse(y, wy, v[sx][0], v[sx][1]);
+    if (x.t == AxisTransform::walled)
+      for (int sy = 0; sy < 2; ++sy) cosine_inverse(x, wx, v[0][sy], v[1][sy]);
+    a = v[0][0];
+    b = v[0][1];
+  }
+
+ private:
+  BOUSS_HD static Complex<S> twiddle(const AxisPair& p, int side) {
+    constexpr double pi = 3.14159265358979323846264338327950;
+    const double angle = pi * p.at(side) / (2.0 * p.n);
+    return {S(cos(angle)), S(-sin(angle))};
+  }
+  // Along a walled axis, the FFT's pair (u0 at side 0, u1 at its mirror) to the DCT-II's:
+  // Y_s = w_s u_s + conj(w_s) u_{1-s}.
+  BOUSS_HD static void cosine_forward(const AxisPair& p, const Complex<S> w[2], Complex<S>& u0, Complex<S>& u1) {
+    const Complex<S> y0 = w[0] * u0 + conj(w[0]) * u1;
+    u1 = p.distinct() ? w[1] * u1 + conj(w[1]) * u0 : y0;
+    u0 = y0;
+  }
+  // Its inverse, times 2 (DCT-III's scale): u_s = conj(w_s) (Y_s - i Y_{1-s}), where a side
+  // that repeats the other reads Y_n = 0 (k = 0) or itself (k = n/2).
+  BOUSS_HD static void cosine_inverse(const AxisPair& p, const Complex<S> w[2], Complex<S>& y0, Complex<S>& y1) {
+    if (!p.distinct()) {
+      const Complex<S> other = p.k == 0 ? Complex<S>{S(0), S(0)} : y0;
+      y0 = conj(w[0]) * (y0 - times_i(other));
+      y1 = y0;
+      return;
+    }
+    const Complex<S> u0 = conj(w[0]) * (y0 - times_i(y1));
+    y1 = conj(w[1]) * (y1 - times_i(y0));
+    y0 = u0;
+  }
+};
+
+// The four modes of an orbit side by side (lane 2 sx + sy), with the elementwise arithmetic
+// of the Thomas sweeps (solver/line/tridiagonal_kernels.hpp): an orbit's mode lines swept
+// together, each lane with its own rows.
+template <class S>
+struct OrbitLanes {
+  S v[4];
+  OrbitLanes() = default;
+  BOUSS_HD explicit OrbitLanes(S s) : v{s, s, s, s} {}
+  BOUSS_HD OrbitLanes(S a, S b, S c, S d) : v{a, b, c, d} {}
+#define BOUSS_ORBIT_LANES_OP(op)                                                   \
+  BOUSS_HD friend OrbitLanes operator op(const OrbitLanes& a, const OrbitLanes& b) { \
+    return {a.v[0] op b.v[0], a.v[1] op b.v[1], a.v[2] op b.v[2], a.v[3] op b.v[3]}; \
+  }
+  BOUSS_ORBIT_LANES_OP(+)
+  BOUSS_ORBIT_LANES_OP(-)
+  BOUSS_ORBIT_LANES_OP(*)
+  BOUSS_ORBIT_LANES_OP(/)
+#undef BOUSS_ORBIT_LANES_OP
+};
+
+// An orbit's four vertical lines' rows: FourierRows' (solver/direct/fourier_kernels.hpp), the
+// lanes' horizontal eigenvalues on the diagonal (none is pinned: the pinned (0, 0) mode is an
+// orbit of one, solved alone).
+template <class S>
+struct OrbitRows {
+  ZView<S> z;
+  int nz;
+  OrbitLanes<S> lambda;  // -(each lane's horizontal eigenvalue)
+  signed char lo, hi;
+  BOUSS_HD TriRow<OrbitLanes<S>> operator()(int k) const {
+    TriRow<OrbitLanes<S>> r;
+    for (int l = 0; l < 4; ++l) {
+      const TriRow<S> t = line_row(z, k, nz, lambda.v[l], lo, hi);
+      r.lower.v[l] = t.lower;
+      r.diag.v[l] = t.diag;
+      r.upper.v[l] = t.upper;
+    }
+    return r;
+  }
+};
+
+}  // namespace bouss
