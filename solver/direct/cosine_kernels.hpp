@@ -11,9 +11,9 @@
 // its mirror along each axis (k and n - k) form an orbit of at most four modes; the plane
 // FFT's half spectrum (x from 0 to nx/2) holds two complex values of each orbit (at (kx, ky)
 // and (kx, ny - ky): the rest are their conjugates), and these four real numbers give the
-// orbit's (at most) four real-to-real values, and back. An orbit maps as a unit: the direct
-// solve fuses this map into its mode solves (solver/direct/fourier_solver.cu), and the plane
-// transforms use it alone (the real spectrum the tests compare with FFTW's).
+// orbit's (at most) four real-to-real values, and back. The direct solve's mode lines read
+// their values through the forward map (solver/direct/fourier_solver.cu); the inverse map is a
+// pass of its own (solver/direct/plane_cosine.hpp), each orbit's four solutions at once.
 #pragma once
 
 #include "grid/config.hpp"
@@ -120,47 +120,6 @@ struct OrbitMap {
     const Complex<S> u0 = conj(w[0]) * (y0 - times_i(y1));
     y1 = conj(w[1]) * (y1 - times_i(y0));
     y0 = u0;
-  }
-};
-
-// The four modes of an orbit side by side (lane 2 sx + sy), with the elementwise arithmetic
-// of the Thomas sweeps (solver/line/tridiagonal_kernels.hpp): an orbit's mode lines swept
-// together, each lane with its own rows.
-template <class S>
-struct OrbitLanes {
-  S v[4];
-  OrbitLanes() = default;
-  BOUSS_HD explicit OrbitLanes(S s) : v{s, s, s, s} {}
-  BOUSS_HD OrbitLanes(S a, S b, S c, S d) : v{a, b, c, d} {}
-#define BOUSS_ORBIT_LANES_OP(op)                                                   \
-  BOUSS_HD friend OrbitLanes operator op(const OrbitLanes& a, const OrbitLanes& b) { \
-    return {a.v[0] op b.v[0], a.v[1] op b.v[1], a.v[2] op b.v[2], a.v[3] op b.v[3]}; \
-  }
-  BOUSS_ORBIT_LANES_OP(+)
-  BOUSS_ORBIT_LANES_OP(-)
-  BOUSS_ORBIT_LANES_OP(*)
-  BOUSS_ORBIT_LANES_OP(/)
-#undef BOUSS_ORBIT_LANES_OP
-};
-
-// An orbit's four vertical lines' rows: FourierRows' (solver/direct/fourier_kernels.hpp), the
-// lanes' horizontal eigenvalues on the diagonal (none is pinned: the pinned (0, 0) mode is an
-// orbit of one, solved alone).
-template <class S>
-struct OrbitRows {
-  ZView<S> z;
-  int nz;
-  OrbitLanes<S> lambda;  // -(each lane's horizontal eigenvalue)
-  signed char lo, hi;
-  BOUSS_HD TriRow<OrbitLanes<S>> operator()(int k) const {
-    TriRow<OrbitLanes<S>> r;
-    for (int l = 0; l < 4; ++l) {
-      const TriRow<S> t = line_row(z, k, nz, lambda.v[l], lo, hi);
-      r.lower.v[l] = t.lower;
-      r.diag.v[l] = t.diag;
-      r.upper.v[l] = t.upper;
-    }
-    return r;
   }
 };
 

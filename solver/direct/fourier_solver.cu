@@ -71,71 +71,30 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   }, "fourier mode solves");
 }
 
-// Array access at row k of a line: p[k s].
-template <class T>
-struct Strided {
-  T* p;
-  std::ptrdiff_t s;
-  BOUSS_HD T& operator[](std::ptrdiff_t k) const { return p[k * s]; }
+// The mode (i, j) of a walled box's real spectrum (x fastest): its orbit's canonical
+// indices (solver/direct/cosine_kernels.hpp) and which side of each axis it is.
+struct OrbitPlace {
+  int k[2], side[2];
+  BOUSS_HD OrbitPlace(int i, int j, int nx, int ny) {
+    k[0] = i <= nx / 2 ? i : nx - i;
+    k[1] = j <= ny / 2 ? j : ny - j;
+    side[0] = i == k[0] ? 0 : 1;
+    side[1] = j == k[1] ? 0 : 1;
+  }
 };
 
-// An orbit's d' at row k, kept in its two slots of the half spectrum (lanes 0 and 2 in a's,
-// 1 and 3 in b's; a y side that repeats the other has a's slot alone).
+// The mode solves of a walled box: one thread a real mode (x fastest, as the real spectrum),
+// its right-hand side read through its orbit's forward map from the plane FFTs' half
+// spectrum (solver/direct/cosine_kernels.hpp: the orbit's two complex values, which its other
+// modes' threads read too, from the cache), its line swept with the c' stored for it
+// (factor: thomas_factor_line, once), d' and then the solution written to `real` (nx ny nz
+// values). Scaled by -1/round_trip (the transforms'); for a singular problem the (0, 0) mode
+// takes b's mean out first (`sums`: its value in plane sums, 2 along each walled axis) and
+// the solution's after, as solve_modes does.
 template <class R>
-struct OrbitSlots {
-  Complex<R>* spec;
-  std::ptrdiff_t ia, ib, ps;
-  struct Ref {
-    Complex<R>* a;
-    Complex<R>* b;  // null: the slot is a's
-    BOUSS_HD operator OrbitLanes<R>() const {
-      const Complex<R> va = *a, vb = b ? *b : va;
-      return {va.re, vb.re, va.im, vb.im};
-    }
-    BOUSS_HD Ref& operator=(const OrbitLanes<R>& v) {
-      *a = Complex<R>{v.v[0], v.v[2]};
-      if (b) *b = Complex<R>{v.v[1], v.v[3]};
-      return *this;
-    }
-  };
-  BOUSS_HD Ref operator[](std::ptrdiff_t k) const { return {spec + ia + k * ps, ib == ia ? nullptr : spec + ib + k * ps}; }
-};
-
-// An orbit's c' at row k: each lane at its mode's place in a real array of nx ny nz values
-// (a lane that repeats another is not written).
-template <class R>
-struct OrbitC {
-  R* c;
-  std::ptrdiff_t at[4], ps;
-  bool active[4];
-  struct Ref {
-    const OrbitC* o;
-    std::ptrdiff_t k;
-    BOUSS_HD operator OrbitLanes<R>() const {
-      const R* row = o->c + k * o->ps;
-      return {row[o->at[0]], row[o->at[1]], row[o->at[2]], row[o->at[3]]};
-    }
-    BOUSS_HD Ref& operator=(const OrbitLanes<R>& v) {
-      R* row = o->c + k * o->ps;
-      for (int l = 0; l < 4; ++l)
-        if (o->active[l]) row[o->at[l]] = v.v[l];
-      return *this;
-    }
-  };
-  BOUSS_HD Ref operator[](std::ptrdiff_t k) const { return {this, k}; }
-};
-
-// The mode solves of a walled box, fused with the maps between the plane FFTs' half
-// spectrum and the real-to-real one (solver/direct/cosine_kernels.hpp): one thread an orbit
-// of modes (kx 0 .. nx/2, ky 0 .. ny/2), which reads its two complex values a row, maps them
-// to its (at most) four real modes, sweeps the four lines together (each with its own
-// eigenvalue) and maps the solution back into the same two values. d' lives in those slots,
-// c' in the real array c (nx ny nz values). Scaled by -1/round_trip (the transforms'); for a
-// singular problem the (0, 0) mode, an orbit of one, has its mean taken out as solve_modes
-// does (`sums`: its value in plane sums, 2 along each walled axis).
-template <class R>
-void solve_orbits(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular,
-                  const std::array<AxisTransform, 2>& kinds, Complex<R>* spec, R* c, double* b_mean) {
+void solve_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular,
+                      const std::array<AxisTransform, 2>& kinds, const Complex<R>* half, const R* factor, R* real,
+                      double* b_mean) {
   const std::array<int, 3> n = g.global_n();
   const int nx = n[0], ny = n[1], nz = n[2], mx = nx / 2 + 1;
   const ZView<R> z = g.z_view<R>(be);
@@ -145,54 +104,59 @@ void solve_orbits(const Backend& be, const Grid& g, const GhostSelf<R>& self, bo
   const double height = g.length(2), plane = double(nx) * ny * sums;
   const R scale = R(-1.0 / (axis_transform_scale(kx, nx) * axis_transform_scale(ky, ny)));
   const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
-  const std::ptrdiff_t ps = std::ptrdiff_t(mx) * ny, cs = std::ptrdiff_t(nx) * ny;
+  const std::ptrdiff_t ps = std::ptrdiff_t(mx) * ny, stride = std::ptrdiff_t(nx) * ny;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mx, ny / 2 + 1, 1}}, [=] BOUSS_HD(int i, int j, int) {
-    const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny});
-    const std::ptrdiff_t ia = i + std::ptrdiff_t(mx) * j, ib = i + std::ptrdiff_t(mx) * map.y.at(1);
-    // A row's real modes, and the solution's back into the slots.
-    const auto modes = [&](int k) {
+  for_each(be, Box{{0, 0, 0}, {nx, ny, 1}}, [=] BOUSS_HD(int i, int j, int) {
+    const OrbitPlace at(i, j, nx, ny);
+    const OrbitMap<R> map(AxisPair{kx, at.k[0], nx}, AxisPair{ky, at.k[1], ny});
+    const Complex<R>* const a = half + at.k[0] + std::ptrdiff_t(mx) * at.k[1];
+    const Complex<R>* const b = half + at.k[0] + std::ptrdiff_t(mx) * map.y.at(1);
+    const auto value = [&](int k) {
       R y[2][2];
-      map.forward(spec[ia + k * ps], spec[ib + k * ps], y);
-      return OrbitLanes<R>{y[0][0], y[0][1], y[1][0], y[1][1]};
+      map.forward(a[k * ps], b[k * ps], y);
+      return y[at.side[0]][at.side[1]];
     };
-    const auto store = [&](int k, const OrbitLanes<R>& v) {
-      const R y[2][2] = {{v.v[0], v.v[1]}, {v.v[2], v.v[3]}};
-      Complex<R> a, b;
-      map.inverse(y, a, b);
-      spec[ia + k * ps] = a;
-      if (ib != ia) spec[ib + k * ps] = b;
+    const R lambda = R(-(axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2)));
+    const bool pinned = singular && i == 0 && j == 0;
+    const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
+    const std::ptrdiff_t base = i + std::ptrdiff_t(nx) * j;
+    // The volume mean of the (0, 0) line (its plane sums' weighted by thickness).
+    const auto line_mean = [&](const auto& v) {
+      double sum = 0;
+      for (int k = 0; k < nz; ++k) sum += double(v(k)) * (zd.zf[k + 1] - zd.zf[k]);
+      return sum / height;
     };
-    if (singular && i == 0 && j == 0) {
-      // The volume mean of the line (its plane sums' weighted by thickness).
-      const auto line_mean = [&](const auto& value) {
-        double sum = 0;
-        for (int k = 0; k < nz; ++k) sum += double(value(k)) * (zd.zf[k + 1] - zd.zf[k]);
-        return sum / height;
-      };
-      const double mean = line_mean([&](int k) { return modes(k).v[0]; });  // b's
-      *b_mean = mean / plane;
-      const FourierRows<R> rows{z, nz, R(0), lo, hi, true};
-      const auto rhs = [&](int k, std::ptrdiff_t) { return k == 0 ? R(0) : (modes(k).v[0] - R(mean)) * scale; };
-      const Strided<R> d{&spec[ia].re, 2 * ps}, cc{c, cs};
-      thomas_sweeps<R>(nz, rows, rhs, d, cc, 0, 1, [&](std::ptrdiff_t k, R v) { spec[ia + k * ps].re = v; });
-      const double x_mean = line_mean([&](int k) { return spec[ia + k * ps].re; });  // the solution's
-      for (int k = 0; k < nz; ++k) store(k, OrbitLanes<R>(spec[ia + k * ps].re - R(x_mean)));
-      return;
+    R mean = 0;
+    if (pinned) {
+      const double m = line_mean(value);  // b's
+      *b_mean = m / plane;
+      mean = R(m);
     }
-    OrbitRows<R> rows{z, nz, {}, lo, hi};
-    OrbitC<R> cc{c, {}, cs, {}};
-    for (int sx = 0; sx < 2; ++sx)
-      for (int sy = 0; sy < 2; ++sy) {
-        const int l = 2 * sx + sy, px = map.x.at(sx), py = map.y.at(sy);
-        rows.lambda.v[l] = R(-(axis_laplacian_eigenvalue(kx, px, nx, rx2) + axis_laplacian_eigenvalue(ky, py, ny, ry2)));
-        cc.at[l] = px + std::ptrdiff_t(nx) * py;
-        cc.active[l] = map.active(sx, sy);
-      }
-    const auto rhs = [&](int k, std::ptrdiff_t) { return modes(k) * OrbitLanes<R>(scale); };
-    thomas_sweeps<OrbitLanes<R>>(nz, rows, rhs, OrbitSlots<R>{spec, ia, ib, ps}, cc, 0, 1,
-                                 [&](std::ptrdiff_t k, const OrbitLanes<R>& v) { store(int(k), v); });
-  }, "cosine orbit solves");
+    const auto rhs = [&](int k, std::ptrdiff_t) { return pinned && k == 0 ? R(0) : (value(k) - mean) * scale; };
+    thomas_sweeps_factored<R>(nz, rows, rhs, real, factor, base, stride, [&](std::ptrdiff_t idx, R v) { real[idx] = v; });
+    if (pinned) {  // the solution's, fixed up to a constant by the pin
+      const R x_mean = R(line_mean([&](int k) { return real[base + k * stride]; }));
+      for (int k = 0; k < nz; ++k) real[base + k * stride] -= x_mean;
+    }
+  }, "cosine mode solves");
+}
+
+// The c' of each walled mode's line (solve_real_modes' factor), once.
+template <class R>
+void factor_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular,
+                       const std::array<AxisTransform, 2>& kinds, R* factor) {
+  const std::array<int, 3> n = g.global_n();
+  const int nx = n[0], ny = n[1], nz = n[2];
+  const ZView<R> z = g.z_view<R>(be);
+  const AxisTransform kx = kinds[0], ky = kinds[1];
+  const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
+  const std::ptrdiff_t stride = std::ptrdiff_t(nx) * ny;
+  const signed char lo = self.lo[2], hi = self.hi[2];
+  for_each(be, Box{{0, 0, 0}, {nx, ny, 1}}, [=] BOUSS_HD(int i, int j, int) {
+    const R lambda = R(-(axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2)));
+    const FourierRows<R> rows{z, nz, lambda, lo, hi, singular && i == 0 && j == 0};
+    thomas_factor_line<R>(nz, rows, factor, i + std::ptrdiff_t(nx) * j, stride);
+  }, "cosine mode factors");
 }
 
 // The periodic plane FFT's modes: wavenumbers 0 .. nx/2 along x, 0 .. ny - 1 along y.
@@ -240,6 +204,8 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     if (grid.decomposition && !backend.ranks().alone())
       throw std::logic_error("direct pressure solver: the cosine transforms take the whole grid, not a block");
     cosine_ = std::make_unique<PlaneCosine<R>>(backend, grid.layout, kinds_);
+    factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
+    factor_real_modes(backend, grid_, self_, bc.singular(), kinds_, factor_);
   } else if (grid.decomposition && !backend.ranks().alone()) {
     slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
     band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
@@ -262,6 +228,7 @@ FourierSolver<R>::~FourierSolver() {
   backend_.deallocate(b_mean_);
   if (band_) backend_.deallocate(band_);
   if (band_c_) backend_.deallocate(band_c_);
+  if (factor_) backend_.deallocate(factor_);
 }
 
 template <class R>
@@ -321,9 +288,10 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const double rx2 = 1 / (grid_.h[0] * grid_.h[0]), ry2 = 1 / (grid_.h[1] * grid_.h[1]);
   // The field f's solve into g (x, or the refinement's correction in place of its residual).
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
-    if (cosine_) {  // the staging array is c's: its planes are transformed before c' is written
+    if (cosine_) {  // the second array stages the planes, then holds the real spectrum
       cosine_->to_half_spectrum(f.data() + origin, c, spectrum);
-      solve_orbits(backend_, grid_, self_, singular, kinds_, spectrum, c, mean);
+      solve_real_modes(backend_, grid_, self_, singular, kinds_, spectrum, factor_, c, mean);
+      cosine_->from_real_spectrum(c, spectrum);
       cosine_->from_half_spectrum(spectrum, c, g.data() + origin);
       return;
     }
@@ -392,12 +360,13 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
   const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
-  // A walled box: the reorder each way (a field read and written), and the orbit solves'
-  // c' a value per real mode (a field, written and read back) instead of half a spectrum.
-  const double reorders = cosine_ ? 4 * cells : 0.0;
-  const double orbit_c = cosine_ ? 2 * cells - spectrum : 0.0;
-  const double transforms = slabs_ ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
-                                   : (cells + spectrum) + mode_solves + orbit_c + (spectrum + cells) + reorders;
+  // A walled box: the reorder each way (a field read and written); the mode solves read the
+  // half spectrum (the orbits' other modes from the cache) and c' twice, write d', read it
+  // back and write the real spectrum; the inverse orbit map reads it and writes the half one.
+  const double walled_solves = spectrum + 5 * cells + (cells + spectrum);
+  const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
+                            : cosine_ ? 2 * cells + (cells + spectrum) + walled_solves + (spectrum + cells) + 2 * cells
+                                      : (cells + spectrum) + mode_solves + (spectrum + cells);
   // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the
   // first), each refinement also the residual (x, b read, r written) and x += e (3 values)
   // (no residual checks in a solve of fixed passes: SolveStats::checked)

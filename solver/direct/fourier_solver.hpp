@@ -52,10 +52,10 @@ class FourierSolver final : public PressureSolver<R> {
   // read, c' and d' written and read, the spectrum written), the inverse transforms
   // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
   // in a solve of fixed passes), and each refinement's passes; a spectrum value counted as two.
-  // A walled box's also the reorders each way and the orbit solves' c' (bytes_per_solve's body).
+  // A walled box's also the reorders each way and the orbit map back (bytes_per_solve's body).
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
-  // arrays are lent; the transforms' work area is plane_fft_work_bytes. On a block of a grid
+  // arrays are lent (a walled box's stored c' is fourier_type's to count); the transforms' work area is plane_fft_work_bytes. On a block of a grid
   // cut over ranks, also its slab, slab spectrum, band and the transposes' messages.
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
   // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
@@ -73,6 +73,7 @@ class FourierSolver final : public PressureSolver<R> {
   // the planes along the walled ones (their orbit maps fused into the mode solves).
   std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
   std::unique_ptr<PlaneCosine<R>> cosine_;
+  R* factor_ = nullptr;  // each walled mode line's c' (nx ny nz values: the rows never change)
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
   // with its c' (solver/direct/slab_transform.hpp), its own memory.

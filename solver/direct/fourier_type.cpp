@@ -58,9 +58,11 @@ class FourierType final : public SolverType {
     const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
                        (lent ? 0.0 : z_table_bytes(grid.layout));
-    // A walled box: the plane transforms' work area (their staging array is c''s).
+    // A walled box: the plane transforms' work area (their staging array is c''s) and the
+    // mode lines' stored c' (a value per cell).
     if (!c.pressure.periodic_x || !c.pressure.periodic_y)
-      return {own + double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, grid.layout)
+      return {own + double(grid.layout.cells()) * c.value_bytes +
+                  double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, grid.layout)
                                     : PlaneCosine<double>::work_bytes(c.backend, grid.layout)),
               0.0};
     return {own + double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)

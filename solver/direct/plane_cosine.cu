@@ -59,12 +59,9 @@ void PlaneCosine<R>::own_arrays() {
 }
 
 template <class R>
-void PlaneCosine<R>::forward(const R* interior, R* out) {
-  own_arrays();
-  to_half_spectrum(interior, staging_, half_);
+void PlaneCosine<R>::to_real_spectrum(const Complex<R>* half, R* out) {
   const int nx = L_.n[0], ny = L_.n[1], nz = L_.n[2], mx = nx / 2 + 1;
   const AxisTransform kx = kinds_[0], ky = kinds_[1];
-  const Complex<R>* half = half_;
   for_each(backend_, Box{{0, 0, 0}, {mx, ny / 2 + 1, nz}}, [=] BOUSS_HD(int i, int j, int k) {
     const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny});
     const Complex<R>* plane = half + std::ptrdiff_t(mx) * ny * k;
@@ -77,11 +74,9 @@ void PlaneCosine<R>::forward(const R* interior, R* out) {
 }
 
 template <class R>
-void PlaneCosine<R>::inverse(R* in, R* interior) {
-  own_arrays();
+void PlaneCosine<R>::from_real_spectrum(const R* in, Complex<R>* half) {
   const int nx = L_.n[0], ny = L_.n[1], nz = L_.n[2], mx = nx / 2 + 1;
   const AxisTransform kx = kinds_[0], ky = kinds_[1];
-  Complex<R>* half = half_;
   for_each(backend_, Box{{0, 0, 0}, {mx, ny / 2 + 1, nz}}, [=] BOUSS_HD(int i, int j, int k) {
     const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny});
     R y[2][2];
@@ -95,6 +90,19 @@ void PlaneCosine<R>::inverse(R* in, R* interior) {
     plane[i + std::ptrdiff_t(mx) * j] = a;
     if (map.y.distinct()) plane[i + std::ptrdiff_t(mx) * map.y.at(1)] = b;
   }, "cosine orbits from real spectrum");
+}
+
+template <class R>
+void PlaneCosine<R>::forward(const R* interior, R* out) {
+  own_arrays();
+  to_half_spectrum(interior, staging_, half_);
+  to_real_spectrum(half_, out);
+}
+
+template <class R>
+void PlaneCosine<R>::inverse(R* in, R* interior) {
+  own_arrays();
+  from_real_spectrum(in, half_);
   from_half_spectrum(half_, staging_, interior);
 }
 

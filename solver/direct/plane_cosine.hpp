@@ -48,6 +48,11 @@ class PlaneCosine final : public PlaneR2R<R> {
   // Back (the spectrum is destroyed): only the interior values are written.
   void from_half_spectrum(Complex<R>* spectrum, R* staging, R* interior);
 
+  // Between the half spectrum and the real-to-real one (r2r_spectrum_size values, x fastest):
+  // each orbit's map (solver/direct/cosine_kernels.hpp).
+  void to_real_spectrum(const Complex<R>* half, R* real);
+  void from_real_spectrum(const R* real, Complex<R>* half);
+
   // PlaneR2R: the real-to-real spectrum (r2r_spectrum_size values, x fastest), through
   // arrays of its own (allocated at the first call).
   void forward(const R* interior, R* spectrum) override;

@@ -59,6 +59,36 @@ BOUSS_HD inline S thomas_pivot(const TriRow<S>& row, S& cp) {
 // against 17.53 (slower): no gain worth the registers; 4 kept.
 constexpr int thomas_ahead = 4;
 
+// The backward sweep: from the last row's solution `last` (its d'), rows n-2 .. 0 from d' and
+// c', with those of the next thomas_ahead rows down in flight; each value handed to out.
+template <class S, class V = S, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_backward(int n, VD d, VC c, std::ptrdiff_t base, std::ptrdiff_t stride, V last,
+                                     const Out& out) {
+  V d_ahead[thomas_ahead];
+  S c_ahead[thomas_ahead];
+  BOUSS_UNROLL
+  for (int q = 0; q < thomas_ahead; ++q) {
+    const int k = n - 2 - q;
+    d_ahead[q] = k >= 0 ? V(d[base + k * stride]) : V{};
+    c_ahead[q] = k >= 0 ? S(c[base + k * stride]) : S(0);
+  }
+  V next = last;
+  out(base + (n - 1) * stride, next);
+  BOUSS_UNROLL_8
+  for (int k = n - 2; k >= 0; --k) {
+    next = d_ahead[0] - c_ahead[0] * next;
+    BOUSS_UNROLL
+    for (int q = 0; q + 1 < thomas_ahead; ++q) {
+      d_ahead[q] = d_ahead[q + 1];
+      c_ahead[q] = c_ahead[q + 1];
+    }
+    const int far = k - thomas_ahead;
+    d_ahead[thomas_ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
+    c_ahead[thomas_ahead - 1] = far >= 0 ? S(c[base + far * stride]) : S(0);
+    out(base + k * stride, next);
+  }
+}
+
 template <class S, class V = S, class Rows, class Rhs, class VD, class VC, class Out>
 BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d, VC c, std::ptrdiff_t base,
                                    std::ptrdiff_t stride, const Out& out) {
@@ -88,30 +118,54 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     c[idx] = cp;
     d[idx] = dp;
   }
-  // Backward: rows n-2 .. 0, with d' and c' of the next thomas_ahead rows down in flight.
-  V d_ahead[thomas_ahead];
-  S c_ahead[thomas_ahead];
+  thomas_backward<S, V>(n, d, c, base, stride, dp, out);
+}
+
+// Lines whose rows stay the same solve after solve (a direct solve's mode lines): their
+// eliminated upper diagonals c'_k stored once (thomas_factor_line), each solve's forward sweep
+// (thomas_sweeps_factored) takes its pivot 1 / (b_k - a_k c'_{k-1}) from the stored c', off
+// the chain of d', which is one multiply-add and a multiply a row where thomas_sweeps' chain
+// also divides: what counts where a few long lines run (a 2D box's), latency-bound. The
+// same rows, the same arithmetic: the same values as thomas_sweeps, bit for bit. c is read
+// only; d gets d' and then the solution as out writes it.
+template <class S, class Rows, class VC>
+BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VC c, std::ptrdiff_t base, std::ptrdiff_t stride) {
+  S cp = S(0);
+  for (int k = 0; k < n; ++k) {
+    thomas_pivot(rows(k), cp);
+    c[base + k * stride] = cp;
+  }
+}
+
+template <class S, class V = S, class Rows, class Rhs, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Rhs& rhs, VD d, VC c, std::ptrdiff_t base,
+                                            std::ptrdiff_t stride, const Out& out) {
+  // Rows k .. k + thomas_ahead - 1: their right-hand sides, and the c' of the row before each.
+  V ahead[thomas_ahead];
+  S c_before[thomas_ahead];
   BOUSS_UNROLL
   for (int q = 0; q < thomas_ahead; ++q) {
-    const int k = n - 2 - q;
-    d_ahead[q] = k >= 0 ? V(d[base + k * stride]) : V{};
-    c_ahead[q] = k >= 0 ? S(c[base + k * stride]) : S(0);
+    ahead[q] = q < n ? V(rhs(q, base + q * stride)) : V{};
+    c_before[q] = q >= 1 && q <= n ? S(c[base + (q - 1) * stride]) : S(0);
   }
-  V next = dp;
-  out(base + (n - 1) * stride, next);
+  V dp{};
   BOUSS_UNROLL_8
-  for (int k = n - 2; k >= 0; --k) {
-    next = d_ahead[0] - c_ahead[0] * next;
+  for (int k = 0; k < n; ++k) {
+    const std::ptrdiff_t idx = base + k * stride;
+    const TriRow<S> row = rows(k);
+    const S inv = S(1) / (row.diag - row.lower * c_before[0]);
+    dp = (ahead[0] - row.lower * dp) * inv;
     BOUSS_UNROLL
     for (int q = 0; q + 1 < thomas_ahead; ++q) {
-      d_ahead[q] = d_ahead[q + 1];
-      c_ahead[q] = c_ahead[q + 1];
+      ahead[q] = ahead[q + 1];
+      c_before[q] = c_before[q + 1];
     }
-    const int far = k - thomas_ahead;
-    d_ahead[thomas_ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
-    c_ahead[thomas_ahead - 1] = far >= 0 ? S(c[base + far * stride]) : S(0);
-    out(base + k * stride, next);
+    const int next = k + thomas_ahead;
+    ahead[thomas_ahead - 1] = next < n ? V(rhs(next, base + next * stride)) : V{};
+    c_before[thomas_ahead - 1] = next < n ? S(c[base + (next - 1) * stride]) : S(0);
+    d[idx] = dp;
   }
+  thomas_backward<S, V>(n, d, c, base, stride, dp, out);
 }
 
 // The right-hand side read from an array at the row's offset.

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# untracked: this session's GPU round (deleted after)
+set -uo pipefail
+. .devpack/env
+export BOUSS_EXE=$PWD/.devpack/bin/bouss BOUSS_SOURCE_DIR=$PWD
+nvidia-smi -L
+part=${1:-a}
+ms() { python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f ms/step floor %.0f%% cycles %s" % (r["ms_per_step"], 100*r.get("fraction_of_floor",0), r.get("pressure_cycles_per_step", r.get("cycles_per_step","?"))))' 2>/dev/null || echo FAILED; }
+bench() { # pack case n steps warmup extra...
+  local b=$1 c=$2 n=$3 s=$4 w=$5; shift 5
+  (. $b/env; $b/bin/bouss bench cases/$c.json --backend cuda --set grid.n=$n --from rest --steps $s --warmup $w --json "$@" 2>/tmp/bench_err.log) | ms
+}
+if [ "$part" = a ]; then
+  echo "=== gpu tests"
+  timeout 420 .devpack/bin/bouss_gpu_tests 2>&1 | grep -E "FAILED|PASSED|Failure|^\[  SKIPPED|tests ran" | tail -25
+  echo "=== memcheck"
+  timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 .devpack/bin/bouss_gpu_tests --gtest_filter='GpuPlaneR2R*:GpuFourierSolver*:GpuProjection.LeavesDivergenceAtRoundOffInAClosedBox*' 2>&1 | tail -3
+  echo "=== racecheck"
+  timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 .devpack/bin/bouss_gpu_tests --gtest_filter='GpuPlaneR2R*' 2>&1 | tail -2
+fi
+if [ "$part" = b ]; then
+  echo "=== walled cases, old then new, two rounds (ms/step)"
+  for c in "lock_exchange [128,128,128] 50 20" "lock_exchange [256,256,256] 30 10" "lock_exchange_2d [2048,1,128] 200 50" \
+           "onset_no_slip [64,32,64] 300 30" "onset_cube [64,64,64] 300 30" "nusselt_cube [16,16,16] 300 30" \
+           "rayleigh_benard_ra1e7 [256,256,128] 30 10" "rayleigh_benard [48,48,24] 300 30"; do
+    set -- $c
+    for round in 1 2; do for b in .devpack-old .devpack; do echo "$1 $2 $b r$round: $(bench $b $1 $2 $3 $4)"; done; done
+  done
+  echo "=== fp32"
+  for c in "lock_exchange [128,128,128] 50 20" "lock_exchange [256,256,256] 30 10" "lock_exchange_2d [2048,1,128] 200 50"; do
+    set -- $c
+    for b in .devpack-old .devpack; do echo "$1 $2 fp32 $b: $(bench $b $1 $2 $3 $4 --precision single)"; done
+  done
+  echo "=== multigrid baselines (new build)"
+  for c in "lock_exchange [128,128,128] 50 20" "lock_exchange [256,256,256] 30 10" "lock_exchange_2d [2048,1,128] 100 20" "onset_no_slip [64,32,64] 100 20" "onset_cube [64,64,64] 100 20"; do
+    set -- $c
+    echo "$1 $2 multigrid: $(bench .devpack $1 $2 $3 $4 --set 'pressure.solver="multigrid"')"
+  done
+  echo "=== solve alone 256x256x128"
+  for b in .devpack-old .devpack; do
+    (. $b/env; $b/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc neumann --solver direct --repeats 10 2>&1 | grep -E "direct|fft" | tail -2 | sed "s|^|$b neumann: |")
+  done
+  .devpack/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc mixed --solver direct --repeats 10 2>&1 | grep -E "direct|fft" | tail -1 | sed "s|^|mixed: |"
+  .devpack/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc periodic --solver cufft3d --repeats 10 2>&1 | grep cufft3d | tail -1
+  .devpack/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc neumann --solver direct --precision single --tolerance 1e-5 --repeats 10 2>&1 | grep -E "direct" | tail -1 | sed "s|^|fp32 neumann: |"
+  echo "=== peer lock exchange 128^3"
+  for p in double float; do OCU_KERNEL_SYNC=0 timeout 120 .peer/bin/ocu_bench lockex --prec $p --res 128 --warmup 20 --steps 50 2>/dev/null | tail -1; done
+fi
+if [ "$part" = c ]; then
+  echo "=== onset no-slip end to end (new)"
+  /usr/bin/time -f "%e s wall" timeout 500 .devpack/bin/bouss onset cases/onset_no_slip.json --resolutions 16,32,64 --backend cuda 2>&1 | tail -8
+fi
