@@ -50,3 +50,32 @@ if [ "$part" = c ]; then
   echo "=== onset no-slip end to end (new)"
   /usr/bin/time -f "%e s wall" timeout 500 .devpack/bin/bouss onset cases/onset_no_slip.json --resolutions 16,32,64 --backend cuda 2>&1 | tail -8
 fi
+if [ "$part" = p ]; then
+  prof() { # case n skip count
+    echo "=== ncu $1 $2"
+    ncu --clock-control none --launch-skip $3 --launch-count $4 --metrics gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum --csv --page raw --print-units base \
+      .devpack/bin/bouss bench cases/$1.json --backend cuda --set grid.n=$2 --from rest --steps 20 --warmup 5 > /tmp/prof.csv 2>/tmp/prof.log
+    python3 - /tmp/prof.csv <<'PY'
+import csv, sys, collections, re
+rows = list(csv.reader(open(sys.argv[1])))
+head = [i for i, r in enumerate(rows) if "Kernel Name" in r]
+if not head: print(open(sys.argv[1]).read()[-2000:]); sys.exit()
+h = rows[head[0]]; data = rows[head[0] + 2:]
+k = h.index("Kernel Name"); t = h.index("gpu__time_duration.sum"); r = h.index("dram__bytes_read.sum"); w = h.index("dram__bytes_write.sum")
+agg = collections.OrderedDict()
+def num(x): return float(x.replace(",", "")) if x else 0.0
+for d in data:
+    if len(d) <= max(k, t, r, w): continue
+    name = d[k]
+    m = re.search(r"for_each_kernel[^<]*<(?:\d+, )?(.*?)\(", name)
+    name = (m.group(1) if m else name)[:100]
+    a = agg.setdefault(name, [0, 0.0, 0.0]); a[0] += 1; a[1] += num(d[t]); a[2] += num(d[r]) + num(d[w])
+total = sum(a[1] for a in agg.values())
+print("kernels %d, total %.1f us" % (sum(a[0] for a in agg.values()), total / 1e3))
+for name, (n, ns, b) in sorted(agg.items(), key=lambda x: -x[1][1])[:30]:
+    print("%4d x %8.1f us %5.1f%% %8.2f MB %6.0f GB/s  %s" % (n, ns / n / 1e3, 100 * ns / total, b / n / 1e6, b / ns, name))
+PY
+  }
+  prof lock_exchange_2d [2048,1,128] 400 200
+  prof lock_exchange [256,256,256] 300 120
+fi

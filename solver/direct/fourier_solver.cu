@@ -111,11 +111,11 @@ void solve_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self
     const OrbitMap<R> map(AxisPair{kx, at.k[0], nx}, AxisPair{ky, at.k[1], ny});
     const Complex<R>* const a = half + at.k[0] + std::ptrdiff_t(mx) * at.k[1];
     const Complex<R>* const b = half + at.k[0] + std::ptrdiff_t(mx) * map.y.at(1);
-    const auto value = [&](int k) {
-      R y[2][2];
-      map.forward(a[k * ps], b[k * ps], y);
-      return y[at.side[0]][at.side[1]];
+    struct Pair {
+      Complex<R> a, b;
     };
+    const auto load = [&](int k, std::ptrdiff_t) { return Pair{a[k * ps], b[k * ps]}; };
+    const auto value = [&](int k) { return map.value(a[k * ps], b[k * ps], at.side[0], at.side[1]); };
     const R lambda = R(-(axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2)));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
@@ -132,8 +132,11 @@ void solve_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self
       *b_mean = m / plane;
       mean = R(m);
     }
-    const auto rhs = [&](int k, std::ptrdiff_t) { return pinned && k == 0 ? R(0) : (value(k) - mean) * scale; };
-    thomas_sweeps_factored<R>(nz, rows, rhs, real, factor, base, stride, [&](std::ptrdiff_t idx, R v) { real[idx] = v; });
+    const auto rhs = [&](int k, const Pair& p) {
+      return pinned && k == 0 ? R(0) : (map.value(p.a, p.b, at.side[0], at.side[1]) - mean) * scale;
+    };
+    thomas_sweeps_factored<R>(nz, rows, load, rhs, real, factor, base, stride,
+                              [&](std::ptrdiff_t idx, R v) { real[idx] = v; });
     if (pinned) {  // the solution's, fixed up to a constant by the pin
       const R x_mean = R(line_mean([&](int k) { return real[base + k * stride]; }));
       for (int k = 0; k < nz; ++k) real[base + k * stride] -= x_mean;

@@ -128,6 +128,7 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
 // also divides: what counts where a few long lines run (a 2D box's), latency-bound. The
 // same rows, the same arithmetic: the same values as thomas_sweeps, bit for bit. c is read
 // only; d gets d' and then the solution as out writes it.
+//
 template <class S, class Rows, class VC>
 BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VC c, std::ptrdiff_t base, std::ptrdiff_t stride) {
   S cp = S(0);
@@ -137,15 +138,20 @@ BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VC c, std::ptrd
   }
 }
 
-template <class S, class V = S, class Rows, class Rhs, class VD, class VC, class Out>
-BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Rhs& rhs, VD d, VC c, std::ptrdiff_t base,
-                                            std::ptrdiff_t stride, const Out& out) {
-  // Rows k .. k + thomas_ahead - 1: their right-hand sides, and the c' of the row before each.
-  V ahead[thomas_ahead];
+// The right-hand side comes in two parts: load(k, idx), the loads of row k (issued
+// thomas_ahead rows early, so they are in flight while earlier rows eliminate), and
+// value(k, loaded), the arithmetic that makes row k's right-hand side of them, done when the
+// row is eliminated (done at the load, it would wait for it).
+template <class S, class V = S, class Rows, class Load, class Value, class VD, class VC, class Out>
+BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load& load, const Value& value, VD d, VC c,
+                                            std::ptrdiff_t base, std::ptrdiff_t stride, const Out& out) {
+  using Loaded = decltype(load(0, base));
+  // Rows k .. k + thomas_ahead - 1: their loads, and the c' of the row before each.
+  Loaded ahead[thomas_ahead]{};
   S c_before[thomas_ahead];
   BOUSS_UNROLL
   for (int q = 0; q < thomas_ahead; ++q) {
-    ahead[q] = q < n ? V(rhs(q, base + q * stride)) : V{};
+    ahead[q] = q < n ? load(q, base + q * stride) : Loaded{};
     c_before[q] = q >= 1 && q <= n ? S(c[base + (q - 1) * stride]) : S(0);
   }
   V dp{};
@@ -154,14 +160,14 @@ BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Rhs& 
     const std::ptrdiff_t idx = base + k * stride;
     const TriRow<S> row = rows(k);
     const S inv = S(1) / (row.diag - row.lower * c_before[0]);
-    dp = (ahead[0] - row.lower * dp) * inv;
+    dp = (V(value(k, ahead[0])) - row.lower * dp) * inv;
     BOUSS_UNROLL
     for (int q = 0; q + 1 < thomas_ahead; ++q) {
       ahead[q] = ahead[q + 1];
       c_before[q] = c_before[q + 1];
     }
     const int next = k + thomas_ahead;
-    ahead[thomas_ahead - 1] = next < n ? V(rhs(next, base + next * stride)) : V{};
+    ahead[thomas_ahead - 1] = next < n ? load(next, base + next * stride) : Loaded{};
     c_before[thomas_ahead - 1] = next < n ? S(c[base + (next - 1) * stride]) : S(0);
     d[idx] = dp;
   }
