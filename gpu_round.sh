@@ -29,7 +29,7 @@ if [ "$part" = b ]; then
   echo "=== fp32"
   for c in "lock_exchange [128,128,128] 50 20" "lock_exchange [256,256,256] 30 10" "lock_exchange_2d [2048,1,128] 200 50"; do
     set -- $c
-    for b in .devpack-old .devpack; do echo "$1 $2 fp32 $b: $(bench $b $1 $2 $3 $4 --precision single)"; done
+    for b in .devpack-old .devpack; do echo "$1 $2 fp32 $b: $(bench $b $1 $2 $3 $4 --set precision=single)"; done
   done
   echo "=== multigrid baselines (new build)"
   for c in "lock_exchange [128,128,128] 50 20" "lock_exchange [256,256,256] 30 10" "lock_exchange_2d [2048,1,128] 100 20" "onset_no_slip [64,32,64] 100 20" "onset_cube [64,64,64] 100 20"; do
@@ -78,4 +78,5 @@ PY
   }
   prof lock_exchange_2d [2048,1,128] 400 200
   prof lock_exchange [256,256,256] 300 120
+  prof onset_no_slip [64,32,64] 400 200
 fi

@@ -26,22 +26,26 @@ BOUSS_HD inline R& real_part(R& v) {
   return v;
 }
 
-// Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/(nx ny),
+// Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/round_trip,
 // the transforms' unnormalized round trip: the rows are -L's): mi columns by nj rows of modes
 // (rows j0 .. j0 + nj of the whole grid's, every one on one rank; a band of them under
 // several: solver/direct/slab_transform.hpp), x fastest, then the rows, then z. `eigen(i, j)` is
-// the mode's horizontal eigenvalue (at most 0). For a singular problem the (0, 0) mode
-// carries b's volume mean and the solution's: its line takes b's out first (written to
-// *b_mean, by the band that holds it) and the solution's after, so neither b nor x needs a pass.
-template <class R, class Eigen>
+// the mode's horizontal eigenvalue (at most 0). V: Complex<R> (the periodic plane FFT's
+// spectrum) or R (a walled box's real-to-real one). With `inv` (each line's reciprocal pivots,
+// stored once by factor_modes) the sweeps divide nowhere (thomas_sweeps_factored: what counts
+// where few lines run, a 2D box's or a small one's); without, c' goes to c. For a singular
+// problem the (0, 0) mode carries b's volume mean and the solution's: its line takes b's out
+// first (written to *b_mean, in plane sums of `sums` a value: 2 along each axis a cosine
+// transform takes) and the solution's after, so neither b nor x needs a pass.
+template <class R, class V, class Eigen>
 void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int j0, int nj,
-                 const Eigen& eigen, Complex<R>* spec, R* c, double* b_mean) {
+                 const Eigen& eigen, double round_trip, double sums, V* spec, R* c, const R* inv, double* b_mean) {
   const std::array<int, 3> n = g.global_n();
   const int nz = n[2];
   const ZView<R> z = g.z_view<R>(be);
   const ZView<double> zd = g.z_view<double>(be);
-  const double height = g.length(2), plane = double(n[0]) * n[1];
-  const R scale = R(-1.0 / plane);
+  const double height = g.length(2), plane = double(n[0]) * n[1] * sums;
+  const R scale = R(-1.0 / round_trip);
   const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
   for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
@@ -53,113 +57,42 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
-      for (int k = 0; k < nz; ++k) sum += double(spec[base + k * stride].re) * (zd.zf[k + 1] - zd.zf[k]);
+      for (int k = 0; k < nz; ++k) sum += double(real_part(spec[base + k * stride])) * (zd.zf[k + 1] - zd.zf[k]);
       return sum / height;
     };
     const auto take_out = [&](double mean) {
-      for (int k = 0; k < nz; ++k) spec[base + k * stride].re -= R(mean);
+      for (int k = 0; k < nz; ++k) real_part(spec[base + k * stride]) -= R(mean);
     };
     if (pinned) {
       const double mean = line_mean();  // of b's plane sums
       *b_mean = mean / plane;
       take_out(mean);
     }
-    const auto rhs = [&](int k, std::ptrdiff_t idx) { return pinned && k == 0 ? Complex<R>{} : spec[idx] * scale; };
-    thomas_sweeps<R, Complex<R>>(nz, rows, rhs, spec, c, base, stride,
-                                 [&](std::ptrdiff_t idx, Complex<R> v) { spec[idx] = v; });
+    const auto store = [&](std::ptrdiff_t idx, V v) { spec[idx] = v; };
+    if (inv) {
+      const auto load = [&](int, std::ptrdiff_t idx) { return spec[idx]; };
+      const auto rhs = [&](int k, V v) { return pinned && k == 0 ? V{} : v * scale; };
+      thomas_sweeps_factored<R, V>(nz, rows, load, rhs, spec, inv, base, stride, store);
+    } else {
+      const auto rhs = [&](int k, std::ptrdiff_t idx) { return pinned && k == 0 ? V{} : spec[idx] * scale; };
+      thomas_sweeps<R, V>(nz, rows, rhs, spec, c, base, stride, store);
+    }
     if (pinned) take_out(line_mean());  // the solution's, fixed up to a constant by the pin
   }, "fourier mode solves");
 }
 
-// The mode (i, j) of a walled box's real spectrum (x fastest): its orbit's canonical
-// indices (solver/direct/cosine_kernels.hpp) and which side of each axis it is.
-struct OrbitPlace {
-  int k[2], side[2];
-  BOUSS_HD OrbitPlace(int i, int j, int nx, int ny) {
-    k[0] = i <= nx / 2 ? i : nx - i;
-    k[1] = j <= ny / 2 ? j : ny - j;
-    side[0] = i == k[0] ? 0 : 1;
-    side[1] = j == k[1] ? 0 : 1;
-  }
-};
-
-// The mode solves of a walled box: one thread a real mode (x fastest, as the real spectrum),
-// its right-hand side read through its orbit's forward map from the plane FFTs' half
-// spectrum (solver/direct/cosine_kernels.hpp: the orbit's two complex values, which its other
-// modes' threads read too, from the cache), its line swept with the c' stored for it
-// (factor: thomas_factor_line, once), d' and then the solution written to `real` (nx ny nz
-// values). Scaled by -1/round_trip (the transforms'); for a singular problem the (0, 0) mode
-// takes b's mean out first (`sums`: its value in plane sums, 2 along each walled axis) and
-// the solution's after, as solve_modes does.
-template <class R>
-void solve_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular,
-                      const std::array<AxisTransform, 2>& kinds, const Complex<R>* half, const R* factor, R* real,
-                      double* b_mean) {
-  const std::array<int, 3> n = g.global_n();
-  const int nx = n[0], ny = n[1], nz = n[2], mx = nx / 2 + 1;
+// The reciprocal pivots of each mode's line (solve_modes' inv), once: the rows never change.
+template <class R, class Eigen>
+void factor_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int nj,
+                  const Eigen& eigen, R* inv) {
+  const int nz = g.global_n()[2];
   const ZView<R> z = g.z_view<R>(be);
-  const ZView<double> zd = g.z_view<double>(be);
-  const AxisTransform kx = kinds[0], ky = kinds[1];
-  const double sums = (kx == AxisTransform::walled ? 2 : 1) * (ky == AxisTransform::walled ? 2 : 1);
-  const double height = g.length(2), plane = double(nx) * ny * sums;
-  const R scale = R(-1.0 / (axis_transform_scale(kx, nx) * axis_transform_scale(ky, ny)));
-  const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
-  const std::ptrdiff_t ps = std::ptrdiff_t(mx) * ny, stride = std::ptrdiff_t(nx) * ny;
+  const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {nx, ny, 1}}, [=] BOUSS_HD(int i, int j, int) {
-    const OrbitPlace at(i, j, nx, ny);
-    const OrbitMap<R> map(AxisPair{kx, at.k[0], nx}, AxisPair{ky, at.k[1], ny});
-    const Complex<R>* const a = half + at.k[0] + std::ptrdiff_t(mx) * at.k[1];
-    const Complex<R>* const b = half + at.k[0] + std::ptrdiff_t(mx) * map.y.at(1);
-    struct Pair {
-      Complex<R> a, b;
-    };
-    const auto load = [&](int k, std::ptrdiff_t) { return Pair{a[k * ps], b[k * ps]}; };
-    const auto value = [&](int k) { return map.value(a[k * ps], b[k * ps], at.side[0], at.side[1]); };
-    const R lambda = R(-(axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2)));
-    const bool pinned = singular && i == 0 && j == 0;
-    const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = i + std::ptrdiff_t(nx) * j;
-    // The volume mean of the (0, 0) line (its plane sums' weighted by thickness).
-    const auto line_mean = [&](const auto& v) {
-      double sum = 0;
-      for (int k = 0; k < nz; ++k) sum += double(v(k)) * (zd.zf[k + 1] - zd.zf[k]);
-      return sum / height;
-    };
-    R mean = 0;
-    if (pinned) {
-      const double m = line_mean(value);  // b's
-      *b_mean = m / plane;
-      mean = R(m);
-    }
-    const auto rhs = [&](int k, const Pair& p) {
-      return pinned && k == 0 ? R(0) : (map.value(p.a, p.b, at.side[0], at.side[1]) - mean) * scale;
-    };
-    thomas_sweeps_factored<R>(nz, rows, load, rhs, real, factor, base, stride,
-                              [&](std::ptrdiff_t idx, R v) { real[idx] = v; });
-    if (pinned) {  // the solution's, fixed up to a constant by the pin
-      const R x_mean = R(line_mean([&](int k) { return real[base + k * stride]; }));
-      for (int k = 0; k < nz; ++k) real[base + k * stride] -= x_mean;
-    }
-  }, "cosine mode solves");
-}
-
-// The c' of each walled mode's line (solve_real_modes' factor), once.
-template <class R>
-void factor_real_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular,
-                       const std::array<AxisTransform, 2>& kinds, R* factor) {
-  const std::array<int, 3> n = g.global_n();
-  const int nx = n[0], ny = n[1], nz = n[2];
-  const ZView<R> z = g.z_view<R>(be);
-  const AxisTransform kx = kinds[0], ky = kinds[1];
-  const double rx2 = 1 / (g.h[0] * g.h[0]), ry2 = 1 / (g.h[1] * g.h[1]);
-  const std::ptrdiff_t stride = std::ptrdiff_t(nx) * ny;
-  const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {nx, ny, 1}}, [=] BOUSS_HD(int i, int j, int) {
-    const R lambda = R(-(axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2)));
-    const FourierRows<R> rows{z, nz, lambda, lo, hi, singular && i == 0 && j == 0};
-    thomas_factor_line<R>(nz, rows, factor, i + std::ptrdiff_t(nx) * j, stride);
-  }, "cosine mode factors");
+  for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int j, int) {
+    const FourierRows<R> rows{z, nz, R(-eigen(i, j)), lo, hi, singular && i == 0 && j == 0};
+    thomas_factor_line<R>(nz, rows, inv, i + std::ptrdiff_t(mi) * j, stride);
+  }, "fourier mode factors");
 }
 
 // The periodic plane FFT's modes: wavenumbers 0 .. nx/2 along x, 0 .. ny - 1 along y.
@@ -170,6 +103,16 @@ struct PeriodicEigen {
     return periodic_laplacian_eigenvalue(i, nx, rx2) + periodic_laplacian_eigenvalue(j, ny, ry2);
   }
 };
+// The real-to-real spectrum's modes: each axis's index in its own transform's order.
+struct AxisEigen {
+  AxisTransform kx, ky;
+  int nx, ny;
+  double rx2, ry2;
+  BOUSS_HD double operator()(int i, int j) const {
+    return axis_laplacian_eigenvalue(kx, i, nx, rx2) + axis_laplacian_eigenvalue(ky, j, ny, ry2);
+  }
+};
+
 }  // namespace
 
 template <class R>
@@ -208,7 +151,10 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
       throw std::logic_error("direct pressure solver: the cosine transforms take the whole grid, not a block");
     cosine_ = std::make_unique<PlaneCosine<R>>(backend, grid.layout, kinds_);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
-    factor_real_modes(backend, grid_, self_, bc.singular(), kinds_, factor_);
+    const std::array<int, 3> n = grid.global_n();
+    factor_modes(backend, grid_, self_, bc.singular(), n[0], n[1],
+                 AxisEigen{kinds_[0], kinds_[1], n[0], n[1], 1 / (grid.h[0] * grid.h[0]), 1 / (grid.h[1] * grid.h[1])},
+                 factor_);
   } else if (grid.decomposition && !backend.ranks().alone()) {
     slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
     band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
@@ -293,15 +239,19 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
     if (cosine_) {  // the second array stages the planes, then holds the real spectrum
       cosine_->to_half_spectrum(f.data() + origin, c, spectrum);
-      solve_real_modes(backend_, grid_, self_, singular, kinds_, spectrum, factor_, c, mean);
+      cosine_->to_real_spectrum(spectrum, c);
+      const double round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
+      const double sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
+      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1], AxisEigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2},
+                  round_trip, sums, c, static_cast<R*>(nullptr), factor_, mean);
       cosine_->from_real_spectrum(c, spectrum);
       cosine_->from_half_spectrum(spectrum, c, g.data() + origin);
       return;
     }
     if (slabs_) slabs_->forward(f, spectrum);
     else fft_->forward(f.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, j0, nj, PeriodicEigen{n[0], n[1], rx2, ry2}, spectrum, c,
-                mean);
+    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, j0, nj, PeriodicEigen{n[0], n[1], rx2, ry2},
+                double(n[0]) * n[1], 1.0, spectrum, c, static_cast<const R*>(nullptr), mean);
     if (singular) share_mean(mean);
     if (slabs_) slabs_->inverse(spectrum, g);
     else fft_->inverse(spectrum, g.data() + origin);
@@ -363,10 +313,10 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
   const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
-  // A walled box: the reorder each way (a field read and written); the mode solves read the
-  // half spectrum (the orbits' other modes from the cache) and c' twice, write d', read it
-  // back and write the real spectrum; the inverse orbit map reads it and writes the half one.
-  const double walled_solves = spectrum + 5 * cells + (cells + spectrum);
+  // A walled box: the reorder each way (a field read and written); the orbit maps each way
+  // (the half spectrum read, the real one written, and back); the mode solves read the real
+  // spectrum and the stored pivots, write d', read both back and write the solution.
+  const double walled_solves = 2 * (spectrum + cells) + 6 * cells;
   const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
                             : cosine_ ? 2 * cells + (cells + spectrum) + walled_solves + (spectrum + cells) + 2 * cells
                                       : (cells + spectrum) + mode_solves + (spectrum + cells);

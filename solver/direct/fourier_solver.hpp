@@ -73,7 +73,7 @@ class FourierSolver final : public PressureSolver<R> {
   // the planes along the walled ones (their orbit maps fused into the mode solves).
   std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
   std::unique_ptr<PlaneCosine<R>> cosine_;
-  R* factor_ = nullptr;  // each walled mode line's c' (nx ny nz values: the rows never change)
+  R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values: the rows never change)
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
   // with its c' (solver/direct/slab_transform.hpp), its own memory.

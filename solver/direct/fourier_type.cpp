@@ -59,7 +59,7 @@ class FourierType final : public SolverType {
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
                        (lent ? 0.0 : z_table_bytes(grid.layout));
     // A walled box: the plane transforms' work area (their staging array is c''s) and the
-    // mode lines' stored c' (a value per cell).
+    // mode lines' stored reciprocal pivots (a value per cell).
     if (!c.pressure.periodic_x || !c.pressure.periodic_y)
       return {own + double(grid.layout.cells()) * c.value_bytes +
                   double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, grid.layout)

@@ -60,17 +60,18 @@ BOUSS_HD inline S thomas_pivot(const TriRow<S>& row, S& cp) {
 constexpr int thomas_ahead = 4;
 
 // The backward sweep: from the last row's solution `last` (its d'), rows n-2 .. 0 from d' and
-// c', with those of the next thomas_ahead rows down in flight; each value handed to out.
-template <class S, class V = S, class VD, class VC, class Out>
-BOUSS_HD inline void thomas_backward(int n, VD d, VC c, std::ptrdiff_t base, std::ptrdiff_t stride, V last,
-                                     const Out& out) {
+// c' (cprime(k, idx): row k's), with those of the next thomas_ahead rows down in flight; each
+// value handed to out.
+template <class S, class V = S, class VD, class CPrime, class Out>
+BOUSS_HD inline void thomas_backward(int n, VD d, const CPrime& cprime, std::ptrdiff_t base, std::ptrdiff_t stride,
+                                     V last, const Out& out) {
   V d_ahead[thomas_ahead];
   S c_ahead[thomas_ahead];
   BOUSS_UNROLL
   for (int q = 0; q < thomas_ahead; ++q) {
     const int k = n - 2 - q;
     d_ahead[q] = k >= 0 ? V(d[base + k * stride]) : V{};
-    c_ahead[q] = k >= 0 ? S(c[base + k * stride]) : S(0);
+    c_ahead[q] = k >= 0 ? S(cprime(k, base + k * stride)) : S(0);
   }
   V next = last;
   out(base + (n - 1) * stride, next);
@@ -84,7 +85,7 @@ BOUSS_HD inline void thomas_backward(int n, VD d, VC c, std::ptrdiff_t base, std
     }
     const int far = k - thomas_ahead;
     d_ahead[thomas_ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
-    c_ahead[thomas_ahead - 1] = far >= 0 ? S(c[base + far * stride]) : S(0);
+    c_ahead[thomas_ahead - 1] = far >= 0 ? S(cprime(far, base + far * stride)) : S(0);
     out(base + k * stride, next);
   }
 }
@@ -118,60 +119,55 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     c[idx] = cp;
     d[idx] = dp;
   }
-  thomas_backward<S, V>(n, d, c, base, stride, dp, out);
+  thomas_backward<S, V>(n, d, [&](int, std::ptrdiff_t idx) { return S(c[idx]); }, base, stride, dp, out);
 }
 
 // Lines whose rows stay the same solve after solve (a direct solve's mode lines): their
-// eliminated upper diagonals c'_k stored once (thomas_factor_line), each solve's forward sweep
-// (thomas_sweeps_factored) takes its pivot 1 / (b_k - a_k c'_{k-1}) from the stored c', off
-// the chain of d', which is one multiply-add and a multiply a row where thomas_sweeps' chain
-// also divides: what counts where a few long lines run (a 2D box's), latency-bound. The
-// same rows, the same arithmetic: the same values as thomas_sweeps, bit for bit. c is read
-// only; d gets d' and then the solution as out writes it.
-//
-template <class S, class Rows, class VC>
-BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VC c, std::ptrdiff_t base, std::ptrdiff_t stride) {
+// reciprocal pivots 1 / (b_k - a_k c'_{k-1}) stored once (thomas_factor_line), each solve
+// (thomas_sweeps_factored) divides nowhere: its forward chain is a multiply-add and a multiply
+// a row, c'_k = c_k / pivot from the row, where thomas_sweeps' chain also divides: what counts
+// where a few lines run (a 2D box's, a small one's), latency- and fp64-bound. The same rows,
+// the same arithmetic: the same values as thomas_sweeps, bit for bit. inv is read only; d gets
+// d' and then the solution as out writes it.
+template <class S, class Rows, class VI>
+BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VI inv, std::ptrdiff_t base, std::ptrdiff_t stride) {
   S cp = S(0);
-  for (int k = 0; k < n; ++k) {
-    thomas_pivot(rows(k), cp);
-    c[base + k * stride] = cp;
-  }
+  for (int k = 0; k < n; ++k) inv[base + k * stride] = thomas_pivot(rows(k), cp);
 }
 
 // The right-hand side comes in two parts: load(k, idx), the loads of row k (issued
 // thomas_ahead rows early, so they are in flight while earlier rows eliminate), and
 // value(k, loaded), the arithmetic that makes row k's right-hand side of them, done when the
 // row is eliminated (done at the load, it would wait for it).
-template <class S, class V = S, class Rows, class Load, class Value, class VD, class VC, class Out>
-BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load& load, const Value& value, VD d, VC c,
+template <class S, class V = S, class Rows, class Load, class Value, class VD, class VI, class Out>
+BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load& load, const Value& value, VD d, VI inv,
                                             std::ptrdiff_t base, std::ptrdiff_t stride, const Out& out) {
   using Loaded = decltype(load(0, base));
-  // Rows k .. k + thomas_ahead - 1: their loads, and the c' of the row before each.
+  // Rows k .. k + thomas_ahead - 1: their loads and reciprocal pivots.
   Loaded ahead[thomas_ahead]{};
-  S c_before[thomas_ahead];
+  S inv_ahead[thomas_ahead];
   BOUSS_UNROLL
   for (int q = 0; q < thomas_ahead; ++q) {
     ahead[q] = q < n ? load(q, base + q * stride) : Loaded{};
-    c_before[q] = q >= 1 && q <= n ? S(c[base + (q - 1) * stride]) : S(0);
+    inv_ahead[q] = q < n ? S(inv[base + q * stride]) : S(0);
   }
   V dp{};
   BOUSS_UNROLL_8
   for (int k = 0; k < n; ++k) {
     const std::ptrdiff_t idx = base + k * stride;
-    const TriRow<S> row = rows(k);
-    const S inv = S(1) / (row.diag - row.lower * c_before[0]);
-    dp = (V(value(k, ahead[0])) - row.lower * dp) * inv;
+    dp = (V(value(k, ahead[0])) - rows(k).lower * dp) * inv_ahead[0];
     BOUSS_UNROLL
     for (int q = 0; q + 1 < thomas_ahead; ++q) {
       ahead[q] = ahead[q + 1];
-      c_before[q] = c_before[q + 1];
+      inv_ahead[q] = inv_ahead[q + 1];
     }
     const int next = k + thomas_ahead;
     ahead[thomas_ahead - 1] = next < n ? load(next, base + next * stride) : Loaded{};
-    c_before[thomas_ahead - 1] = next < n ? S(c[base + (next - 1) * stride]) : S(0);
+    inv_ahead[thomas_ahead - 1] = next < n ? S(inv[base + next * stride]) : S(0);
     d[idx] = dp;
   }
-  thomas_backward<S, V>(n, d, c, base, stride, dp, out);
+  thomas_backward<S, V>(
+      n, d, [&](int k, std::ptrdiff_t idx) { return rows(k).upper * S(inv[idx]); }, base, stride, dp, out);
 }
 
 // The right-hand side read from an array at the row's offset.
