@@ -8,11 +8,12 @@ part=${1:-a}
 ms() { python3 -c 'import json,sys; r=json.load(sys.stdin); print("%.3f ms/step floor %.0f%% cycles %s" % (r["ms_per_step"], 100*r.get("fraction_of_floor",0), r.get("pressure_cycles_per_step", r.get("cycles_per_step","?"))))' 2>/dev/null || echo FAILED; }
 bench() { # pack case n steps warmup extra...
   local b=$1 c=$2 n=$3 s=$4 w=$5; shift 5
-  (. $b/env; $b/bin/bouss bench cases/$c.json --backend cuda --set grid.n=$n --from rest --steps $s --warmup $w --json "$@" 2>/tmp/bench_err.log) | ms
+  (. $b/env; $b/bin/bouss bench cases/$c.json --backend cuda --set grid.n=$n --from rest --steps $s --warmup $w --json "$@" 2>/tmp/bench_err.log) | ms | tr -d '\n'
+  [ -s /tmp/bench_err.log ] && grep -iE "error|expected" /tmp/bench_err.log | head -1 | cut -c1-200; echo
 }
 if [ "$part" = a ]; then
   echo "=== gpu tests"
-  timeout 420 .devpack/bin/bouss_gpu_tests 2>&1 | grep -E "FAILED|PASSED|Failure|^\[  SKIPPED|tests ran" | tail -25
+  timeout 420 .devpack/bin/bouss_gpu_tests > $OUT/gpu_tests.log 2>&1; grep -E "FAILED|PASSED|Failure" $OUT/gpu_tests.log | tail -8
   echo "=== memcheck"
   timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 .devpack/bin/bouss_gpu_tests --gtest_filter='GpuPlaneR2R*:GpuFourierSolver*:GpuProjection.LeavesDivergenceAtRoundOffInAClosedBox*' 2>&1 | tail -3
   echo "=== racecheck"
@@ -44,11 +45,13 @@ if [ "$part" = b ]; then
   .devpack/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc periodic --solver cufft3d --repeats 10 2>&1 | grep cufft3d | tail -1
   .devpack/bin/bouss bench poisson --backend cuda --n 256,256,128 --bc neumann --solver direct --precision single --tolerance 1e-5 --repeats 10 2>&1 | grep -E "direct" | tail -1 | sed "s|^|fp32 neumann: |"
   echo "=== peer lock exchange 128^3"
-  for p in double float; do OCU_KERNEL_SYNC=0 timeout 120 .peer/bin/ocu_bench lockex --prec $p --res 128 --warmup 20 --steps 50 2>/dev/null | tail -1; done
+  for p in double float; do OCU_KERNEL_SYNC=0 timeout 120 .peer/bin/ocu_bench lockex --prec $p --res 128 --warmup 20 --steps 50 2>/dev/null | tail -1 | python3 -c 'import json,sys; r=json.load(sys.stdin); print("peer", r["precision"], r["ms_per_step"], "ms/step", r["vcycles_per_step"], "V-cycles")'; done
 fi
 if [ "$part" = c ]; then
   echo "=== onset no-slip end to end (new)"
-  /usr/bin/time -f "%e s wall" timeout 500 .devpack/bin/bouss onset cases/onset_no_slip.json --resolutions 16,32,64 --backend cuda 2>&1 | tail -8
+  start=$(date +%s.%N)
+  timeout 300 .devpack/bin/bouss onset cases/onset_no_slip.json --resolutions 16,32,64 --backend cuda > $OUT/onset.log 2>&1; echo "rc $?"
+  echo "wall $(python3 -c "import time; print(round(time.time() - $start, 1))") s"; tail -6 $OUT/onset.log
 fi
 if [ "$part" = p ]; then
   prof() { # case n skip count

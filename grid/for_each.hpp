@@ -47,11 +47,11 @@ __global__ void __launch_bounds__(for_each_block_threads, MinBlocks)
   for_each_point(i0, j0, k0, ni, nj, f);
 }
 
-// Threads along x first (coalesced rows), the rest of a 256-thread block along y.
-inline dim3 block_shape(int ni) {
+// Threads along x first (coalesced rows), the rest of a block of `threads` along y.
+inline dim3 block_shape(int ni, int threads = for_each_block_threads) {
   int bx = 1;
-  while (bx < ni && bx < 128) bx *= 2;
-  return dim3(bx, for_each_block_threads / bx, 1);
+  while (bx < ni && bx < 128 && bx < threads) bx *= 2;
+  return dim3(bx, threads / bx, 1);
 }
 }  // namespace detail
 #endif
@@ -59,15 +59,18 @@ inline dim3 block_shape(int ni) {
 // MinBlocksPerSM > 0 asks the compiler to fit that many blocks on a multiprocessor at once
 // (__launch_bounds__: at most 65536 / (256 MinBlocksPerSM) registers a thread). A launch site
 // sets it where it measured the compiler's own register choice to run far from the memory
-// bandwidth (physics/flow.cu's step: 36 registers at 6x the time of 60).
-template <int MinBlocksPerSM = 0, class F>
+// bandwidth (physics/flow.cu's step: 36 registers at 6x the time of 60). BlockThreads (at most
+// for_each_block_threads) smaller spreads a launch of few long-running threads (a direct
+// solve's mode lines on a small or 2D grid) over more multiprocessors.
+template <int MinBlocksPerSM = 0, int BlockThreads = for_each_block_threads, class F>
 void for_each(const Backend& backend, const Box& box, F f, const char* what = "for_each", const char* field = nullptr) {
+  static_assert(BlockThreads >= 32 && BlockThreads <= for_each_block_threads, "for_each: 32 to 256 threads a block");
   if (box.empty()) return;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const int ni = box.extent(0), nj = box.extent(1), nk = box.extent(2);
   if (backend.is_cuda()) {
 #if defined(__CUDACC__)
-    const dim3 block = detail::block_shape(ni);
+    const dim3 block = detail::block_shape(ni, BlockThreads);
     const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
     const auto stream = static_cast<cudaStream_t>(backend.stream());
     if constexpr (MinBlocksPerSM > 0)

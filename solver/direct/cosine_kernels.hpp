@@ -11,9 +11,8 @@
 // its mirror along each axis (k and n - k) form an orbit of at most four modes; the plane
 // FFT's half spectrum (x from 0 to nx/2) holds two complex values of each orbit (at (kx, ky)
 // and (kx, ny - ky): the rest are their conjugates), and these four real numbers give the
-// orbit's (at most) four real-to-real values, and back. The direct solve's mode lines read
-// their values through the forward map (solver/direct/fourier_solver.cu); the inverse map is a
-// pass of its own (solver/direct/plane_cosine.hpp), each orbit's four solutions at once.
+// orbit's (at most) four real-to-real values, and back: a pass each way over the planes
+// (solver/direct/plane_cosine.hpp), one thread an orbit, every plane at once.
 #pragma once
 
 #include "grid/config.hpp"
@@ -52,42 +51,23 @@ struct OrbitMap {
   // Whether y[sx][sy] is a mode of its own.
   BOUSS_HD bool active(int sx, int sy) const { return (sx == 0 || x.distinct()) && (sy == 0 || y.distinct()); }
 
-  // The value at the active side (sx, sy) alone (what one mode's line reads), its sides
-  // picked by selects, not by indexing arrays at run time (which would put them in local
-  // memory on CUDA).
-  BOUSS_HD S value(Complex<S> a, Complex<S> b, int sx, int sy) const {
-    // The FFT's value at side (s, t): a, b and their conjugates at the mirrored sides.
-    const auto v = [&](int s, int t) { return t == 0 ? (s == 0 ? a : conj(b)) : (s == 0 ? b : conj(a)); };
-    // Along a walled y its DCT-II: w_t v(s, t) + conj(w_t) v(s, 1 - t) (a side that repeats the
-    // other is side 0's).
-    const auto g = [&](int s, int t) {
-      if (y.t != AxisTransform::walled) return v(s, t);
-      const int side = y.distinct() ? t : 0;
-      const Complex<S> w = side == 0 ? wy[0] : wy[1];
-      return w * v(s, side) + conj(w) * v(s, 1 - side);
-    };
-    // Then along a walled x.
-    const auto f = [&](int s, int t) {
-      if (x.t != AxisTransform::walled) return g(s, t);
-      const int side = x.distinct() ? s : 0;
-      const Complex<S> w = side == 0 ? wx[0] : wx[1];
-      return w * g(side, t) + conj(w) * g(1 - side, t);
-    };
-    // Real values: along a periodic axis the halfcomplex pair (real part at k, imaginary at n - k).
-    if (x.t == AxisTransform::periodic) {
-      const Complex<S> c = f(0, sy);
-      return sx == 0 ? c.re : c.im;
-    }
-    if (y.t == AxisTransform::periodic) {
-      const Complex<S> c = f(sx, 0);
-      return sy == 0 ? c.re : c.im;
-    }
-    return f(sx, sy).re;
-  }
-
   BOUSS_HD void forward(Complex<S> a, Complex<S> b, S out[2][2]) const {
+    Complex<S> v[2][2] = {{a, b}, {conj(b), conj(a)}};  // v[sx][sy]
+    if (y.t == AxisTransform::walled)
+      for (int sx = 0; sx < 2; ++sx) cosine_forward(y, wy, v[sx][0], v[sx][1]);
+    if (x.t == AxisTransform::walled)
+      for (int sy = 0; sy < 2; ++sy) cosine_forward(x, wx, v[0][sy], v[1][sy]);
+    // Real values: along a periodic axis the halfcomplex pair (real part at k, imaginary at n - k).
     for (int sx = 0; sx < 2; ++sx)
-      for (int sy = 0; sy < 2; ++sy) out[sx][sy] = value(a, b, x.distinct() ? sx : 0, y.distinct() ? sy : 0);
+      for (int sy = 0; sy < 2; ++sy) {
+        if (x.t == AxisTransform::periodic) out[sx][sy] = sx == 0 ? v[0][sy].re : v[0][sy].im;
+        else if (y.t == AxisTransform::periodic) out[sx][sy] = sy == 0 ? v[sx][0].re : v[sx][0].im;
+        else out[sx][sy] = v[sx][sy].re;
+      }
+    if (!x.distinct())
+      for (int sy = 0; sy < 2; ++sy) out[1][sy] = out[0][sy];
+    if (!y.distinct())
+      for (int sx = 0; sx < 2; ++sx) out[sx][1] = out[sx][0];
   }
 
   BOUSS_HD void inverse(const S in[2][2], Complex<S>& a, Complex<S>& b) const {
@@ -120,8 +100,14 @@ struct OrbitMap {
     const double angle = pi * p.at(side) / (2.0 * p.n);
     return {S(cos(angle)), S(-sin(angle))};
   }
-  // Along a walled axis the inverse of the DCT-II's Y_s = w_s u_s + conj(w_s) u_{1-s} (u0 at
-  // side 0, u1 at its mirror: the FFT's pair), times 2 (DCT-III's scale): u_s = conj(w_s) (Y_s - i Y_{1-s}), where a side
+  // Along a walled axis, the FFT's pair (u0 at side 0, u1 at its mirror) to the DCT-II's:
+  // Y_s = w_s u_s + conj(w_s) u_{1-s}.
+  BOUSS_HD static void cosine_forward(const AxisPair& p, const Complex<S> w[2], Complex<S>& u0, Complex<S>& u1) {
+    const Complex<S> y0 = w[0] * u0 + conj(w[0]) * u1;
+    u1 = p.distinct() ? w[1] * u1 + conj(w[1]) * u0 : y0;
+    u0 = y0;
+  }
+  // Its inverse, times 2 (DCT-III's scale): u_s = conj(w_s) (Y_s - i Y_{1-s}), where a side
   // that repeats the other reads Y_n = 0 (k = 0) or itself (k = n/2).
   BOUSS_HD static void cosine_inverse(const AxisPair& p, const Complex<S> w[2], Complex<S>& y0, Complex<S>& y1) {
     if (!p.distinct()) {

@@ -48,7 +48,8 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   const R scale = R(-1.0 / round_trip);
   const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
+  // Blocks of 64: a few thousand lines (a 2D box's) fill 32 multiprocessors, not 8.
+  for_each<0, 64>(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
     const int j = j0 + jb;
     const R lambda = R(-eigen(i, j));
     const bool pinned = singular && i == 0 && j == 0;

@@ -60,24 +60,25 @@ BOUSS_HD inline S thomas_pivot(const TriRow<S>& row, S& cp) {
 constexpr int thomas_ahead = 4;
 
 // The backward sweep: from the last row's solution `last` (its d'), rows n-2 .. 0 from d' and
-// c' (cprime(k, idx): row k's), with those of the next thomas_ahead rows down in flight; each
-// value handed to out.
-template <class S, class V = S, class VD, class CPrime, class Out>
-BOUSS_HD inline void thomas_backward(int n, VD d, const CPrime& cprime, std::ptrdiff_t base, std::ptrdiff_t stride,
-                                     V last, const Out& out) {
+// c', with those of the next thomas_ahead rows down in flight: c_load(k, idx) loads what row
+// k's c' is made of, c_value(k, loaded) makes it when the row is used (made at the load, it
+// would wait for the load). Each value handed to out.
+template <class S, class V = S, class VD, class CLoad, class CValue, class Out>
+BOUSS_HD inline void thomas_backward(int n, VD d, const CLoad& c_load, const CValue& c_value, std::ptrdiff_t base,
+                                     std::ptrdiff_t stride, V last, const Out& out) {
   V d_ahead[thomas_ahead];
   S c_ahead[thomas_ahead];
   BOUSS_UNROLL
   for (int q = 0; q < thomas_ahead; ++q) {
     const int k = n - 2 - q;
     d_ahead[q] = k >= 0 ? V(d[base + k * stride]) : V{};
-    c_ahead[q] = k >= 0 ? S(cprime(k, base + k * stride)) : S(0);
+    c_ahead[q] = k >= 0 ? S(c_load(k, base + k * stride)) : S(0);
   }
   V next = last;
   out(base + (n - 1) * stride, next);
   BOUSS_UNROLL_8
   for (int k = n - 2; k >= 0; --k) {
-    next = d_ahead[0] - c_ahead[0] * next;
+    next = d_ahead[0] - c_value(k, c_ahead[0]) * next;
     BOUSS_UNROLL
     for (int q = 0; q + 1 < thomas_ahead; ++q) {
       d_ahead[q] = d_ahead[q + 1];
@@ -85,7 +86,7 @@ BOUSS_HD inline void thomas_backward(int n, VD d, const CPrime& cprime, std::ptr
     }
     const int far = k - thomas_ahead;
     d_ahead[thomas_ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
-    c_ahead[thomas_ahead - 1] = far >= 0 ? S(cprime(far, base + far * stride)) : S(0);
+    c_ahead[thomas_ahead - 1] = far >= 0 ? S(c_load(far, base + far * stride)) : S(0);
     out(base + k * stride, next);
   }
 }
@@ -119,7 +120,8 @@ BOUSS_HD inline void thomas_sweeps(int n, const Rows& rows, const Rhs& rhs, VD d
     c[idx] = cp;
     d[idx] = dp;
   }
-  thomas_backward<S, V>(n, d, [&](int, std::ptrdiff_t idx) { return S(c[idx]); }, base, stride, dp, out);
+  thomas_backward<S, V>(
+      n, d, [&](int, std::ptrdiff_t idx) { return S(c[idx]); }, [](int, S cp) { return cp; }, base, stride, dp, out);
 }
 
 // Lines whose rows stay the same solve after solve (a direct solve's mode lines): their
@@ -167,7 +169,8 @@ BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load&
     d[idx] = dp;
   }
   thomas_backward<S, V>(
-      n, d, [&](int k, std::ptrdiff_t idx) { return rows(k).upper * S(inv[idx]); }, base, stride, dp, out);
+      n, d, [&](int, std::ptrdiff_t idx) { return S(inv[idx]); }, [&](int k, S pivot) { return rows(k).upper * pivot; },
+      base, stride, dp, out);
 }
 
 // The right-hand side read from an array at the row's offset.
