@@ -80,6 +80,6 @@ for name, (n, ns, b) in sorted(agg.items(), key=lambda x: -x[1][1])[:30]:
 PY
   }
   prof lock_exchange_2d [2048,1,128] 400 200
-  prof lock_exchange [256,256,256] 300 120
+  prof lock_exchange [256,256,256] 300 60
   prof onset_no_slip [64,32,64] 400 200
 fi

@@ -63,13 +63,13 @@ constexpr int thomas_ahead = 4;
 // c', with those of the next thomas_ahead rows down in flight: c_load(k, idx) loads what row
 // k's c' is made of, c_value(k, loaded) makes it when the row is used (made at the load, it
 // would wait for the load). Each value handed to out.
-template <class S, class V = S, class VD, class CLoad, class CValue, class Out>
+template <class S, class V = S, int Ahead = thomas_ahead, class VD, class CLoad, class CValue, class Out>
 BOUSS_HD inline void thomas_backward(int n, VD d, const CLoad& c_load, const CValue& c_value, std::ptrdiff_t base,
                                      std::ptrdiff_t stride, V last, const Out& out) {
-  V d_ahead[thomas_ahead];
-  S c_ahead[thomas_ahead];
+  V d_ahead[Ahead];
+  S c_ahead[Ahead];
   BOUSS_UNROLL
-  for (int q = 0; q < thomas_ahead; ++q) {
+  for (int q = 0; q < Ahead; ++q) {
     const int k = n - 2 - q;
     d_ahead[q] = k >= 0 ? V(d[base + k * stride]) : V{};
     c_ahead[q] = k >= 0 ? S(c_load(k, base + k * stride)) : S(0);
@@ -80,13 +80,13 @@ BOUSS_HD inline void thomas_backward(int n, VD d, const CLoad& c_load, const CVa
   for (int k = n - 2; k >= 0; --k) {
     next = d_ahead[0] - c_value(k, c_ahead[0]) * next;
     BOUSS_UNROLL
-    for (int q = 0; q + 1 < thomas_ahead; ++q) {
+    for (int q = 0; q + 1 < Ahead; ++q) {
       d_ahead[q] = d_ahead[q + 1];
       c_ahead[q] = c_ahead[q + 1];
     }
-    const int far = k - thomas_ahead;
-    d_ahead[thomas_ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
-    c_ahead[thomas_ahead - 1] = far >= 0 ? S(c_load(far, base + far * stride)) : S(0);
+    const int far = k - Ahead;
+    d_ahead[Ahead - 1] = far >= 0 ? V(d[base + far * stride]) : V{};
+    c_ahead[Ahead - 1] = far >= 0 ? S(c_load(far, base + far * stride)) : S(0);
     out(base + k * stride, next);
   }
 }
@@ -137,19 +137,25 @@ BOUSS_HD inline void thomas_factor_line(int n, const Rows& rows, VI inv, std::pt
   for (int k = 0; k < n; ++k) inv[base + k * stride] = thomas_pivot(rows(k), cp);
 }
 
-// The right-hand side comes in two parts: load(k, idx), the loads of row k (issued
-// thomas_ahead rows early, so they are in flight while earlier rows eliminate), and
-// value(k, loaded), the arithmetic that makes row k's right-hand side of them, done when the
-// row is eliminated (done at the load, it would wait for it).
-template <class S, class V = S, class Rows, class Load, class Value, class VD, class VI, class Out>
+// The right-hand side comes in two parts: load(k, idx), the loads of row k (issued Ahead rows
+// early, so they are in flight while earlier rows eliminate), and value(k, loaded), the
+// arithmetic that makes row k's right-hand side of them, done when the row is eliminated
+// (done at the load, it would wait for it). It keeps thomas_factored_ahead rows in flight
+// each way where thomas_sweeps keeps thomas_ahead: its few lines (2048 of 128 rows in the 2D
+// lock exchange) leave a row's loads the time of a few rows' arithmetic to arrive, not that
+// of other warps' work.
+constexpr int thomas_factored_ahead = 8;
+
+template <class S, class V = S, int Ahead = thomas_factored_ahead, class Rows, class Load, class Value, class VD,
+          class VI, class Out>
 BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load& load, const Value& value, VD d, VI inv,
                                             std::ptrdiff_t base, std::ptrdiff_t stride, const Out& out) {
   using Loaded = decltype(load(0, base));
-  // Rows k .. k + thomas_ahead - 1: their loads and reciprocal pivots.
-  Loaded ahead[thomas_ahead]{};
-  S inv_ahead[thomas_ahead];
+  // Rows k .. k + Ahead - 1: their loads and reciprocal pivots.
+  Loaded ahead[Ahead]{};
+  S inv_ahead[Ahead];
   BOUSS_UNROLL
-  for (int q = 0; q < thomas_ahead; ++q) {
+  for (int q = 0; q < Ahead; ++q) {
     ahead[q] = q < n ? load(q, base + q * stride) : Loaded{};
     inv_ahead[q] = q < n ? S(inv[base + q * stride]) : S(0);
   }
@@ -159,16 +165,16 @@ BOUSS_HD inline void thomas_sweeps_factored(int n, const Rows& rows, const Load&
     const std::ptrdiff_t idx = base + k * stride;
     dp = (V(value(k, ahead[0])) - rows(k).lower * dp) * inv_ahead[0];
     BOUSS_UNROLL
-    for (int q = 0; q + 1 < thomas_ahead; ++q) {
+    for (int q = 0; q + 1 < Ahead; ++q) {
       ahead[q] = ahead[q + 1];
       inv_ahead[q] = inv_ahead[q + 1];
     }
-    const int next = k + thomas_ahead;
-    ahead[thomas_ahead - 1] = next < n ? load(next, base + next * stride) : Loaded{};
-    inv_ahead[thomas_ahead - 1] = next < n ? S(inv[base + next * stride]) : S(0);
+    const int next = k + Ahead;
+    ahead[Ahead - 1] = next < n ? load(next, base + next * stride) : Loaded{};
+    inv_ahead[Ahead - 1] = next < n ? S(inv[base + next * stride]) : S(0);
     d[idx] = dp;
   }
-  thomas_backward<S, V>(
+  thomas_backward<S, V, Ahead>(
       n, d, [&](int, std::ptrdiff_t idx) { return S(inv[idx]); }, [&](int k, S pivot) { return rows(k).upper * pivot; },
       base, stride, dp, out);
 }
