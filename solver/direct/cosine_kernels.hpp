@@ -15,6 +15,8 @@
 // (solver/direct/plane_cosine.hpp), one thread an orbit, every plane at once.
 #pragma once
 
+#include <cmath>
+
 #include "grid/config.hpp"
 #include "solver/direct/complex.hpp"
 #include "solver/direct/fourier_kernels.hpp"
@@ -31,6 +33,14 @@ struct AxisPair {
   BOUSS_HD bool distinct() const { return (n - k) % n != k; }
 };
 
+// The twiddle w_p = exp(-i pi p / (2n)) of index p on an axis of n cells.
+template <class S>
+inline Complex<S> cosine_twiddle(int p, int n) {
+  constexpr double pi = 3.14159265358979323846264338327950;
+  const double angle = pi * p / (2.0 * n);
+  return {S(std::cos(angle)), S(-std::sin(angle))};
+}
+
 // The map of one orbit between the plane FFT's two complex values (a at (kx, ky), b at
 // (kx, ny - ky) mod ny: both in the half spectrum, kx <= nx/2) and the real-to-real values at
 // the orbit's positions y[sx][sy] (x index x.at(sx), y index y.at(sy)). A side that repeats the
@@ -42,10 +52,12 @@ struct OrbitMap {
   AxisPair x, y;
   Complex<S> wx[2], wy[2];  // the twiddles w at each side's index (walled axes)
 
-  BOUSS_HD OrbitMap(AxisPair ax, AxisPair ay) : x(ax), y(ay) {
+  // tx, ty: each axis's twiddles by index (cosine_twiddle's, tabled once: computed here they
+  // cost the orbit passes more than their memory traffic, on the GPU and far more on the CPU).
+  BOUSS_HD OrbitMap(AxisPair ax, AxisPair ay, const Complex<S>* tx, const Complex<S>* ty) : x(ax), y(ay) {
     for (int s = 0; s < 2; ++s) {
-      wx[s] = twiddle(x, s);
-      wy[s] = twiddle(y, s);
+      wx[s] = tx[x.at(s)];
+      wy[s] = ty[y.at(s)];
     }
   }
   // Whether y[sx][sy] is a mode of its own.
@@ -95,11 +107,6 @@ struct OrbitMap {
   }
 
  private:
-  BOUSS_HD static Complex<S> twiddle(const AxisPair& p, int side) {
-    constexpr double pi = 3.14159265358979323846264338327950;
-    const double angle = pi * p.at(side) / (2.0 * p.n);
-    return {S(cos(angle)), S(-sin(angle))};
-  }
   // Along a walled axis, the FFT's pair (u0 at side 0, u1 at its mirror) to the DCT-II's:
   // Y_s = w_s u_s + conj(w_s) u_{1-s}.
   BOUSS_HD static void cosine_forward(const AxisPair& p, const Complex<S> w[2], Complex<S>& u0, Complex<S>& u1) {

@@ -2,6 +2,7 @@
 #include "solver/direct/plane_cosine.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 #include "grid/for_each.hpp"
 #include "solver/direct/cosine_kernels.hpp"
@@ -14,12 +15,19 @@ PlaneCosine<R>::PlaneCosine(const Backend& backend, const Layout& layout, const 
   if (kinds[0] == AxisTransform::periodic && kinds[1] == AxisTransform::periodic)
     throw std::logic_error("cosine plane transforms: expected a walled axis, got x and y periodic (the plane FFT's box)");
   fft_ = make_plane_fft<R>(backend, packed_layout(layout.n, sizeof(R)));
+  // Each axis's twiddles by index, x's then y's.
+  std::vector<Complex<R>> w;
+  for (int axis = 0; axis < 2; ++axis)
+    for (int p = 0; p < layout.n[axis]; ++p) w.push_back(cosine_twiddle<R>(p, layout.n[axis]));
+  twiddles_ = static_cast<Complex<R>*>(backend.allocate(w.size() * sizeof(Complex<R>)));
+  copy_bytes(twiddles_, backend, w.data(), Backend::cpu(), w.size() * sizeof(Complex<R>));
 }
 
 template <class R>
 PlaneCosine<R>::~PlaneCosine() {
   if (staging_) backend_.deallocate(staging_);
   if (half_) backend_.deallocate(half_);
+  if (twiddles_) backend_.deallocate(twiddles_);
 }
 
 template <class R>
@@ -62,8 +70,9 @@ template <class R>
 void PlaneCosine<R>::to_real_spectrum(const Complex<R>* half, R* out) {
   const int nx = L_.n[0], ny = L_.n[1], nz = L_.n[2], mx = nx / 2 + 1;
   const AxisTransform kx = kinds_[0], ky = kinds_[1];
+  const Complex<R>* const tx = twiddles_;
   for_each(backend_, Box{{0, 0, 0}, {mx, ny / 2 + 1, nz}}, [=] BOUSS_HD(int i, int j, int k) {
-    const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny});
+    const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny}, tx, tx + nx);
     const Complex<R>* plane = half + std::ptrdiff_t(mx) * ny * k;
     R y[2][2];
     map.forward(plane[i + std::ptrdiff_t(mx) * j], plane[i + std::ptrdiff_t(mx) * map.y.at(1)], y);
@@ -77,8 +86,9 @@ template <class R>
 void PlaneCosine<R>::from_real_spectrum(const R* in, Complex<R>* half) {
   const int nx = L_.n[0], ny = L_.n[1], nz = L_.n[2], mx = nx / 2 + 1;
   const AxisTransform kx = kinds_[0], ky = kinds_[1];
+  const Complex<R>* const tx = twiddles_;
   for_each(backend_, Box{{0, 0, 0}, {mx, ny / 2 + 1, nz}}, [=] BOUSS_HD(int i, int j, int k) {
-    const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny});
+    const OrbitMap<R> map(AxisPair{kx, i, nx}, AxisPair{ky, j, ny}, tx, tx + nx);
     R y[2][2];
     for (int sx = 0; sx < 2; ++sx)
       for (int sy = 0; sy < 2; ++sy)

@@ -70,6 +70,7 @@ class PlaneCosine final : public PlaneR2R<R> {
   std::unique_ptr<PlaneFft<R>> fft_;
   R* staging_ = nullptr;
   Complex<R>* half_ = nullptr;
+  Complex<R>* twiddles_ = nullptr;  // cosine_twiddle of every index, x's then y's
   void own_arrays();
 };
 
