@@ -81,5 +81,5 @@ PY
   }
   prof lock_exchange_2d [2048,1,128] 400 200
   prof lock_exchange [256,256,256] 300 60
-  prof onset_no_slip [64,32,64] 400 200
+  prof onset_no_slip [64,32,64] 400 100
 fi
