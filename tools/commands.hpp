@@ -82,6 +82,13 @@ struct ValidationOptions {
 int run_command(const RunOptions& o);
 int check_command(const RunOptions& o);
 int xdmf_command(const std::string& netcdf_path);
+
+struct StatsOptions {
+  std::string file;
+  std::vector<std::string> variables;  // empty: every series variable
+  bool json = false;
+};
+int stats_command(const StatsOptions& options);
 int recover_command(const std::string& file, const std::string& output);  // output "": the default name
 int bench_command(const BenchOptions& o);
 int output_bench(const BenchOptions& o);

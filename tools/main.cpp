@@ -190,6 +190,15 @@ int main(int argc, char** argv) {
               "(runs write it at their end; this is for partial files and copies)");
   xdmf_cmd->add_option("file", xdmf_file, "NetCDF output file")->required();
 
+  bouss::StatsOptions stats;
+  auto* stats_cmd = app.add_subcommand(
+      "stats", "The statistics of an output file's diagnostics series: for each variable the start of its "
+               "statistically steady part, its mean, standard deviation, the standard error of the mean and the "
+               "effective number of independent samples (validation/series_statistics.hpp)");
+  stats_cmd->add_option("file", stats.file, "NetCDF output file with the diagnostics series")->required();
+  stats_cmd->add_option("variables", stats.variables, "Series variables (default: every one)")->option_text("VAR...");
+  stats_cmd->add_flag("--json", stats.json, "Print one JSON object");
+
   std::string recover_file, recover_output;
   auto* recover_cmd = app.add_subcommand(
       "recover", "Copy every complete record of a killed run's partial file (or any output file) into a clean "
@@ -571,6 +580,7 @@ int main(int argc, char** argv) {
   if (run_cmd->parsed()) return bouss::run_command(run);
   if (check_cmd->parsed()) return bouss::check_command(check);
   if (xdmf_cmd->parsed()) return bouss::xdmf_command(xdmf_file);
+  if (stats_cmd->parsed()) return bouss::stats_command(stats);
   if (recover_cmd->parsed()) return bouss::recover_command(recover_file, recover_output);
   if (onset_cmd->parsed()) return bouss::onset_command(onset);
   if (converge_cmd->parsed()) return bouss::converge_command(converge);

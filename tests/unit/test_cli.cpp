@@ -752,3 +752,33 @@ TEST(CommandLine, FrontPrintsTheFrontSpeedsAndFroudeNumbersPerResolution) {
   ASSERT_EQ(tenth.code, 0) << tenth.err;
   EXPECT_EQ(nlohmann::json::parse(tenth.out)["fraction"].get<double>(), 0.1);
 }
+
+// bouss stats on a run's file: every series variable in JSON with the documented keys (the
+// Nusselt numbers of 30 steps from a perturbed conduction state are a transient: not steady,
+// the whole series' statistics with the reason); the table names them; a variable the file
+// does not have, or a file without a series, is one error line and exit 2.
+TEST(CommandLine, StatsReportsEachSeriesVariable) {
+  const fs::path out = fs::temp_directory_path() / "bouss_cli_test" / "stats_run.nc";
+  fs::remove(out);
+  const fs::path c = write_case("stats_case.json", small_case(out.string()));
+  ASSERT_EQ(run_bouss("run " + c.string() + " --set time.steps=30 --overwrite").code, 0);
+  const Result j = run_bouss("stats " + out.string() + " --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const nlohmann::json r = nlohmann::json::parse(j.out);
+  EXPECT_EQ(r["records"].get<int>(), 4) << "t = 0 and every 10 steps";
+  ASSERT_TRUE(r["variables"].contains("nusselt_bottom"));
+  ASSERT_TRUE(r["variables"].contains("kinetic_energy"));
+  for (const char* key : {"steady", "start", "mean", "std", "sem", "n_eff", "reason"})
+    EXPECT_TRUE(r["variables"]["nusselt_bottom"].contains(key)) << key;
+  EXPECT_FALSE(r["variables"]["kinetic_energy"]["steady"].get<bool>()) << "four records: too few";
+  const Result t = run_bouss("stats " + out.string() + " nusselt_bottom kinetic_energy");
+  EXPECT_EQ(t.code, 0);
+  EXPECT_NE(t.out.find("nusselt_bottom"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("max_velocity"), std::string::npos) << "only the variables named";
+  const Result bad = run_bouss("stats " + out.string() + " nusselt_middle");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("no series variable nusselt_middle"), std::string::npos) << bad.err;
+  const Result none = run_bouss("stats " + c.string());
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find(c.string()), std::string::npos) << none.err;
+}

@@ -28,7 +28,7 @@ Result run_bouss(const std::string& args) { return bouss::test::run_bouss_line(a
 
 // The commands, as docs/cli.md's section headings name them ("## bouss bench poisson").
 const std::vector<std::string> commands = {"",      "run",   "check",   "bench", "bench poisson", "bench elliptic",
-                                           "bench relax", "onset", "converge", "front", "plot", "xdmf",
+                                           "bench relax", "onset", "converge", "front", "stats", "plot", "xdmf",
                                            "recover", "help"};
 
 std::string heading(const std::string& command) { return command.empty() ? "bouss" : "bouss " + command; }
