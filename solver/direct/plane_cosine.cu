@@ -32,7 +32,8 @@ PlaneCosine<R>::~PlaneCosine() {
 
 template <class R>
 std::size_t PlaneCosine<R>::work_bytes(const Backend& backend, const Layout& layout) {
-  return plane_fft_work_bytes<R>(backend, packed_layout(layout.n, sizeof(R)));
+  return plane_fft_work_bytes<R>(backend, packed_layout(layout.n, sizeof(R))) +
+         std::size_t(layout.n[0] + layout.n[1]) * sizeof(Complex<R>);  // the twiddle table
 }
 
 template <class R>

@@ -60,7 +60,7 @@ class PlaneCosine final : public PlaneR2R<R> {
 
   const std::array<AxisTransform, 2>& kinds() const { return kinds_; }
   // The backend memory the transforms take besides the arrays they are given (cuFFT's work
-  // area), without making them.
+  // area and the twiddle table), without making them.
   static std::size_t work_bytes(const Backend& backend, const Layout& layout);
 
  private:
