@@ -77,6 +77,11 @@ SeriesFile read_series(const std::string& path) {
                                std::move(values)});
     }
     if (out.time.size() != n) throw std::runtime_error(path + ": holds no diagnostic_time coordinate");
+    // A killed run's file may end in records whose time was never written (fill values).
+    std::size_t complete = 0;
+    while (complete < n && std::isfinite(out.time[complete])) ++complete;
+    out.time.resize(complete);
+    for (SeriesVariable& v : out.variables) v.values.resize(complete);
   } catch (...) {
     nc_close(ncid);
     throw;

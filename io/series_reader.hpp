@@ -13,7 +13,9 @@ struct SeriesVariable {
 };
 
 struct SeriesFile {
-  std::vector<double> time;              // diagnostic_time
+  // diagnostic_time, up to the first record whose time is a fill value (a killed run's
+  // unfinished flush: those records are left out)
+  std::vector<double> time;
   std::string time_units;
   std::vector<SeriesVariable> variables;  // in the file's order
 };
