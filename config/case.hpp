@@ -218,4 +218,14 @@ std::vector<std::string> stream_file_overrides(const std::string& case_path, con
 Case parse_case(const std::string& text, const std::string& source,
                 const std::vector<std::string>& overrides = {});
 
+// True when the side walls in x and y are periodic or insulating: they exchange no heat with
+// the fluid, so in a steady state the plates' and the volume's Nusselt numbers agree and the
+// exact relations of the dissipation rates hold.
+inline bool side_walls_exchange_no_heat(const Case& c) {
+  for (int f = 0; f < 4; ++f)
+    if (c.faces[f].temperature != TemperatureBC::periodic && c.faces[f].temperature != TemperatureBC::insulating)
+      return false;
+  return true;
+}
+
 }  // namespace bouss

@@ -3,6 +3,8 @@
 
 #include <array>
 
+#include "grid/config.hpp"
+
 namespace bouss {
 
 struct Box {
@@ -24,5 +26,21 @@ inline Box intersect(const Box& a, const Box& b) {
   }
   return r;
 }
+
+// A Box's bounds [lo, hi) as plain ints, for kernels to test points against.
+struct IndexRange {
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  BOUSS_HD bool contains(int i, int j, int k) const {
+    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
+  }
+  static IndexRange of(const Box& b) {
+    IndexRange r;
+    for (int a = 0; a < 3; ++a) {
+      r.lo[a] = b.lo[a];
+      r.hi[a] = b.hi[a];
+    }
+    return r;
+  }
+};
 
 }  // namespace bouss

@@ -25,7 +25,8 @@ struct FlowDiagnostic {
 };
 
 // kinetic_energy, max_divergence, max_velocity, nusselt_bottom, nusselt_top, nusselt_volume,
-// then the series' dt, pressure_cycles and growth_rate.
+// nusselt_kinetic_dissipation, nusselt_thermal_dissipation, then the series' dt,
+// pressure_cycles and growth_rate.
 const std::vector<FlowDiagnostic>& flow_diagnostics();
 // The diagnostic of that name, or null.
 const FlowDiagnostic* find_flow_diagnostic(const std::string& name);

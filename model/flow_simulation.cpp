@@ -294,7 +294,8 @@ Diagnostics FlowSimulation<R>::diagnostics() const {
   d.max_velocity = max_abs_velocity(grid_, now_);
   if (has_plates())
     d.nusselt = nusselt_numbers(grid_, now_, coeffs_, case_.faces[4].temperature_value,
-                                case_.faces[5].temperature_value);
+                                case_.faces[5].temperature_value, unknowns(),
+                                side_walls_exchange_no_heat(case_) && coeffs_.b_T != 0);
   return d;
 }
 

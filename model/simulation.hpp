@@ -37,7 +37,7 @@ struct Diagnostics {
   double max_divergence = 0;  // max |div u| over the cells
   double max_velocity = 0;    // max |u_i| over the faces
   // Nusselt numbers (physics/flow.hpp); NaN unless both plates have fixed, differing temperatures.
-  Nusselt nusselt{NAN, NAN, NAN};
+  Nusselt nusselt;
 };
 
 // What a Simulation of a case allocates, estimated before anything is allocated: on its

@@ -247,8 +247,20 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f) {
 
 // The plate gradients and the heat flux of theta in R at each point, T_ref(z) added in
 // double, the sums in double.
+namespace {
+struct DissipationSums {
+  double viscous = 0, thermal = 0;
+};
+struct DissipationSumsOp {
+  BOUSS_HD DissipationSums operator()(const DissipationSums& a, const DissipationSums& b) const {
+    return {a.viscous + b.viscous, a.thermal + b.thermal};
+  }
+};
+}  // namespace
+
 template <class R>
-Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top) {
+Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top,
+                        const std::array<Box, 4>& unknown, bool exact_relations) {
   const Backend& backend = f.T.backend();
   const Stencil<R> st = make_stencil<R>(g, backend);
   const CView<R> w = f.w.cview(), T = f.T.cview();
@@ -282,6 +294,49 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   nu.bottom = -c.kappa * grad_bottom / conductive;
   nu.top = -c.kappa * grad_top / conductive;
   nu.volume = 1 + wT / conductive;
+  if (!exact_relations) return nu;
+  // One pass over the points 0..n of every axis: the viscous work u . lap u of each velocity
+  // face that is an unknown of the step (as the energy budget's), and at each cell the squared
+  // differences of T across its upper x, y and z faces (the periodic wrap and the insulating
+  // walls' zero through the ghosts; the plates' half cells explicitly).
+  const CView<R> u = f.u.cview(), v = f.v.cview();
+  const IndexRange on_u = IndexRange::of(unknown[0]), on_v = IndexRange::of(unknown[1]), on_w = IndexRange::of(unknown[2]);
+  const LevelLine ref_c = c.reference.on_centres(g, backend);
+  const double hx = g.h[0], hy = g.h[1], Tb = T_bottom, Tt = T_top;
+  const ZView<double> zd = g.z_view<double>(backend);
+  const DissipationSums sums = reduce(
+      backend, Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, DissipationSums{}, DissipationSumsOp{},
+      [=] BOUSS_HD(int i, int j, int k) {
+        const std::ptrdiff_t idx = i + j * sy + k * sz;
+        DissipationSums s;
+        const double dz = zd.zf[k + 1] - zd.zf[k], dzc = zd.zc[k] - zd.zc[k - 1];
+        if (on_u.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<false>(idx, k, u, st)) * dz;
+        if (on_v.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<false>(idx, k, v, st)) * dz;
+        if (on_w.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<true>(idx, k, w, st)) * dzc;
+        if (i < n[0] && j < n[1] && k < n[2]) {
+          const double here = double(T[idx]);
+          const double gx = (double(T[idx + 1]) - here) / hx, gy = (double(T[idx + sy]) - here) / hy;
+          s.thermal += (gx * gx + gy * gy) * dz;
+          const double T_here = here + ref_c(k);
+          if (k + 1 < n[2]) {
+            const double up = zd.zc[k + 1] - zd.zc[k], gz = (double(T[idx + sz]) + ref_c(k + 1) - T_here) / up;
+            s.thermal += gz * gz * up;
+          } else {
+            const double gz = (Tt - T_here) / (dz / 2);
+            s.thermal += gz * gz * dz / 2;
+          }
+          if (k == 0) {
+            const double gz = (T_here - Tb) / (dz / 2);
+            s.thermal += gz * gz * dz / 2;
+          }
+        }
+        return s;
+      },
+      "nusselt dissipation");
+  const double dA = hx * hy, volume = plate_cells * dA * H;
+  const double eps_u = c.nu * -sums.viscous * dA / volume, grad2 = sums.thermal * dA / volume;
+  nu.kinetic_dissipation = 1 + eps_u * H / (c.b_T * c.kappa * dT);
+  nu.thermal_dissipation = grad2 * H * H / (dT * dT);
   return nu;
 }
 
@@ -296,7 +351,8 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   template double kinetic_energy<R>(const Grid&, const FlowFields<R>&);                                           \
   template void state_rate_into<R>(const Grid&, const FlowFields<R>&, double*);                                   \
   template double max_abs_velocity<R>(const Grid&, const FlowFields<R>&);                                         \
-  template Nusselt nusselt_numbers<R>(const Grid&, const FlowFields<R>&, const Coefficients&, double, double);
+  template Nusselt nusselt_numbers<R>(const Grid&, const FlowFields<R>&, const Coefficients&, double, double,    \
+                                      const std::array<Box, 4>&, bool);
 BOUSS_FLOW(double)
 BOUSS_FLOW(float)
 #undef BOUSS_FLOW

@@ -97,10 +97,22 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f);
 //                interpolated to the z-faces as in the advective flux.
 // In a discrete steady state with insulating or periodic sides, the horizontally averaged
 // flux is the same through every z-face, so the three agree; pure conduction gives 1.
+// Between insulating or periodic side walls (`exact_relations`), also the two of the exact
+// relations of the mean dissipation rates (Shraiman & Siggia 1990), which hold in the time
+// mean of a statistically steady state:
+//   kinetic_dissipation: 1 + <eps_u> H / (b_T kappa dT), <eps_u> = -nu <u . lap u> over the
+//                        step's unknown faces (the viscous work of the energy budget, by
+//                        summation by parts nu <|grad u|^2>, the walls included);
+//   thermal_dissipation: <|grad T|^2> H^2 / dT^2, the squared face-to-face differences of T
+//                        (the plates' half cells included) over the volume.
+// They differ from the plates' at the discretization's second order and, instantaneously,
+// by the flow's unsteadiness: their spread is a resolution check.
 struct Nusselt {
-  double bottom = 0, top = 0, volume = 0;
+  double bottom = NAN, top = NAN, volume = NAN;
+  double kinetic_dissipation = NAN, thermal_dissipation = NAN;
 };
 template <class R>
-Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top);
+Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top,
+                        const std::array<Box, 4>& unknown, bool exact_relations);
 
 }  // namespace bouss

@@ -42,15 +42,6 @@ struct EnergyRatesSum {
   }
 };
 
-IndexRange range_of(const Box& b) {
-  IndexRange r;
-  for (int a = 0; a < 3; ++a) {
-    r.lo[a] = b.lo[a];
-    r.hi[a] = b.hi[a];
-  }
-  return r;
-}
-
 }  // namespace
 
 bool is_lock_exchange(const Case& c) {
@@ -152,8 +143,8 @@ void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients
   const Stencil<R> st = make_stencil<R>(g, f.u.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const IndexRange on_u = range_of(unknown[0]), on_v = range_of(unknown[1]), on_w = range_of(unknown[2]);
-  const IndexRange cells = range_of(g.layout.interior(Stagger::centre));
+  const IndexRange on_u = IndexRange::of(unknown[0]), on_v = IndexRange::of(unknown[1]), on_w = IndexRange::of(unknown[2]);
+  const IndexRange cells = IndexRange::of(g.layout.interior(Stagger::centre));
   // Control volumes dx dy dz(k) for u, v and T, dx dy dz_centres(k) for w.
   const double dA = g.h[0] * g.h[1];
   const double viscous = -c.nu * dA, diffusive = -c.kappa * c.b_T * dA;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "grid/box.hpp"
 #include "grid/config.hpp"
 #include "physics/operators_kernels.hpp"
 
@@ -40,24 +41,6 @@ BOUSS_HD inline double front_crossing(const FrontRow& row, int i, double T_here,
   const double there = std::fabs(T_next - row.ahead);
   if (!(there <= row.threshold)) return s;  // reached as well (or NaN): that cell answers
   return s + row.h * (here - row.threshold) / (here - there);
-}
-
-// Index ranges [lo, hi) per axis that a kernel can test points against (a Box's bounds).
-struct IndexRange {
-  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-  BOUSS_HD bool contains(int i, int j, int k) const {
-    return i >= lo[0] && i < hi[0] && j >= lo[1] && j < hi[1] && k >= lo[2] && k < hi[2];
-  }
-};
-
-// u_i lap(u_i) at the face idx of a velocity component q, the Laplacian with the ghosts the
-// step fills: summed over the component's unknown faces times nu dV it is the viscous term's
-// work on the kinetic energy, -epsilon (by summation by parts nu times the sum of the squared
-// face-to-face differences over h^2, walls included: never positive).
-// ZFace: q is w (laplacian<ZFace>); the caller weights each face by its control volume.
-template <bool ZFace, class R, class Z>
-BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R, Z>& st) {
-  return q[idx] * laplacian<ZFace>(idx, k, q, st);
 }
 
 }  // namespace bouss

@@ -139,4 +139,14 @@ BOUSS_HD inline R advective_heat_flux_at_zface(std::ptrdiff_t idx, int k, CView<
   return w[idx] * st.z.to_face(k, T[idx - st.s[2]], T[idx]);
 }
 
+// u_i lap(u_i) at the face idx of a velocity component q, the Laplacian with the ghosts the
+// step fills: summed over the component's unknown faces times nu dV it is the viscous term's
+// work on the kinetic energy, -epsilon (by summation by parts nu times the sum of the squared
+// face-to-face differences over h^2, walls included: never positive).
+// ZFace: q is w (laplacian<ZFace>); the caller weights each face by its control volume.
+template <bool ZFace, class R, class Z>
+BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R, Z>& st) {
+  return q[idx] * laplacian<ZFace>(idx, k, q, st);
+}
+
 }  // namespace bouss

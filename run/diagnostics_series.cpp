@@ -1,5 +1,6 @@
 #include "run/diagnostics_series.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace bouss {
@@ -27,7 +28,9 @@ std::map<std::string, double> DiagnosticsSeries::state() const {
           {"series_growth_rate", growth_},               {"series_kinetic_energy", latest_.kinetic_energy},
           {"series_max_divergence", latest_.max_divergence}, {"series_max_velocity", latest_.max_velocity},
           {"series_nusselt_bottom", latest_.nusselt.bottom}, {"series_nusselt_top", latest_.nusselt.top},
-          {"series_nusselt_volume", latest_.nusselt.volume}};
+          {"series_nusselt_volume", latest_.nusselt.volume},
+          {"series_nusselt_kinetic_dissipation", latest_.nusselt.kinetic_dissipation},
+          {"series_nusselt_thermal_dissipation", latest_.nusselt.thermal_dissipation}};
 }
 
 void DiagnosticsSeries::restore(const std::map<std::string, double>& state) {
@@ -42,7 +45,13 @@ void DiagnosticsSeries::restore(const std::map<std::string, double>& state) {
   latest_.kinetic_energy = get("series_kinetic_energy");
   latest_.max_divergence = get("series_max_divergence");
   latest_.max_velocity = get("series_max_velocity");
-  latest_.nusselt = {get("series_nusselt_bottom"), get("series_nusselt_top"), get("series_nusselt_volume")};
+  // Checkpoints written before the dissipation estimates hold none: NaN until the next record.
+  const auto optional = [&](const char* key) {
+    auto it = state.find(key);
+    return it == state.end() ? NAN : it->second;
+  };
+  latest_.nusselt = {get("series_nusselt_bottom"), get("series_nusselt_top"), get("series_nusselt_volume"),
+                     optional("series_nusselt_kinetic_dissipation"), optional("series_nusselt_thermal_dissipation")};
 }
 
 }  // namespace bouss

@@ -568,8 +568,18 @@ void Run::report_progress() {
   // Every number with its label; the growth rate once two records define it.
   std::string extra;
   if (std::isfinite(series_.growth_rate())) extra = fmt::format("  sigma {:.4g}", series_.growth_rate());
-  if (sim_->has_plates())
+  if (sim_->has_plates()) {
     extra += fmt::format("  Nu bottom {:.4f} top {:.4f} volume {:.4f}", d.nusselt.bottom, d.nusselt.top, d.nusselt.volume);
+    // The spread of the five estimates, (max - min) / mean, where the exact relations apply.
+    const double all[] = {d.nusselt.bottom, d.nusselt.top, d.nusselt.volume, d.nusselt.kinetic_dissipation,
+                          d.nusselt.thermal_dissipation};
+    if (std::isfinite(d.nusselt.kinetic_dissipation) && std::isfinite(d.nusselt.thermal_dissipation)) {
+      const auto [lo, hi] = std::minmax_element(std::begin(all), std::end(all));
+      double mean = 0;
+      for (double v : all) mean += v / 5;
+      extra += fmt::format(" spread {:.2g}%", 100 * (*hi - *lo) / std::fabs(mean));
+    }
+  }
   for (const auto& c : case_diagnostics_) extra += c->progress(*sim_);
   const PressurePlan& plan = sim_->pressure_plan();
   spdlog::info("step {:>7}  t {:.5g}  dt {:.3e}  ETA {}  | {} {} {}  max|div u| {:.1e}  KE {:.4e}{}", sim_->steps_done(),

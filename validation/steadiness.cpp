@@ -16,13 +16,6 @@ double diagnostic_value(const Diagnostics& d, const std::string& name) {
   return f->of(d);
 }
 
-bool side_walls_exchange_no_heat(const Case& c) {
-  for (int f = 0; f < 4; ++f)
-    if (c.faces[f].temperature != TemperatureBC::periodic && c.faces[f].temperature != TemperatureBC::insulating)
-      return false;
-  return true;
-}
-
 SteadinessWindow::SteadinessWindow(std::string diagnostic, bool judge_nusselt_agreement, int samples)
     : diagnostic_(std::move(diagnostic)), judge_agreement_(judge_nusselt_agreement), samples_(samples) {}
 

@@ -33,10 +33,8 @@ constexpr double steady_tolerance = 1e-4;       // drift and Nusselt agreement, 
 // max_velocity. Throws std::invalid_argument for another name.
 double diagnostic_value(const Diagnostics& d, const std::string& name);
 
-// True when the side walls in x and y are periodic or insulating: then the three Nusselt
-// numbers agree in a steady state (without plates of fixed temperature they are NaN, and
-// the judgement says so).
-bool side_walls_exchange_no_heat(const Case& c);
+// (side_walls_exchange_no_heat, config/case.hpp: then the three Nusselt numbers agree in a
+// steady state; without plates of fixed temperature they are NaN, and the judgement says so.)
 
 struct SteadinessJudgement {
   double window_begin = NAN, window_end = NAN;  // the times of the first and last sample

@@ -172,6 +172,8 @@ TEST(Nusselt, PureConductionGivesOneAtBothPlatesAndInTheVolume) {
   EXPECT_NEAR(nu.bottom, 1.0, 1e-12);
   EXPECT_NEAR(nu.top, 1.0, 1e-12);
   EXPECT_NEAR(nu.volume, 1.0, 1e-12);
+  EXPECT_NEAR(nu.kinetic_dissipation, 1.0, 1e-12) << "no flow: no dissipation";
+  EXPECT_NEAR(nu.thermal_dissipation, 1.0, 1e-12) << "the conduction profile's gradient";
 }
 
 namespace {
@@ -192,16 +194,31 @@ Case roll_case(double end) {
 
 }  // namespace
 
-TEST(Nusselt, PlateAndVolumeNumbersAgreeInASteadyConvectingState) {
-  // The roll run to its steady state.
-  const Case c = roll_case(4.0);
-  FlowSimulation<double> sim(c, Backend::cpu());
-  while (!sim.finished()) sim.step();
-  const Nusselt nu = sim.diagnostics().nusselt;
-  std::printf("Ra 5000 steady roll: Nu bottom %.8f top %.8f volume %.8f\n", nu.bottom, nu.top, nu.volume);
-  EXPECT_GT(nu.bottom, 1.5) << "the roll carries heat";
-  EXPECT_NEAR(nu.top, nu.bottom, 1e-6 * nu.bottom);
-  EXPECT_NEAR(nu.volume, nu.bottom, 1e-6 * nu.bottom);
+// In the steady roll the plates', the volume's and the exact relations' Nusselt numbers are
+// one number: the discrete kinetic-energy and temperature-variance budgets close exactly
+// (measured: all five 2.17413207, 1e-15 apart). While the roll settles (t = 0.2) the kinetic
+// energy and the variance still change, and the estimates differ (measured: plates 2.3190,
+// volume 2.2961, kinetic dissipation 2.3486, thermal 2.3952): the relations hold in the mean
+// of a steady state only.
+TEST(Nusselt, PlateVolumeAndDissipationNumbersAgreeInASteadyConvectingState) {
+  for (double end : {0.2, 4.0}) {
+    FlowSimulation<double> sim(roll_case(end), Backend::cpu());
+    while (!sim.finished()) sim.step();
+    const Nusselt nu = sim.diagnostics().nusselt;
+    std::printf("Ra 5000 roll at t = %g: Nu bottom %.8f top %.8f volume %.8f kinetic dissipation %.8f thermal "
+                "dissipation %.8f\n",
+                end, nu.bottom, nu.top, nu.volume, nu.kinetic_dissipation, nu.thermal_dissipation);
+    if (end < 1) {
+      EXPECT_GT(std::fabs(nu.kinetic_dissipation - nu.bottom), 1e-3) << "growing: not a steady state";
+      EXPECT_GT(std::fabs(nu.thermal_dissipation - nu.bottom), 1e-3);
+      continue;
+    }
+    EXPECT_GT(nu.bottom, 1.5) << "the roll carries heat";
+    EXPECT_NEAR(nu.top, nu.bottom, 1e-6 * nu.bottom);
+    EXPECT_NEAR(nu.volume, nu.bottom, 1e-6 * nu.bottom);
+    EXPECT_NEAR(nu.kinetic_dissipation, nu.bottom, 1e-6 * nu.bottom);
+    EXPECT_NEAR(nu.thermal_dissipation, nu.bottom, 1e-6 * nu.bottom);
+  }
 }
 
 // f = f* + C h^p sampled at resolutions that do not double: the order solves
