@@ -56,10 +56,7 @@ namespace {
 SolverContext context(const Case& c, const PressurePlan& plan, const Backend& backend) {
   const Grid whole = make_grid(c, sizeof(double));  // the geometry alone
   const Grid block = backend.ranks().alone() ? whole : whole.part(decompose(c, backend.ranks()));
-  SolverContext ctx{backend, whole, block, plan.settings, value_bytes(c.precision)};
-  ctx.tolerance = plan.tolerance;
-  ctx.pressure = pressure_grid(c);
-  return ctx;
+  return SolverContext{backend, whole, block, plan.settings, value_bytes(c.precision), plan.tolerance, pressure_grid(c)};
 }
 }  // namespace
 
