@@ -80,13 +80,22 @@ TEST(DiagnosticsSeries, RestoredStateContinuesBitForBit) {
   DiagnosticsSeries a;
   Diagnostics d;
   d.kinetic_energy = 3.25e-4;
-  d.nusselt = {1.5, 1.25, 1.375};
+  d.nusselt = {1.5, 1.25, 1.375, 1.4375, 1.40625};
   a.record(1.7, d, 0.01, 2, true);
   DiagnosticsSeries b;
   b.restore(a.state());
   EXPECT_EQ(b.latest().nusselt.top, 1.25);
+  EXPECT_EQ(b.latest().nusselt.thermal_dissipation, 1.40625);
   d.kinetic_energy = 4.0e-4;
   const auto ra = a.record(1.9, d, 0.01, 2, true), rb = b.record(1.9, d, 0.01, 2, true);
   EXPECT_EQ(ra, rb);
   EXPECT_EQ(a.growth_rate(), b.growth_rate());
+  // A checkpoint written before the dissipation estimates: they restore as NaN, the rest as written.
+  auto old = a.state();
+  old.erase("series_nusselt_kinetic_dissipation");
+  old.erase("series_nusselt_thermal_dissipation");
+  DiagnosticsSeries c;
+  c.restore(old);
+  EXPECT_EQ(c.latest().nusselt.volume, 1.375);
+  EXPECT_TRUE(std::isnan(c.latest().nusselt.kinetic_dissipation));
 }
