@@ -23,7 +23,8 @@ AXES = "xyz"
 # Velocities are drawn with a diverging map centred on zero; the temperature with a false
 # colour map, as in paper 004's Figure 6.
 VELOCITIES = {"u", "v", "w", "u_c", "v_c", "w_c"}
-NUSSELT = ["nusselt_bottom", "nusselt_top", "nusselt_volume"]
+# The five Nusselt estimates (docs/output.md): the plates, the volume, the exact relations.
+NUSSELT = ["nusselt_bottom", "nusselt_top", "nusselt_volume", "nusselt_kinetic_dissipation", "nusselt_thermal_dissipation"]
 PROFILE_PANELS = [["T_mean"], ["T_rms"], ["u_rms", "v_rms", "w_rms"], ["wT_mean"]]
 
 
@@ -129,7 +130,7 @@ faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
     when.add_argument("--record", type=int, metavar="N", help="slice, profiles: record N (0 the first, -1 the last)")
     p.add_argument("--diagnostics", metavar="A,B+C",
                    help="series: the quantities, one panel each; '+' shares a panel (default: kinetic_energy and "
-                   "nusselt_bottom+nusselt_top+nusselt_volume, those the file has)")
+                   "the Nusselt numbers in one panel, those the file has with values)")
     p.add_argument("--variables", metavar="A,B+C",
                    help="profiles: the profiles, one panel each; '+' shares a panel "
                    "(default: T_mean, T_rms, u_rms+v_rms+w_rms, wT_mean, those the file has)")
@@ -606,8 +607,12 @@ def draw_series(ds, path, args):
     if dim not in ds.dims:
         raise PlotError(f"{path} has no diagnostics series (no {dim} dimension)")
     available = series_of(ds, dim)
-    groups = panels_from(args.diagnostics, available, [["kinetic_energy"], NUSSELT, ["max_velocity"]] if not any(
-        n in available for n in NUSSELT) else [["kinetic_energy"], NUSSELT], "--diagnostics", path, "diagnostic")
+    # The default panels leave out what holds no finite value (the dissipation estimates
+    # between side walls that exchange heat).
+    nusselt = [n for n in NUSSELT if n in available and np.isfinite(ds[n].values.astype(float)).any()]
+    groups = panels_from(args.diagnostics, available,
+                         [["kinetic_energy"], nusselt] if nusselt else [["kinetic_energy"], ["max_velocity"]],
+                         "--diagnostics", path, "diagnostic")
     t = ds[dim].values if dim in ds.variables else np.arange(ds.sizes[dim])
     if len(t) == 0:
         raise PlotError(f"{path} holds no diagnostics records")

@@ -226,7 +226,8 @@ TEST(Plot, DiagnosticsSeriesOnePanelEach) {
   ScratchDir dir("plot_series");
   const std::string png = dir.file("series.png");
   const json r = plot_json(dir, {run.file, "--series", "--output", png});
-  EXPECT_EQ(r["panels"], json::parse(R"([["kinetic_energy"], ["nusselt_bottom", "nusselt_top", "nusselt_volume"]])"));
+  EXPECT_EQ(r["panels"], json::parse(R"([["kinetic_energy"], ["nusselt_bottom", "nusselt_top", "nusselt_volume",
+                                         "nusselt_kinetic_dissipation", "nusselt_thermal_dissipation"]])"));
   EXPECT_EQ(r["records"], 4);  // t = 0 and steps 10, 20, 30
   for (const auto& v : r["variables"]) {
     EXPECT_EQ(v["count"], 4) << v;
