@@ -240,6 +240,20 @@ TEST(Plot, DiagnosticsSeriesOnePanelEach) {
   expect_a_picture(dir, chosen, Picture::Lines);
 }
 
+// Between conducting side walls the dissipation estimates hold no value (NaN): the default
+// Nusselt panel leaves them out (the cube, 10 steps).
+TEST(Plot, TheDefaultNusseltPanelLeavesOutEstimatesWithoutValues) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  ScratchDir dir("plot_cube");
+  const std::string file = dir.file("cube.nc");
+  const auto run = run_bouss(dir, {"run", source_path("cases/nusselt_cube.json"), "--set", "time.steps=10", "--set",
+                                   R"(output=[{"file": ")" + file + R"(", "interval_steps": 10}])", "--backend", "cpu",
+                                   "--progress", "0"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json r = plot_json(dir, {file, "--series", "--output", dir.file("series.png")});
+  EXPECT_EQ(r["panels"], json::parse(R"([["kinetic_energy"], ["nusselt_bottom", "nusselt_top", "nusselt_volume"]])"));
+}
+
 TEST(Plot, ProfilesAgainstTheirZ) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
   const SmallRun& run = small_run();
