@@ -5,36 +5,31 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+
+#include "io/netcdf_attributes.hpp"
+#include "io/record_check.hpp"
 
 namespace bouss {
 namespace {
 
 constexpr const char* series_dimension = "diagnostic_time";
 
-std::string text_attribute(int ncid, int var, const char* name) {
-  size_t len = 0;
-  nc_type type = NC_NAT;
-  if (nc_inq_att(ncid, var, name, &type, &len) != NC_NOERR || type != NC_CHAR) return "";
-  std::string s(len, '\0');
-  if (nc_get_att_text(ncid, var, name, s.data()) != NC_NOERR) return "";
-  while (!s.empty() && s.back() == '\0') s.pop_back();
-  return s;
+// The variable's fill value (or NetCDF's default for its type) as a double.
+template <class T>
+double fill_of(int ncid, int var, T fill) {
+  int no_fill = 0;
+  nc_inq_var_fill(ncid, var, &no_fill, &fill);
+  return double(fill);
 }
 
-// A variable's values as double, its fill value (or NetCDF's default) as NaN.
-std::vector<double> read_values(int ncid, int var, size_t n) {
+// A variable's values as double, its fill value as NaN.
+std::vector<double> read_values(int ncid, int var, nc_type type, size_t n) {
   std::vector<double> v(n);
   if (n > 0 && nc_get_var_double(ncid, var, v.data()) != NC_NOERR) throw std::runtime_error("does not read");
-  double fill = NC_FILL_DOUBLE;
-  int no_fill = 0;
-  nc_type type = NC_NAT;
-  nc_inq_vartype(ncid, var, &type);
-  if (type == NC_FLOAT) {
-    float f = NC_FILL_FLOAT;
-    if (nc_inq_var_fill(ncid, var, &no_fill, &f) == NC_NOERR) fill = f;
-  } else {
-    nc_inq_var_fill(ncid, var, &no_fill, &fill);
-  }
+  const double fill = type == NC_FLOAT ? fill_of<float>(ncid, var, NC_FILL_FLOAT)
+                      : type == NC_INT ? fill_of<int>(ncid, var, NC_FILL_INT)
+                                       : fill_of<double>(ncid, var, NC_FILL_DOUBLE);
   for (double& x : v)
     if (x == fill) x = NAN;
   return v;
@@ -64,7 +59,7 @@ SeriesFile read_series(const std::string& path) {
       if (type != NC_DOUBLE && type != NC_FLOAT && type != NC_INT) continue;
       std::vector<double> values;
       try {
-        values = read_values(ncid, v, n);
+        values = read_values(ncid, v, type, n);
       } catch (const std::exception&) {
         throw std::runtime_error(path + ": the series variable " + name + " does not read");
       }
@@ -77,11 +72,16 @@ SeriesFile read_series(const std::string& path) {
                                std::move(values)});
     }
     if (out.time.size() != n) throw std::runtime_error(path + ": holds no diagnostic_time coordinate");
-    // A killed run's file may end in records whose time was never written (fill values).
-    std::size_t complete = 0;
-    while (complete < n && std::isfinite(out.time[complete])) ++complete;
-    out.time.resize(complete);
-    for (SeriesVariable& v : out.variables) v.values.resize(complete);
+    // A killed run's file: its complete series records alone, by the check bouss recover and
+    // a restart make (io/record_check.hpp).
+    const std::vector<long> complete = survey_records(ncid, 0, -1).complete_series_records();
+    const auto keep = [&](std::vector<double>& values) {
+      std::vector<double> kept;
+      for (long r : complete) kept.push_back(values[std::size_t(r)]);
+      values = std::move(kept);
+    };
+    keep(out.time);
+    for (SeriesVariable& v : out.variables) keep(v.values);
   } catch (...) {
     nc_close(ncid);
     throw;

@@ -13,8 +13,8 @@ struct SeriesVariable {
 };
 
 struct SeriesFile {
-  // diagnostic_time, up to the first record whose time is a fill value (a killed run's
-  // unfinished flush: those records are left out)
+  // diagnostic_time: the complete records alone (io/record_check.hpp: a killed run's
+  // unfinished flush is left out)
   std::vector<double> time;
   std::string time_units;
   std::vector<SeriesVariable> variables;  // in the file's order

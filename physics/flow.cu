@@ -245,8 +245,6 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f) {
                 }, "max_abs_velocity");
 }
 
-// The plate gradients and the heat flux of theta in R at each point, T_ref(z) added in
-// double, the sums in double.
 namespace {
 struct DissipationSums {
   double viscous = 0, thermal = 0;
@@ -258,6 +256,8 @@ struct DissipationSumsOp {
 };
 }  // namespace
 
+// The plate gradients and the heat flux of theta in R at each point, T_ref(z) added in
+// double, the sums in double.
 template <class R>
 Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom, double T_top,
                         const std::array<Box, 4>& unknown, bool exact_relations) {
@@ -299,8 +299,8 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   // face that is an unknown of the step (as the energy budget's), and at each cell the squared
   // differences of T across its upper x, y and z faces (the periodic wrap and the insulating
   // walls' zero through the ghosts; the plates' half cells explicitly).
-  const CView<R> u = f.u.cview(), v = f.v.cview();
-  const IndexRange on_u = IndexRange::of(unknown[0]), on_v = IndexRange::of(unknown[1]), on_w = IndexRange::of(unknown[2]);
+  const ViscousWork<R, Stencil<R>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
+                                                 IndexRange::of(unknown[2]), f.u.cview(), f.v.cview(), w, st};
   const LevelLine ref_c = c.reference.on_centres(g, backend);
   const double hx = g.h[0], hy = g.h[1], Tb = T_bottom, Tt = T_top;
   const ZView<double> zd = g.z_view<double>(backend);
@@ -310,9 +310,7 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
         const std::ptrdiff_t idx = i + j * sy + k * sz;
         DissipationSums s;
         const double dz = zd.zf[k + 1] - zd.zf[k], dzc = zd.zc[k] - zd.zc[k - 1];
-        if (on_u.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<false>(idx, k, u, st)) * dz;
-        if (on_v.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<false>(idx, k, v, st)) * dz;
-        if (on_w.contains(i, j, k)) s.viscous += double(velocity_times_laplacian<true>(idx, k, w, st)) * dzc;
+        s.viscous = viscous_work(i, j, k, idx, dz, dzc);
         if (i < n[0] && j < n[1] && k < n[2]) {
           const double here = double(T[idx]);
           const double gx = (double(T[idx + 1]) - here) / hx, gy = (double(T[idx + sy]) - here) / hy;

@@ -105,8 +105,9 @@ double max_abs_velocity(const Grid& g, const FlowFields<R>& f);
 //                        summation by parts nu <|grad u|^2>, the walls included);
 //   thermal_dissipation: <|grad T|^2> H^2 / dT^2, the squared face-to-face differences of T
 //                        (the plates' half cells included) over the volume.
-// They differ from the plates' at the discretization's second order and, instantaneously,
-// by the flow's unsteadiness: their spread is a resolution check.
+// The discrete kinetic-energy and temperature-variance budgets close exactly, so in a steady
+// state the five agree to round-off; in an unsteady flow they differ by the budgets' rates
+// of change, and their time means agree to the statistical error (not a resolution check).
 struct Nusselt {
   double bottom = NAN, top = NAN, volume = NAN;
   double kinetic_dissipation = NAN, thermal_dissipation = NAN;

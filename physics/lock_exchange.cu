@@ -143,7 +143,8 @@ void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients
   const Stencil<R> st = make_stencil<R>(g, f.u.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const IndexRange on_u = IndexRange::of(unknown[0]), on_v = IndexRange::of(unknown[1]), on_w = IndexRange::of(unknown[2]);
+  const ViscousWork<R, Stencil<R>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
+                                                 IndexRange::of(unknown[2]), u, v, w, st};
   const IndexRange cells = IndexRange::of(g.layout.interior(Stagger::centre));
   // Control volumes dx dy dz(k) for u, v and T, dx dy dz_centres(k) for w.
   const double dA = g.h[0] * g.h[1];
@@ -153,11 +154,9 @@ void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients
   reduce_into(f.u.backend(), Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, EnergyRates{0, 0}, EnergyRatesSum{},
               [=] BOUSS_HD(int i, int j, int k) {
                 const std::ptrdiff_t idx = i + j * sy + k * sz;
-                double work = 0, conversion = 0;
+                double conversion = 0;
                 const double dz = z.zf[k + 1] - z.zf[k], dzc = z.zc[k] - z.zc[k - 1];
-                if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, u, st)) * dz;
-                if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, v, st)) * dz;
-                if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian<true>(idx, k, w, st)) * dzc;
+                const double work = viscous_work(i, j, k, idx, dz, dzc);
                 if (cells.contains(i, j, k)) conversion = z.zc[k] * double(laplacian<false>(idx, k, T, st)) * dz;
                 return EnergyRates{viscous * work, diffusive * conversion};
               },

@@ -20,6 +20,7 @@
 
 #include <cmath>
 
+#include "grid/box.hpp"
 #include "grid/config.hpp"
 #include "grid/difference_kernels.hpp"
 
@@ -148,5 +149,25 @@ template <bool ZFace, class R, class Z>
 BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int k, CView<R> q, const Stencil<R, Z>& st) {
   return q[idx] * laplacian<ZFace>(idx, k, q, st);
 }
+
+// The discrete energy budget's viscous work at point (i, j, k) of the points 0..n of every
+// axis: each of its u, v and w faces that is an unknown of the step (on_u, on_v, on_w: the
+// simulation's unknowns()) adds u_i lap u_i times its control volume's thickness (dz for u
+// and v, dzc, the centres' distance, for w). Summed over the points and times -nu dx dy it is
+// the viscous dissipation (the lock exchange's energy budget, the Nusselt number of the
+// kinetic dissipation).
+template <class R, class St>
+struct ViscousWork {
+  IndexRange on_u, on_v, on_w;
+  CView<R> u, v, w;
+  St st;
+  BOUSS_HD double operator()(int i, int j, int k, std::ptrdiff_t idx, double dz, double dzc) const {
+    double work = 0;
+    if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, u, st)) * dz;
+    if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian<false>(idx, k, v, st)) * dz;
+    if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian<true>(idx, k, w, st)) * dzc;
+    return work;
+  }
+};
 
 }  // namespace bouss

@@ -1,13 +1,14 @@
-// The Fourier-tridiagonal direct pressure solver, for grids periodic in x and y (uniform
-// there, as every bouss grid is) with walls in z (any z spacing): the 2D real-to-complex
-// FFT of every z plane of b (solver/direct/plane_fft.hpp: cuFFT or FFTW), one tridiagonal solve
-// per horizontal wavenumber along z (the modified wavenumbers of the second-order Laplacian
-// on the diagonal, the walls folded as every line solver folds them; the (0, 0) mode pinned
-// where the problem is singular), and the inverse transforms into x. It solves the same
-// discrete equations as the multigrids (the cell-centred 7-point Laplacian, the stretched z's
-// finite volumes) exactly, to round-off, in one pass: its one "iteration". On a grid cut
-// over ranks the transforms are transposed through z slabs and bands of modes
-// (solver/direct/slab_transform.hpp): the same planes, the same mode lines.
+// The direct pressure solver for grids with walls in z (any z spacing) and, along x and y
+// (uniform, as every bouss grid is), periodic or walled sides: each z plane of b transformed,
+// a periodic axis by the FFT, a walled one by the cosine transform (solver/direct/plane_fft.hpp,
+// plane_cosine.hpp: cuFFT or FFTW), one tridiagonal solve per horizontal mode along z (the
+// second-order Laplacian's eigenvalues on the diagonal, the walls folded as every line solver
+// folds them; the (0, 0) mode pinned where the problem is singular), and the inverse
+// transforms into x. It solves the same discrete equations as the multigrids (the
+// cell-centred 7-point Laplacian, the stretched z's finite volumes) exactly, to round-off, in
+// one pass: its one "iteration". On a grid cut over ranks a periodic box's transforms are
+// transposed through z slabs and bands of modes (solver/direct/slab_transform.hpp); a walled
+// box is solved whole on rank 0 (the registry's solves_on_blocks).
 #pragma once
 
 #include <memory>
@@ -55,10 +56,11 @@ class FourierSolver final : public PressureSolver<R> {
   // A walled box's also the reorders each way and the orbit map back (bytes_per_solve's body).
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
-  // arrays are lent (a walled box's stored c' is fourier_type's to count); the transforms' work area is plane_fft_work_bytes. On a block of a grid
+  // arrays are lent (a walled box's stored pivots are fourier_type's to count); the
+  // transforms' work area is plane_fft_work_bytes. On a block of a grid
   // cut over ranks, also its slab, slab spectrum, band and the transposes' messages.
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
-  // Why it cannot solve on this grid (x and y periodic, walls in z unless z has one cell), as
+  // Why it cannot solve on this grid (walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the registry entry's rule (solver/direct/fourier_type.cpp)
   // and the constructor's, which also refuses walls with data.
   static std::optional<std::string> refuses(const PressureGrid& g);
@@ -70,7 +72,7 @@ class FourierSolver final : public PressureSolver<R> {
   GhostSelf<R> self_;
   std::unique_ptr<PlaneFft<R>> fft_;  // one rank's plane transforms (x and y periodic)
   // A walled horizontal axis: each axis's transform, and the plane transforms that reorder
-  // the planes along the walled ones (their orbit maps fused into the mode solves).
+  // the planes along the walled ones and map their half spectra to the real cosine modes.
   std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
   std::unique_ptr<PlaneCosine<R>> cosine_;
   R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values: the rows never change)

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "validation/series_statistics.hpp"
@@ -102,6 +103,18 @@ TEST(SeriesStatistics, ATransientOnlySeriesIsNotSteady) {
   const SeriesStatistics s = series_statistics(times(n), ramp);
   EXPECT_EQ(s.start, 0u) << "not steady: the whole series";
   EXPECT_EQ(s.samples, n);
+}
+
+// A level that steps up by 0.5 two thirds of the way through (the noise's standard deviation
+// 1.15, the mean's standard error about 0.015): MSER finds the first half flat, and the
+// steady part's halves then differ: a drift, not steady.
+TEST(SeriesStatistics, AStepInTheSecondHalfIsADrift) {
+  const std::size_t n = 20000;
+  std::vector<double> x = ar1(n, 0.5, 0.0, 21);
+  for (std::size_t i = 2 * n / 3; i < n; ++i) x[i] += 0.5;
+  const SeriesStatistics s = series_statistics(times(n), x);
+  EXPECT_FALSE(s.steady);
+  EXPECT_NE(s.reason.find("drift"), std::string::npos) << s.reason;
 }
 
 // A steady laminar run: a constant series is steady with no spread; leading non-finite
