@@ -76,6 +76,9 @@ struct TimeParams {
   std::optional<double> end;          // stop at this time (the last step lands on it)
   double cfl = 0.5;                   // advective Courant number
   std::optional<double> dt;           // fixed step, overrides CFL and diffusive limits
+  // Steps are shortened to land on every output, average and checkpoint time of a stream or
+  // checkpoint with a time interval, as on `end` (false: records at the first step past it).
+  bool land_on_outputs = true;
 };
 
 struct PressureParams {

@@ -862,7 +862,7 @@ InitialCondition parse_initial(Validator& v, const json& root, const Faces& face
 TimeParams parse_time(Validator& v, const json& root) {
   const json& time = v.require_object(root, "time");
   const auto scope = v.enter("time");
-  v.check_no_unknown_keys(time, {"steps", "end", "cfl", "dt"});
+  v.check_no_unknown_keys(time, {"steps", "end", "cfl", "dt", "land_on_outputs"});
   TimeParams t;
   t.steps = v.optional_int(time, "steps", positive_int);
   t.end = v.optional_number(time, "end", positive);
@@ -870,6 +870,7 @@ TimeParams parse_time(Validator& v, const json& root) {
   const NumberRule cfl_range{"a number in (0, 2]", 0.0, 2.0, true, false};
   t.cfl = v.optional_number(time, "cfl", cfl_range).value_or(0.5);
   t.dt = v.optional_number(time, "dt", positive);
+  t.land_on_outputs = v.optional_bool(time, "land_on_outputs").value_or(t.land_on_outputs);
   return t;
 }
 

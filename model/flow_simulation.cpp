@@ -193,7 +193,10 @@ void FlowSimulation<R>::fill_all_ghosts() {
 // The host's formula for the dt that plan_step computes on the device (physics/time_step.hpp).
 template <class R>
 double FlowSimulation<R>::next_dt() const {
-  return clip_to_end(stable_time_step(limits_, case_.time.dt ? 0.0 : checked_rate()), time_, case_.time.end);
+  StepLimits lim = limits_;
+  lim.land = landing_;
+  bool lands = false;
+  return clip_to_landing(stable_time_step(lim, case_.time.dt ? 0.0 : checked_rate()), time_, lim, lands);
 }
 
 template <class R>
@@ -223,6 +226,7 @@ int FlowSimulation<R>::fixed_passes() const {
 // CUDA graph per parity of the state's arrays; a checked solve reads its residuals back.
 template <class R>
 void FlowSimulation<R>::step() {
+  limits_.land = landing_;  // a kernel argument: no copy to the device
   plan_step_on(backend_, clock_.target(), limits_, state_rate_.target());
   clock_.publish();
   const StepClock* const c = clock_.target();

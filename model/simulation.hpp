@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,9 +80,12 @@ class Simulation {
   virtual void project(double dt) = 0;
 
   // The step the next call of step() will take: fixed, or from the advective CFL number
-  // and the diffusive limit, clipped to land on time.end. The host's formula: step() takes
-  // the same value computed on the device.
+  // and the diffusive limit, clipped to land on time.end or the landing time. The host's
+  // formula: step() takes the same value computed on the device.
   virtual double next_dt() const = 0;
+  // A time the next steps land on exactly, as on time.end (the next output time: the run
+  // driver sets it before each step); infinite for none.
+  void land_at(double t) { landing_ = t; }
   bool finished() const;
   // Waits for the check of the current state (queued at the end of the last step) and
   // throws std::runtime_error naming the step when u, v, w or T holds a NaN or Inf.
@@ -156,6 +160,7 @@ class Simulation {
   SolveStats solve_;
   double time_ = 0, dt_old_ = 0;
   long step_ = 0;
+  double landing_ = std::numeric_limits<double>::infinity();
 };
 
 // The simulation of a case in its precision (Case::precision).

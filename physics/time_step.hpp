@@ -1,6 +1,7 @@
 // The time step: the smallest of the advective limit cfl / max(|u|/dx + |v|/dy + |w|/dz),
 // the diffusive limit of AB2 and the buoyancy (free-fall) limit, unless the case fixes it;
-// then clipped to land on the end time without a sliver of a last step. The formulas are
+// then clipped to land on the end time, or on the next output time (time.land_on_outputs),
+// without a sliver of a last step. The formulas are
 // host-and-device functions: the step computes its dt on the device (plan_step, one thread,
 // from the state check the previous step left there) so that no kernel waits for the host,
 // and the host's own stable_time_step is the same arithmetic (the test compares them bit for
@@ -51,7 +52,8 @@ inline double buoyancy_time_step(double smallest_spacing, double buoyancy, doubl
 }
 
 // What a case fixes about its steps: a fixed dt (0: adaptive), the diffusive and buoyancy
-// limits, the CFL number and the end time (has_end false: none).
+// limits, the CFL number, the end time (has_end false: none) and the next time an output is
+// due (infinite: none), which the steps land on as they land on the end.
 struct StepLimits {
   double fixed_dt = 0;
   double diffusive_dt = 0;
@@ -59,6 +61,7 @@ struct StepLimits {
   double cfl = 0;
   bool has_end = false;
   double end = 0;
+  double land = std::numeric_limits<double>::infinity();
 };
 
 // The smallest of the diffusive and buoyancy limits and cfl / rate (`rate`: the advective
@@ -97,6 +100,20 @@ BOUSS_HD inline double clip_to(double dt, double time, double end) {
 inline double clip_to_end(double dt, double time, std::optional<double> end) {
   return end ? clip_to(dt, time, *end) : dt;
 }
+// The time the next steps land on: the end or the next output time, whichever comes first
+// (infinite: none).
+BOUSS_HD inline double landing_time(const StepLimits& lim) {
+  return lim.has_end && lim.end < lim.land ? lim.end : lim.land;
+}
+// The step from `time` clipped to land on landing_time(lim); `lands` says whether it ends there.
+BOUSS_HD inline double clip_to_landing(double dt, double time, const StepLimits& lim, bool& lands) {
+  const double target = landing_time(lim);
+  lands = false;
+  if (!finite_value(target) || !(target > time)) return dt;  // none, or not ahead
+  const double clipped = clip_to(dt, time, target);
+  lands = clipped == target - time;
+  return clipped;
+}
 
 // Adams-Bashforth 2 with variable steps: x^{n+1} = x^n + dt (a G^n + b G^{n-1}),
 // a = 1 + dt/(2 dt_old), b = -dt/(2 dt_old); forward Euler (a = 1, b = 0) on the first step.
@@ -125,11 +142,14 @@ struct StepClock {
 };
 
 // The next step from the clock of the last one and the state check of the state it left:
-// the same arithmetic as the host's stable_time_step and clip_to_end. A non-finite rate
-// (the state blew up) or dt (no limit) is left for the host to report (finite_value).
+// the same arithmetic as the host's stable_time_step and clip_to_landing. A step that lands
+// ends at the landing time itself, not at the sum time + dt (which may differ from it by
+// rounding): an output due at t = 5 is written at t = 5. A non-finite rate (the state blew
+// up) or dt (no limit) is left for the host to report (finite_value).
 BOUSS_HD inline void plan_step(StepClock& c, const StepLimits& lim, double rate) {
   double dt = lim.fixed_dt > 0 ? lim.fixed_dt : limited_time_step(lim, rate);
-  if (lim.has_end) dt = clip_to(dt, c.time, lim.end);
+  bool lands = false;
+  dt = clip_to_landing(dt, c.time, lim, lands);
   const AB2Coefficients ab = AB2Coefficients::make(dt, c.dt, c.steps == 0);
   c.a = ab.a;
   c.b = ab.b;
@@ -138,7 +158,7 @@ BOUSS_HD inline void plan_step(StepClock& c, const StepLimits& lim, double rate)
   c.extrapolation = c.solve_dt > 0 ? dt / c.solve_dt : 0.0;
   c.solve_dt = dt;
   c.rate = rate;
-  c.time += dt;
+  c.time = lands ? landing_time(lim) : c.time + dt;
   c.steps += 1;
 }
 

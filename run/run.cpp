@@ -420,6 +420,7 @@ bool Run::step() {
   // failure is agreed on).
   agree([] { IoThread::instance().check(); });
   const auto t0 = clock::now();
+  if (case_.time.land_on_outputs) sim_->land_at(next_output_time());
   sim_->step();
   account_pressure_solve();
   for (auto& c : case_diagnostics_) c->advance(*sim_);
@@ -462,6 +463,13 @@ bool Run::step() {
     return false;
   }
   return true;
+}
+
+// The next time a stream's record or a checkpoint is due by time (infinite: none).
+double Run::next_output_time() const {
+  double t = checkpoints_.next_time();
+  for (const auto& s : streams_) t = std::min(t, s->schedule().next_time());
+  return t;
 }
 
 // Time for one more step and a checkpoint must remain: twice the slowest step, the slowest

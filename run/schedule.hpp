@@ -1,9 +1,11 @@
-// When a periodic action of a run is due (snapshots, checkpoints): at the first step that
-// reaches each multiple of a time interval (the time step is not shortened for it) and/or
-// every so many steps. Oceananigans' TimeInterval and IterationInterval, in one object.
+// When a periodic action of a run is due (snapshots, averages, checkpoints): at each multiple
+// of a time interval (the run's steps land on it: time.land_on_outputs; else at the first
+// step that reaches it) and/or every so many steps. Oceananigans' TimeInterval and
+// IterationInterval, in one object.
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace bouss {
@@ -11,7 +13,7 @@ namespace bouss {
 class Schedule {
  public:
   Schedule() = default;
-  // Due at the first multiples of `interval` after `start_time` and/or at steps divisible by
+  // Due at the multiples of `interval` after `start_time` and/or at steps divisible by
   // `interval_steps` (counted from the original start).
   Schedule(std::optional<double> interval, std::optional<std::int64_t> interval_steps, double start_time = 0);
 
@@ -21,14 +23,20 @@ class Schedule {
 
   bool active() const { return interval_ || interval_steps_; }
   std::optional<double> interval() const { return interval_; }
-  // The next multiple of the interval that makes it due (for checkpoints of the run).
+  // The next multiple of the interval that makes it due (infinite: none): k * interval, a
+  // product (not a sum of intervals) rounded to 15 significant digits, so that the third of
+  // an interval of 0.1 is the double nearest 0.3 (what `ds.sel(time=0.3)` looks for), not
+  // 3 * 0.1 = 0.30000000000000004.
   double next_time() const { return next_time_; }
-  void set_next_time(double t) { next_time_ = t; }
+  // Continues from a stored next_time() (a checkpoint's).
+  void set_next_time(double t);
 
  private:
   std::optional<double> interval_;
   std::optional<std::int64_t> interval_steps_;
-  double next_time_ = 0;
+  std::int64_t multiple_ = 1;
+  double next_time_ = std::numeric_limits<double>::infinity();
+  void set_multiple(std::int64_t k);
 };
 
 }  // namespace bouss

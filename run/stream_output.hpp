@@ -86,6 +86,7 @@ class StreamOutput {
   // The XDMF sidecar close() wrote beside the file for ParaView ("" for none).
   const std::string& xdmf() const { return xdmf_; }
   Schedule& schedule() { return schedule_; }
+  const Schedule& schedule() const { return schedule_; }
   std::int64_t last_step = -1;        // the step of the last record
   std::string superseded_partial;     // an earlier run's partial file this output replaces
   // Checkpoint keys of this stream (stream_checkpoint_key).

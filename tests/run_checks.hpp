@@ -360,4 +360,52 @@ inline void check_streams_restart(const Backend& be) {
         << stopped.output.streams[i].file;
 }
 
+
+// Output times on the schedule (time.land_on_outputs, on by default): with dt adaptive and
+// fixed (0.13 against an interval of 0.3: no multiple of it), the records of a stream with
+// a time interval lie at k * 0.3 to the bit, as the decimals read (0.9, not
+// 3 * 0.3 = 0.8999999999999999; the steps are shortened to land there)
+// and the last at time.end; a run stopped between two output times and restarted into the
+// same file gives the uninterrupted file to the bit, and its checkpoints by time lie on their
+// own interval too. Turned off, the records fall at the first step past each multiple.
+inline void check_output_times_land_on_the_schedule(const Backend& be) {
+  ScratchDir dir("landing");
+  std::string json = restart_case_json();
+  const std::string steps = R"("interval_steps": 5)";
+  json.replace(json.find(steps), steps.size(), R"("interval": 0.3)");
+  for (const std::string dt : {"", "time.dt=0.13"}) {
+    SCOPED_TRACE(dt.empty() ? "adaptive dt" : dt);
+    std::vector<std::string> o = {"time.steps=100000", "time.end=4.3", "checkpoint.interval=0.7"};
+    if (!dt.empty()) o.push_back(dt);
+    const std::string reference = dir.file("uninterrupted.nc");
+    run_case(restart_case(reference, o, json), be);
+    const std::vector<double> times = read_variables(reference).at("time");
+    ASSERT_EQ(times.size(), 16u);  // 0, 0.3 .. 4.2 and 4.3
+    for (std::size_t k = 0; k + 1 < times.size(); ++k)
+      EXPECT_EQ(times[k], std::stod(std::to_string(k * 3) + "e-1")) << "record " << k;
+    EXPECT_EQ(times.back(), 4.3);
+    const std::string same = dir.file("stopped.nc");
+    const std::string checkpoint = run_case(restart_case(same, o, json), be, 7);
+    ASSERT_TRUE(std::filesystem::exists(checkpoint)) << checkpoint;
+    run_case(restart_case(same, o, json), be, -1, checkpoint);
+    EXPECT_EQ(bitwise_difference(reference, same), "") << "restarted between output times";
+    // The checkpoints the run keeps (keep = 2): the last by the interval, at 4.2 (6 * 0.7 is
+    // 4.199999999999999), and the final one at the end.
+    std::vector<double> at;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      if (e.path().string().find("uninterrupted.checkpoint.") != std::string::npos)
+        at.push_back(read_checkpoint(e.path().string()).time);
+    std::sort(at.begin(), at.end());
+    EXPECT_EQ(at, (std::vector<double>{4.2, 4.3}));
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) std::filesystem::remove(e.path());
+  }
+  {
+    const std::string off = dir.file("off.nc");
+    run_case(restart_case(off, {"time.steps=100000", "time.end=4.3", "time.land_on_outputs=false"}, json), be);
+    const std::vector<double> times = read_variables(off).at("time");
+    ASSERT_GT(times.size(), 2u);
+    EXPECT_GT(times[1], 0.3) << "off: the first step past 0.3, not 0.3 itself";
+  }
+}
+
 }  // namespace bouss::test

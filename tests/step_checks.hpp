@@ -19,9 +19,9 @@
 namespace bouss::test {
 
 // Step after step of convection from noise (dt set by the CFL limit of a flow in motion, or
-// fixed), the dt the device planned equals the host's stable_time_step and clip_to_end of
-// the state the step started from, and the time is the sum of the steps; the last steps are
-// clipped so that the run ends on time.end.
+// fixed), the dt the device planned equals the host's stable_time_step and clip_to_landing of
+// the state the step started from, and the time is the sum of the steps but where a step
+// lands: on each landing time (every 0.7, as output times are) and on time.end, exactly.
 inline void check_device_time_step(const Backend& be, const std::vector<std::string>& overrides) {
   std::vector<std::string> o = overrides;
   o.push_back("time.steps=1000");
@@ -30,18 +30,26 @@ inline void check_device_time_step(const Backend& be, const std::vector<std::str
   auto sim = make_simulation(c, be);
   int steps = 0;
   double smallest = 1e300, largest = 0;
+  int landed = 0;
+  double land = 0.7;
   while (!sim->finished()) {
+    // Every multiple of 0.7 (an output time) is landed on, as time.end is.
+    if (sim->time() >= land) land = 0.7 * (landed + 1);
+    sim->land_at(land);
     const double host = sim->next_dt(), before = sim->time();
     sim->step();
     ASSERT_EQ(sim->last_dt(), host) << "step " << steps << ": the device's dt is not the host's formula";
-    ASSERT_EQ(sim->time(), before + host) << "step " << steps;
+    if (sim->time() == land || sim->time() == 6.0) ++landed;
+    else ASSERT_EQ(sim->time(), before + host) << "step " << steps;
+    ASSERT_LE(sim->time(), std::min(land, 6.0)) << "step " << steps << " stepped over a landing time";
     smallest = std::min(smallest, host);
     largest = std::max(largest, host);
     ++steps;
   }
   EXPECT_GT(steps, 10);
   EXPECT_LT(smallest, largest) << "dt never changed: nothing was compared but a constant";
-  EXPECT_NEAR(sim->time(), 6.0, 6.0 * 1e-14) << "the run did not land on time.end";
+  EXPECT_EQ(landed, 9) << "0.7 .. 5.6 and 6";
+  EXPECT_EQ(sim->time(), 6.0) << "the run did not land on time.end";
 }
 
 // From rest the advective limit does not bind, and only the diffusive limit did: at

@@ -104,6 +104,11 @@ TEST(GpuDeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
   }
 }
 
+TEST(GpuOutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {
+  BOUSS_GPU_OR_SKIP();
+  check_output_times_land_on_the_schedule(gpu);
+}
+
 TEST(GpuFixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {
   BOUSS_GPU_OR_SKIP();
   check_solve_of_fixed_passes<double>(gpu);

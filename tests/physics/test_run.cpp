@@ -45,7 +45,11 @@ TEST(DeviceTimeStep, AFixedDtLandsOnTheEnd) {
   for (int s = 0; s < 8; ++s) EXPECT_EQ(dts[s], 0.65);
   EXPECT_NEAR(dts[8], 0.4, 1e-14);
   EXPECT_NEAR(dts[9], 0.4, 1e-14);
-  EXPECT_NEAR(sim->time(), 6.0, 6e-14);
+  EXPECT_EQ(sim->time(), 6.0);
+}
+
+TEST(OutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {
+  check_output_times_land_on_the_schedule(Backend::cpu());
 }
 
 TEST(FixedPasses, ASolveOfFixedPassesGivesTheCheckedSolvesBits) {

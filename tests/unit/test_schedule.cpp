@@ -49,6 +49,21 @@ TEST(Schedule, BothIntervalsTogetherAndNeither) {
 
 // A schedule made at a restart time continues with the same next due time, to the bit, as
 // the one that ran up to that time (the restart's output lands where the uninterrupted run's does).
+// The due times are multiples of the interval as its decimals read: the 3rd of 0.1 is the
+// double nearest 0.3, where a sum of intervals (or 3 * 0.1) is 0.30000000000000004, and the
+// 1000th is 100, where a sum has drifted by 1.4e-12.
+TEST(Schedule, DueTimesAreTheMultiplesAsTheirDecimalsRead) {
+  Schedule s(0.1, std::nullopt);
+  for (long k = 1; k <= 1000; ++k) {
+    ASSERT_EQ(s.next_time(), std::stod(std::to_string(k) + "e-1")) << "multiple " << k;
+    ASSERT_TRUE(s.due(s.next_time(), k));
+  }
+  EXPECT_FALSE(Schedule(std::nullopt, 3).next_time() < 1e300) << "no interval: never due by time";
+  Schedule restored(0.1, std::nullopt);
+  restored.set_next_time(0.30000000000000004);  // a checkpoint's, written by the sums of an older bouss
+  EXPECT_EQ(restored.next_time(), 0.3);
+}
+
 TEST(Schedule, MadeAtARestartTimeMatchesTheOneThatRan) {
   std::mt19937_64 rng(5);
   std::uniform_real_distribution<double> dt(0.01, 0.7);
