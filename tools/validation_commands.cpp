@@ -20,6 +20,7 @@
 #include "tools/commands.hpp"
 #include "tools/run_support.hpp"
 #include "validation/convergence.hpp"
+#include "validation/series_statistics.hpp"
 #include "validation/front.hpp"
 #include "validation/onset.hpp"
 #include "validation/steadiness.hpp"
@@ -49,13 +50,20 @@ std::vector<int> nz_of(const std::vector<std::array<int, 3>>& grids) {
   return nz;
 }
 
-// The table of values, differences and orders; with `steadiness`, a drift and a steady column,
-// and a '*' on each order and extrapolation taken from a value that was not steady.
+// The table of values, differences and orders; with `steadiness`, a drift and a steady column
+// ("mean" where an unsteady run's value is its mean over its statistically steady part,
+// `means`, with its standard error), and a '*' on each order and extrapolation taken from a
+// value that is neither steady nor such a mean.
 void print_table(const char* value_name, const std::vector<std::array<int, 3>>& grids, const ConvergenceTable& t,
-                 const std::vector<SteadinessJudgement>* steadiness = nullptr) {
-  auto unsteady = [&](std::size_t i) { return steadiness && !(*steadiness)[i].steady; };
+                 const std::vector<SteadinessJudgement>* steadiness = nullptr,
+                 const std::vector<SeriesStatistics>* means = nullptr) {
+  auto averaged = [&](std::size_t i) { return means && !(*steadiness)[i].steady && (*means)[i].steady; };
+  auto unsteady = [&](std::size_t i) { return steadiness && !(*steadiness)[i].steady && !averaged(i); };
+  bool any_mean = false;
+  for (std::size_t i = 0; i < grids.size(); ++i) any_mean = any_mean || averaged(i);
   std::printf("%-14s %14s %12s %8s", "resolution", value_name, "difference", "order");
   if (steadiness) std::printf(" %9s %7s", "drift", "steady");
+  if (any_mean) std::printf(" %10s", "sem");
   std::printf("\n");
   bool marked = false;
   for (std::size_t i = 0; i < grids.size(); ++i) {
@@ -68,7 +76,9 @@ void print_table(const char* value_name, const std::vector<std::array<int, 3>>& 
     } else {
       std::printf(" %8s", "-");
     }
-    if (steadiness) std::printf(" %9.1e %7s", (*steadiness)[i].drift, unsteady(i) ? "NO" : "yes");
+    if (steadiness) std::printf(" %9.1e %7s", (*steadiness)[i].drift, averaged(i) ? "mean" : unsteady(i) ? "NO" : "yes");
+    if (averaged(i)) std::printf(" %10.2e", (*means)[i].sem);
+    else if (any_mean) std::printf(" %10s", "-");
     std::printf("\n");
   }
   if (grids.size() >= 2) {
@@ -78,6 +88,9 @@ void print_table(const char* value_name, const std::vector<std::array<int, 3>>& 
     std::printf("%-14s %14.6f%s  (Richardson at order %g from the two finest, ratio %.4g)\n", "h -> 0", t.extrapolated,
                 mark ? "*" : "", scheme_order, t.extrapolation_ratio);
   }
+  if (any_mean)
+    std::printf("mean: a run that ended unsteady, its time mean over its statistically steady part (bouss stats), "
+                "with its standard error\n");
   if (marked) std::printf("* from a value that is not steady\n");
 }
 
@@ -260,6 +273,7 @@ int converge_command(const ValidationOptions& o) {
   configure_logging(o.json);
   std::vector<double> values;
   std::vector<SteadinessJudgement> steadiness;
+  std::vector<SeriesStatistics> means;
   nlohmann::json rows = nlohmann::json::array();
   const auto t0 = std::chrono::steady_clock::now();
   try {
@@ -279,16 +293,29 @@ int converge_command(const ValidationOptions& o) {
       RunControl control;
       control.progress_seconds.reset();
       control.overwrite = o.overwrite;
-      control.after_step = [&window](Run& r) { window.observe(r.simulation()); };
+      // And the diagnostic's series (every output.diagnostics_interval_steps steps, as the
+      // output's series): an unsteady run's value is its mean over its statistically steady part.
+      std::vector<double> series_t, series_x;
+      const std::int64_t every = c.output.diagnostics_interval_steps;
+      control.after_step = [&](Run& r) {
+        const Simulation& sim = r.simulation();
+        window.observe(sim);
+        if (sim.steps_done() % every == 0) {
+          series_t.push_back(sim.time());
+          series_x.push_back(diagnostic_value(sim.diagnostics(), o.diagnostic));
+        }
+      };
       Run run(c, backend, control);
       run.execute();
       const Simulation& sim = run.simulation();
       window.finish(sim);
       const SteadinessJudgement j = window.judge();
       const Diagnostics d = sim.diagnostics();
-      const double v = diagnostic_value(d, o.diagnostic);
+      const SeriesStatistics stats = j.steady ? SeriesStatistics{} : series_statistics(series_t, series_x);
+      const double v = stats.steady ? stats.mean : diagnostic_value(d, o.diagnostic);
       values.push_back(v);
       steadiness.push_back(j);
+      means.push_back(stats);
       rows.push_back({{"n", n},
                       {"value", v},
                       {"time", sim.time()},
@@ -298,22 +325,33 @@ int converge_command(const ValidationOptions& o) {
                       {"drift", j.drift},
                       {"nusselt_spread", j.nusselt_spread},
                       {"steady_window", {j.window_begin, j.window_end}},
+                      {"mean", stats.steady ? nlohmann::json{{"start_time", stats.start_time},
+                                                             {"mean", stats.mean},
+                                                             {"std", stats.std},
+                                                             {"sem", stats.sem},
+                                                             {"n_eff", stats.n_eff}}
+                                            : nlohmann::json(nullptr)},
                       {"seconds", seconds_since(t_row)}});
       if (!o.json)
         spdlog::info("{}: {} = {:.6f} at t = {:g} ({} steps, {:.1f} s; Nu bottom {:.5f} top {:.5f} volume {:.5f}; "
                      "drift {:.1e})",
-                     grid_name(n), o.diagnostic, v, sim.time(), sim.steps_done(), seconds_since(t_row),
+                     grid_name(n), o.diagnostic, diagnostic_value(d, o.diagnostic), sim.time(), sim.steps_done(), seconds_since(t_row),
                      d.nusselt.bottom, d.nusselt.top, d.nusselt.volume, j.drift);
-      if (!j.steady)
-        spdlog::warn("warning: {}: {} = {:.6f} at t = {:g} is not steady: {}; run longer ({})", grid_name(n),
-                     o.diagnostic, v, sim.time(), j.reason, longer_run(c));
+      if (!j.steady && stats.steady)
+        spdlog::info("{}: unsteady ({}): its value is the time mean from t = {:.4g} on, {:.6f} +- {:.2e} (standard "
+                     "error, {:.0f} independent samples)",
+                     grid_name(n), j.reason, stats.start_time, stats.mean, stats.sem, stats.n_eff);
+      else if (!j.steady)
+        spdlog::warn("warning: {}: {} = {:.6f} at t = {:g} is not steady: {}, and has no statistically steady part "
+                     "({}); run longer ({})",
+                     grid_name(n), o.diagnostic, v, sim.time(), j.reason, stats.reason, longer_run(c));
     }
   } catch (const std::exception& e) {
     return report_failure(e);  // 2 for a refusal (an earlier run's file in --output-dir), 1 for a failed run
   }
   const ConvergenceTable t = convergence_table(nz_of(grids), values);
-  const bool all_steady =
-      std::all_of(steadiness.begin(), steadiness.end(), [](const SteadinessJudgement& j) { return j.steady; });
+  bool all_steady = true;  // each value steady, or the mean of a statistically steady part
+  for (std::size_t i = 0; i < steadiness.size(); ++i) all_steady = all_steady && (steadiness[i].steady || means[i].steady);
   if (o.json) {
     nlohmann::json out = {{"case", base.name},
                           {"diagnostic", o.diagnostic},
@@ -326,7 +364,7 @@ int converge_command(const ValidationOptions& o) {
                           {"seconds", seconds_since(t0)}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    print_table(o.diagnostic.c_str(), grids, t, &steadiness);
+    print_table(o.diagnostic.c_str(), grids, t, &steadiness, &means);
   }
   return 0;
 }

@@ -784,6 +784,41 @@ TEST(CommandLine, StatsReportsEachSeriesVariable) {
   EXPECT_NE(none.err.find(c.string()), std::string::npos) << none.err;
 }
 
+// bouss converge on a flow that never settles (2D convection at Ra = 2e6, chaotic): each
+// run's value is the mean of its diagnostic over its statistically steady part (by bouss
+// stats' method), with its standard error, not the value at the end; the table says "mean".
+TEST(CommandLine, ConvergeTakesAnUnsteadyRunsTimeMean) {
+  const fs::path c = write_case("converge_unsteady.json", R"({
+  "name": "rb2d",
+  "grid": {"n": [64, 1, 32], "extent": [[0, 2], [0, 0.03125], [0, 1]]},
+  "physics": {"rayleigh": 2e6, "prandtl": 1, "units": "free_fall"},
+  "boundaries": {"x_lo": "periodic", "x_hi": "periodic", "y_lo": "periodic", "y_hi": "periodic",
+                 "z_lo": {"velocity": "no_slip", "temperature": {"fixed": 0.5}},
+                 "z_hi": {"velocity": "no_slip", "temperature": {"fixed": -0.5}}},
+  "initial": {"perturbation": {"amplitude": 0.01, "seed": 3}},
+  "time": {"end": 150, "cfl": 0.5},
+  "output": []
+})");
+  const Result j = run_bouss("converge " + c.string() + " --resolutions 16,24 --json");
+  ASSERT_EQ(j.code, 0) << j.err;
+  const nlohmann::json r = nlohmann::json::parse(j.out);
+  for (const auto& row : r["rows"]) {
+    EXPECT_FALSE(row["steady"].get<bool>()) << "the flow is unsteady at the end";
+    ASSERT_TRUE(row["mean"].is_object()) << row.dump();
+    EXPECT_EQ(row["value"].get<double>(), row["mean"]["mean"].get<double>()) << "the value is the time mean";
+    const double nu_end = row["nusselt"][0].get<double>(), sem = row["mean"]["sem"].get<double>();
+    EXPECT_GT(sem, 0);
+    EXPECT_LT(sem, 0.02 * row["value"].get<double>());
+    EXPECT_GT(row["mean"]["n_eff"].get<double>(), 10);
+    EXPECT_NE(row["value"].get<double>(), nu_end);
+  }
+  EXPECT_TRUE(r["steady"].get<bool>()) << "every value steady or a mean of a steady part";
+  const Result t = run_bouss("converge " + c.string() + " --resolutions 16,24");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("mean"), std::string::npos) << t.out;
+  EXPECT_EQ(t.out.find("* from a value that is not steady"), std::string::npos) << t.out;
+}
+
 // A killed run's file can end in series records whose time was never written (fill values):
 // bouss stats leaves them out. 50 records of a constant 2.5, the last 8 without a time.
 TEST(CommandLine, StatsLeavesOutRecordsWithoutATime) {
