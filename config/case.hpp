@@ -123,6 +123,17 @@ struct OutputCompression {
   bool enabled() const { return deflate > 0; }
 };
 
+// A stream of time averages (docs/output.md, "Averaged records"): each record holds the means
+// of its fields and profiles over the interval since the last record, sampled every
+// `every_steps` steps on the device, and the covariances of the named moments.
+struct OutputAverage {
+  bool enabled = false;
+  int every_steps = 1;
+  // "a*b" with a, b cell-centred fields (config/fields.hpp moment_names): the covariance of a
+  // and b over each interval, <a b> - <a> <b> (a variance for a == b).
+  std::vector<std::string> moments;
+};
+
 // One output stream: a file written on its own schedule with its own contents. The case's
 // "output" is one stream (an object) or a list of them.
 struct OutputStream {
@@ -138,6 +149,7 @@ struct OutputStream {
   OutputRegion region;
   OutputCompression compression;
   bool diagnostics = false;  // this file holds the run's diagnostics series
+  OutputAverage average;     // time averages instead of snapshots
 };
 
 struct OutputParams {

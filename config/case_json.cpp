@@ -111,6 +111,7 @@ ojson case_to_json(const Case& c) {
     }
     stream["diagnostics"] = o.diagnostics;
     if (o.diagnostics) stream["diagnostics_interval_steps"] = c.output.diagnostics_interval_steps;
+    if (o.average.enabled) stream["average"] = {{"every_steps", o.average.every_steps}, {"moments", o.average.moments}};
     output.push_back(stream);
   }
   j["output"] = output;

@@ -974,12 +974,33 @@ OutputCompression parse_compression(Validator& v, const json& stream, Precision 
   return z;
 }
 
+// "average": true, or {"every_steps": N, "moments": ["w_c*T", ...]}: records of time means
+// over each interval, which the stream must have (interval or interval_steps).
+OutputAverage parse_average(Validator& v, const json& stream, const OutputStream& o) {
+  OutputAverage a;
+  const json* given = Validator::find(stream, "average");
+  if (!given) return a;
+  if (given->is_boolean()) {
+    a.enabled = given->get<bool>();
+  } else {
+    const json& object = v.get_object(*given, "average");
+    const auto scope = v.enter("average");
+    v.check_no_unknown_keys(object, {"every_steps", "moments"});
+    a.enabled = true;
+    a.every_steps = int(v.optional_int(object, "every_steps", positive_int32).value_or(1));
+    a.moments = parse_names(v, object, "moments", moment_names(), {});
+  }
+  if (a.enabled && !o.interval && !o.interval_steps)
+    v.fail("average", "an averaged stream needs \"interval\" or \"interval_steps\": the time each record averages over");
+  return a;
+}
+
 // One stream: `index` its place in the list (-1 for the single-object form).
 OutputStream parse_stream(Validator& v, const json& stream, const Case& c, int index,
                           std::int64_t& diagnostics_interval_steps) {
   OutputStream o;
   v.check_no_unknown_keys(stream, {"file", "interval", "interval_steps", "fields", "profiles", "precision", "region",
-                                   "compression", "diagnostics", "diagnostics_interval_steps"});
+                                   "compression", "diagnostics", "diagnostics_interval_steps", "average"});
   if (index <= 0) o.file = "output/" + c.name + ".nc";
   if (index > 0) o.file = v.require_nonempty_string(stream, "file");
   else o.file = v.optional_string(stream, "file").value_or(o.file);
@@ -1005,6 +1026,7 @@ OutputStream parse_stream(Validator& v, const json& stream, const Case& c, int i
     diagnostics_interval_steps = *d;
   }
   if (!holds && index <= 0) o.diagnostics = true;  // provisional: a later stream may claim it
+  o.average = parse_average(v, stream, o);
   return o;
 }
 

@@ -69,6 +69,29 @@ const std::vector<std::string>& output_field_names() {
   return names;
 }
 
+const std::vector<std::string>& moment_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> centred, n;
+    for (const FieldInfo& f : field_table())
+      if (f.output && f.stagger == Stagger::centre) centred.push_back(f.name);
+    for (const std::string& a : centred)
+      for (const std::string& b : centred) n.push_back(a + "*" + b);
+    return n;
+  }();
+  return names;
+}
+
+std::pair<std::string, std::string> moment_factors(const std::string& moment) {
+  const std::size_t star = moment.find('*');
+  if (star == std::string::npos) throw std::invalid_argument("moment '" + moment + "' is not of the form a*b");
+  return {moment.substr(0, star), moment.substr(star + 1)};
+}
+
+std::string moment_variable(const std::string& moment) {
+  const auto [a, b] = moment_factors(moment);
+  return a == b ? a + "_variance" : a + "_" + b + "_covariance";
+}
+
 const std::vector<ProfileInfo>& profile_table() {
   // name, stagger, units, long_name
   static const std::vector<ProfileInfo> table = {

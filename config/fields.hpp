@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "grid/layout.hpp"
@@ -36,6 +37,13 @@ const char* grid_location(Stagger s);
 
 // The names an output stream's "fields" may hold: T u v w p u_c v_c w_c.
 const std::vector<std::string>& output_field_names();
+
+// The moments an averaged stream may name ("a*b", a and b from the cell-centred output
+// fields T u_c v_c w_c p, either order), and the variable each is written as: "T_variance"
+// for "T*T", "w_c_T_covariance" for "w_c*T".
+const std::vector<std::string>& moment_names();
+std::pair<std::string, std::string> moment_factors(const std::string& moment);
+std::string moment_variable(const std::string& moment);
 
 // A horizontally averaged profile (physics/profiles.hpp computes it): one value on each of
 // the nz cell levels (Stagger::centre) or on each of the nz+1 z-faces (Stagger::face_z).

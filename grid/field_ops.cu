@@ -1,5 +1,6 @@
 // Compiled as CUDA when the build has it (see CMakeLists.txt).
 #include "grid/field_ops.hpp"
+#include "grid/output_kernels.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -207,17 +208,11 @@ void pack_box(const Field<S>& f, const Box& box, T* dst, int average_axis, Level
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   const int i0 = box.lo[0], j0 = box.lo[1], k0 = box.lo[2];
   const std::ptrdiff_t nx = box.extent(0), nxy = nx * box.extent(1);
-  if (average_axis < 0) {
-    for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
-      dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(double(v[i + j * sy + k * sz]) + add(k));
-    }, "pack for output", f.name().c_str());
-    return;
-  }
-  const std::ptrdiff_t next = average_axis == 0 ? 1 : average_axis == 1 ? sy : sz;
+  const std::ptrdiff_t next = average_axis < 0 ? 0 : average_axis == 0 ? 1 : average_axis == 1 ? sy : sz;
+  const S* values = v.origin;
   for_each(f.backend(), box, [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(double(S(0.5) * (v[idx] + v[idx + next])) + add(k));
-  }, "pack cell means for output", f.name().c_str());
+    dst[(i - i0) + (j - j0) * nx + (k - k0) * nxy] = T(output_value(values, i + j * sy + k * sz, next, add(k)));
+  }, next == 0 ? "pack for output" : "pack cell means for output", f.name().c_str());
 }
 
 template <class S>

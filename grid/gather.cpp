@@ -73,6 +73,34 @@ std::vector<double> gather_interior(const std::vector<double>& all, Stagger s, c
   return out;
 }
 
+void place_pieces(const char* pieces, std::size_t elem, const Box& box, const Decomposition& d, int ranks, Stagger s,
+                  char* out) {
+  const std::size_t ex = std::size_t(box.extent(0)), ey = std::size_t(box.extent(1));
+  const char* in = pieces;
+  for (int p = 0; p < ranks; ++p) {
+    const Box b = intersect(box, supplied_box_of_rank(d, p, s));
+    if (b.empty()) continue;
+    const std::size_t row = elem * std::size_t(b.extent(0));
+    for (int k = b.lo[2]; k < b.hi[2]; ++k)
+      for (int j = b.lo[1]; j < b.hi[1]; ++j, in += row)
+        std::memcpy(out + elem * ((std::size_t(k - box.lo[2]) * ey + std::size_t(j - box.lo[1])) * ex +
+                                  std::size_t(b.lo[0] - box.lo[0])),
+                    in, row);
+  }
+}
+
+std::vector<double> part_of_box(const std::vector<double>& values, const Box& box, const Box& part) {
+  if (values.size() != std::size_t(box.cells())) throw std::invalid_argument("part_of_box: not the box's values");
+  const std::size_t ex = std::size_t(box.extent(0)), ey = std::size_t(box.extent(1));
+  std::vector<double> v;
+  v.reserve(std::size_t(part.cells()));
+  for (int k = part.lo[2]; k < part.hi[2]; ++k)
+    for (int j = part.lo[1]; j < part.hi[1]; ++j)
+      for (int i = part.lo[0]; i < part.hi[0]; ++i)
+        v.push_back(values[(std::size_t(k - box.lo[2]) * ey + std::size_t(j - box.lo[1])) * ex + std::size_t(i - box.lo[0])]);
+  return v;
+}
+
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part) {
   if (!part.decomposition) return whole;
   const Decomposition& b = *part.decomposition;

@@ -36,6 +36,16 @@ void gather_field(const Field<S>& f, const Grid& part, Field<S>* whole, int root
 template <class S>
 void scatter_field(const Field<S>* whole, Field<S>& f, const Grid& part, int root = 0);
 
+// A box of points (the whole grid's indices) cut over the ranks: rank p holds the points
+// intersect(box, supplied_box_of_rank(d, p, s)), x fastest, `elem` bytes each; `pieces` the
+// ranks' pieces one after the other in rank order (a gatherv's), placed into `out`, the box's
+// values (x fastest, box.cells() * elem bytes). An output record's slab and a time average's
+// sums are gathered so.
+void place_pieces(const char* pieces, std::size_t elem, const Box& box, const Decomposition& d, int ranks, Stagger s,
+                  char* out);
+// The values of `part` (a box inside `box`) out of the box's values, x fastest.
+std::vector<double> part_of_box(const std::vector<double>& values, const Box& box, const Box& part);
+
 // This rank's block of the whole grid's interior values (its interior, face n of a cut
 // axis included), without communication: every rank holds the whole (a checkpoint read).
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part);

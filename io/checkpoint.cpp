@@ -81,6 +81,9 @@ std::string system_reason(int err) {
   }
 }
 
+// The dimension of a flat array.
+std::string flat_dimension(const std::string& name) { return name + "_values"; }
+
 // Extents (nx_f, ny_f, nz_f) of an array on the given location.
 std::array<std::size_t, 3> extents(const std::array<int, 3>& n, int stagger) {
   std::array<std::size_t, 3> e{};
@@ -100,6 +103,9 @@ std::size_t piece(std::size_t extent, std::size_t most) {
   }
   return best;
 }
+
+// The chunk of a flat array: at most 4 MiB of doubles, with the least padding (piece).
+std::size_t flat_chunk(std::size_t values) { return piece(std::max<std::size_t>(values, 1), std::size_t(1) << 19); }
 
 // Chunk shape in file order (z, y, x): the whole array when it fits in kMaxChunkBytes,
 // else slabs of z planes, else slabs of rows within a plane.
@@ -140,8 +146,12 @@ std::string check_contents(const Checkpoint& c) {
       return "array name '" + arr.name +
              "' is not allowed (a letter, then letters, digits, '_', '.' or '-'; not x, y, z, xf, yf or zf)";
     if (!names.insert(arr.name).second) return "array '" + arr.name + "' given twice";
-    if (arr.stagger < -1 || arr.stagger > 2)
-      return "array '" + arr.name + "' has stagger " + std::to_string(arr.stagger) + ", expected -1, 0, 1 or 2";
+    if (arr.stagger < -1 || arr.stagger > CheckpointArray::flat_array)
+      return "array '" + arr.name + "' has stagger " + std::to_string(arr.stagger) + ", expected -1, 0, 1, 2 or 3";
+    if (arr.stagger == CheckpointArray::flat_array) {
+      if (arr.values.empty()) return "flat array '" + arr.name + "' is empty";
+      continue;
+    }
     const auto e = extents(c.n, arr.stagger);
     if (arr.values.size() != e[0] * e[1] * e[2]) {
       std::ostringstream os;
@@ -194,6 +204,17 @@ void define_and_write(int ncid, const Checkpoint& c) {
 
   std::vector<NcVar> vars;
   for (const auto& arr : c.arrays) {
+    if (arr.stagger == CheckpointArray::flat_array) {
+      const NcDim d = root.addDim(flat_dimension(arr.name), arr.values.size());
+      NcVar v = root.addVar(arr.name, netCDF::ncDouble, d);
+      std::vector<std::size_t> chunk{flat_chunk(arr.values.size())};
+      v.setChunking(NcVar::nc_CHUNKED, chunk);
+      v.setChecksum(NcVar::nc_FLETCHER32);
+      v.setFill(false, static_cast<const void*>(nullptr));
+      v.putAtt("long_name", long_name_of(arr.name));
+      vars.push_back(v);
+      continue;
+    }
     std::vector<NcDim> on;
     for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
     NcVar v = root.addVar(arr.name, netCDF::ncDouble, on);
@@ -212,6 +233,10 @@ void define_and_write(int ncid, const Checkpoint& c) {
   // Slab by slab of whole chunks, straight from the caller's vector (no copy of an array).
   for (std::size_t i = 0; i < c.arrays.size(); ++i) {
     const auto& arr = c.arrays[i];
+    if (arr.stagger == CheckpointArray::flat_array) {
+      vars[i].putVar(arr.values.data());
+      continue;
+    }
     const auto e = extents(c.n, arr.stagger);
     const std::size_t depth = chunk_shape(e)[0], plane = e[0] * e[1];
     for (std::size_t k = 0; k < e[2]; k += depth) {
@@ -434,6 +459,11 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& c) {
   for (const auto& kv : c.text) bytes += attribute(kTextPrefix.size() + kv.first.size(), kv.second.size());
   for (const auto& arr : c.arrays) {
     bytes += 16384 + 2 * arr.name.size();  // header, attributes, chunk index
+    if (arr.stagger == CheckpointArray::flat_array) {
+      const std::size_t chunk = flat_chunk(arr.values.size()), chunks = (arr.values.size() + chunk - 1) / chunk;
+      bytes += chunks * chunk * sizeof(double) + 256 * chunks;  // an edge chunk is stored whole
+      continue;
+    }
     std::array<int, 3> n = c.n;
     for (int& na : n) na = std::max(na, 1);
     const int stagger = arr.stagger >= -1 && arr.stagger <= 2 ? arr.stagger : -1;
@@ -563,6 +593,19 @@ Checkpoint read_checkpoint(const std::string& path) {
       if (v.isNull()) r.damaged("array '" + name + "' (listed in " + kArraysAttribute + ") is missing");
       if (v.getType() != netCDF::ncDouble) r.damaged("array '" + name + "' is " + v.getType().getName() + ", expected double");
       const std::vector<NcDim> dims = v.getDims();
+      if (dims.size() == 1 && dims[0].getName() == flat_dimension(name)) {
+        CheckpointArray arr;
+        arr.name = name;
+        arr.stagger = CheckpointArray::flat_array;
+        arr.values.resize(dims[0].getSize());
+        try {
+          v.getVar(arr.values.data());
+        } catch (const NcException& ex) {
+          r.damaged("cannot read array '" + name + "': " + nc_reason(ex));
+        }
+        c.arrays.push_back(std::move(arr));
+        continue;
+      }
       // Expected: (z|zf, y|yf, x|xf) with at most one face dimension.
       int stagger = -1;
       bool ok = dims.size() == 3;

@@ -15,8 +15,10 @@ namespace bouss {
 // One field of the run's state: interior values on its own grid location.
 struct CheckpointArray {
   std::string name;  // "u", "v", "w", "theta", "p", "G_u", "G_v", "G_w", "G_T", ...
-  // -1: cell centres (nx, ny, nz); 0, 1, 2: faces along x, y, z (one more point on that axis).
+  // -1: cell centres (nx, ny, nz); 0, 1, 2: faces along x, y, z (one more point on that axis);
+  // flat_array: values of no grid shape (a time average's sums), on a dimension of their own.
   int stagger = -1;
+  static constexpr int flat_array = 3;
   // Interior values, C order with x fastest: i + nx_f*(j + ny_f*k), (nx_f, ny_f, nz_f) the
   // array's own extents.
   std::vector<double> values;

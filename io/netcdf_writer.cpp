@@ -108,6 +108,15 @@ std::string utc_now_iso8601() {
 
 const char* axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 
+// CF cell_methods of a profile of an averaged stream: the horizontal statistic of
+// config/fields.hpp's profile table, taken over the planes and the record's interval
+// together (T_rms about the mean over both).
+const char* averaged_profile_cell_methods(const std::string& profile) {
+  if (profile == "T_rms") return "x: y: time: standard_deviation";
+  if (profile == "u_rms" || profile == "v_rms" || profile == "w_rms") return "x: y: time: root_mean_square";
+  return "x: y: time: mean";  // T_mean, wT_mean
+}
+
 // The record's own scalar; the series' variables are described by whoever writes them
 // (NetcdfWriter::describe_diagnostics); anything else gets long_name = key with '_' -> ' ' and no units (dimensionless).
 const DiagnosticInfo kStepInfo{"step", "time step number", "1"};
@@ -268,10 +277,17 @@ struct NetcdfWriter::Impl {
   NcDim time_dim;
   NcVar time_var;
   std::map<std::string, Field> fields;
-  std::vector<std::string> required_fields;  // the stream's fields, in case order
+  // The variables on the grid a record holds: the stream's fields, in case order, then its
+  // moments' variables (an averaged stream), in case order.
+  std::vector<std::string> required_fields;
+  std::vector<std::string> moments;          // the moments' variables (T_variance, ...), in case order
   std::vector<std::string> profiles;         // the stream's profiles, in case order
   NcDim profile_dim;                         // profile_time (with profiles)
   NcVar profile_time;
+  // An averaged stream: each record's interval [start, end], time_bnds(time, nv) and
+  // profile_time_bnds(profile_time, nv) (CF 7.1); null for snapshots.
+  bool averaged = false;
+  NcVar time_bnds, profile_time_bnds;
   OutputStream stream;                       // what this file holds
   std::array<int, 3> box_lo{}, box_n{};      // the cells of the region
   std::map<std::string, NcVar> scalars;
@@ -514,8 +530,8 @@ struct NetcdfWriter::Impl {
   }
   template <class Refuse>
   void check_same_output(int in, Refuse&& refuse);
-  // Copies the listed records (`with_fields`: their fields and profiles too, else only the
-  // one-dimensional variables, the fields having been written already).
+  // Copies the listed records (`with_fields`: their fields, moments and profiles too, else
+  // only the one-dimensional variables and time bounds, the rest having been written already).
   void copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
                      const std::vector<long>& series_records, bool with_fields = true);
   void set_compression(const NcVar& v);
@@ -531,6 +547,7 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
   m.units = c.physics.units;
   m.stream = stream;
   m.single = stream.precision == Precision::single_precision;
+  m.averaged = stream.average.enabled;
   m.records = &records_;
   m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
@@ -550,7 +567,17 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
     if (!find_profile(f)) m.fail("unknown profile '" + f + "'");
     if (std::count(stream.profiles.begin(), stream.profiles.end(), f) > 1) m.fail("profile '" + f + "' listed twice");
   }
-  if (stream.fields.empty() && stream.profiles.empty()) m.fail("a stream with neither fields nor profiles");
+  const std::vector<std::string>& moments = stream.average.moments;
+  if (!stream.average.enabled && !moments.empty()) m.fail("moments given for a stream that is not averaged");
+  if (stream.average.enabled && stream.average.every_steps < 1)
+    m.fail("averaging every " + std::to_string(stream.average.every_steps) + " steps: expected at least 1");
+  for (const auto& mo : moments) {
+    if (std::count(moment_names().begin(), moment_names().end(), mo) == 0)
+      m.fail("unknown moment '" + mo + "' (expected a*b with a and b among T, u_c, v_c, w_c and p)");
+    if (std::count(moments.begin(), moments.end(), mo) > 1) m.fail("moment '" + mo + "' listed twice");
+  }
+  if (stream.fields.empty() && stream.profiles.empty() && moments.empty())
+    m.fail("a stream with neither fields nor profiles");
   for (int a = 0; a < 3; ++a) {
     const bool cut = stream.region.axis == a;
     if (cut && (stream.region.index < 0 || stream.region.index >= c.n[a]))
@@ -634,6 +661,12 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     f.putAtt("region", "the plane of cells at " + a + " = " + at + " (cell " + std::to_string(stream.region.index) +
                            " along " + a + ")");
   }
+  if (averaged) {
+    const int every = stream.average.every_steps;
+    f.putAtt("averaging", "time means over each record's interval [time_bnds], trapezoidal in time, sampled " +
+                              (every == 1 ? std::string("every step") : "every " + std::to_string(every) + " steps") +
+                              " on the device");
+  }
 
   // Dimensions: the cells of the region (the whole grid, or one cell across a plane).
   std::array<NcDim, 3> centre_dim, face_dim;
@@ -657,7 +690,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     put_units(v, "s");
     reserved.insert(name);
   };
-  if (!stream.fields.empty()) record_coordinate("time", "time", time_dim, time_var);
+  if (!stream.fields.empty() || !stream.average.moments.empty()) record_coordinate("time", "time", time_dim, time_var);
   if (!stream.profiles.empty()) record_coordinate("profile_time", "time", profile_dim, profile_time);
 
   // Spatial coordinates: centres and faces, and the cell bounds of the centres (CF 7.1),
@@ -691,13 +724,27 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     }
   }
 
-  // Data variables, one time record per chunk (or slabs of at most ~4 MiB).
-  for (const auto& name : stream.fields) {
-    const FieldInfo& spec = field_named(name);
+  // An averaged stream's records: the interval each one's means are over (CF 7.1), on the
+  // record dimension and nv like x_bnds.
+  if (averaged) {
+    auto time_bounds = [&](const NcDim& d, NcVar& coordinate, const std::string& name) {
+      NcVar b = f.addVar(name, netCDF::ncDouble, std::vector<NcDim>{d, nv_dim});
+      coordinate.putAtt("bounds", name);
+      reserved.insert(name);
+      return b;
+    };
+    if (!time_dim.isNull()) time_bnds = time_bounds(time_dim, time_var, "time_bnds");
+    if (!profile_dim.isNull()) profile_time_bnds = time_bounds(profile_dim, profile_time, "profile_time_bnds");
+  }
+
+  // Data variables on the grid (a field, or a moment's covariance), one time record per
+  // chunk (or slabs of at most ~4 MiB); `cell_methods` only where not empty.
+  auto grid_variable = [&](const std::string& name, Stagger stagger, const std::string& long_name,
+                           const std::string& units, const std::string& cell_methods) {
     std::array<size_t, 3> n;
     std::vector<NcDim> dims{time_dim};
     for (int a = 2; a >= 0; --a) {
-      const bool faces = staggered_along(spec.stagger, a);
+      const bool faces = staggered_along(stagger, a);
       n[a] = static_cast<size_t>(box_n[a]) + (faces ? 1 : 0);
       dims.push_back(faces ? face_dim[a] : centre_dim[a]);
     }
@@ -706,9 +753,10 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     std::vector<size_t> chunk{1, output_chunk_planes(plane, n[2]), n[1], n[0]};
     if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
     v.setChunking(NcVar::nc_CHUNKED, chunk);
-    v.putAtt("long_name", spec.long_name);
-    put_units(v, spec.units);
-    v.putAtt("grid_location", grid_location(spec.stagger));
+    v.putAtt("long_name", long_name);
+    put_units(v, units.c_str());
+    v.putAtt("grid_location", grid_location(stagger));
+    if (!cell_methods.empty()) v.putAtt("cell_methods", cell_methods);
     // No chunk cache for the fields: records go in slabs of whole chunks, which HDF5 then
     // writes straight from the caller's buffer. With its default cache it copied each chunk
     // through the cache first: 0.65 against 1.73 GB/s into the page cache, measured on
@@ -719,6 +767,25 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     fields.emplace(name, Field{v, n});
     required_fields.push_back(name);
     reserved.insert(name);
+  };
+  for (const auto& name : stream.fields) {
+    const FieldInfo& spec = field_named(name);
+    grid_variable(name, spec.stagger, spec.long_name, spec.units, averaged ? "time: mean" : "");
+  }
+  // The moments of an averaged stream: <a b> - <a> <b> over each record's interval, on the
+  // cell centres (the factors are centred fields).
+  for (const auto& moment : stream.average.moments) {
+    const auto [a, b] = moment_factors(moment);
+    const std::string name = moment_variable(moment);
+    if (reserved.count(name)) fail("moment '" + moment + "': its variable " + name + " is written already");
+    grid_variable(name, Stagger::centre,
+                  a == b ? "variance of " + a + " over each record's interval"
+                         : "covariance of " + a + " and " + b + " over each record's interval",
+                  std::string(field_named(a).units) + " " + field_named(b).units,
+                  a == b ? "time: variance"
+                         : "time: mean (comment: the mean of the product of the two fluctuations about their "
+                           "means over the interval)");
+    moments.push_back(name);
   }
   // Profiles: double, one record per chunk.
   for (const auto& name : stream.profiles) {
@@ -730,7 +797,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
     v.putAtt("long_name", spec.long_name);
     put_units(v, spec.units);
     v.putAtt("grid_location", grid_location(spec.stagger));
-    v.putAtt("cell_methods", "x: y: mean");
+    v.putAtt("cell_methods", averaged ? averaged_profile_cell_methods(name) : "x: y: mean");
     set_compression(v);
     fields.emplace(name, Field{v, {1, 1, zd.getSize()}, true});
     profiles.push_back(name);
@@ -780,11 +847,21 @@ const std::string& NetcdfWriter::partial_path() const { return impl_->partial; }
 
 bool NetcdfWriter::closed() const { return impl_->closed; }
 
-void NetcdfWriter::begin_record(double time, const std::map<std::string, double>& scalars) {
+void NetcdfWriter::begin_record(double time, const std::map<std::string, double>& scalars,
+                                std::optional<TimeBounds> bounds) {
   Impl& m = *impl_;
   m.require_writable("begin_record");
   if (m.open_record >= 0) m.fail("begin_record: record " + std::to_string(m.open_record) + " is not ended");
-  std::uintmax_t bytes = sizeof(double) * (2 + scalars.size());
+  if (m.averaged && !bounds)
+    m.fail("begin_record: record " + std::to_string(records_) +
+           " of an averaged stream without its interval's bounds [start, end]");
+  if (!m.averaged && bounds)
+    m.fail("begin_record: bounds given for record " + std::to_string(records_) +
+           " of a stream of snapshots (only an averaged stream's records have an interval)");
+  if (bounds && !((*bounds)[0] <= (*bounds)[1]))
+    m.fail("begin_record: record " + std::to_string(records_) + "'s interval [" + std::to_string((*bounds)[0]) +
+           ", " + std::to_string((*bounds)[1]) + "] ends before it starts");
+  std::uintmax_t bytes = sizeof(double) * (2 + (bounds ? 4 : 0) + scalars.size());
   for (const auto& [name, f] : m.fields) bytes += (f.profile ? sizeof(double) : m.field_bytes()) * f.values();
   std::uintmax_t new_variables = 0;
   for (const auto& kv : scalars) {
@@ -803,6 +880,11 @@ void NetcdfWriter::begin_record(double time, const std::map<std::string, double>
   const std::vector<size_t> at{rec}, one{1};
   if (!m.required_fields.empty()) m.put(m.time_var, at, one, &time, what);
   if (!m.profiles.empty()) m.put(m.profile_time, at, one, &time, what);
+  if (bounds) {
+    const std::vector<size_t> from{rec, 0}, both{1, 2};
+    if (!m.time_bnds.isNull()) m.put(m.time_bnds, from, both, bounds->data(), what);
+    if (!m.profile_time_bnds.isNull()) m.put(m.profile_time_bnds, from, both, bounds->data(), what);
+  }
   for (const auto& sv : svars) m.put(sv.first, at, one, &sv.second, what);
   m.open_record = records_;
 }
@@ -854,7 +936,7 @@ void NetcdfWriter::flush_to_disk() {
 }
 
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
-                         const std::map<std::string, double>& scalars) {
+                         const std::map<std::string, double>& scalars, std::optional<TimeBounds> bounds) {
   Impl& m = *impl_;
   m.require_writable("write");
   if (!m.profiles.empty()) m.fail("write: this stream has profiles; write its records with begin_record");
@@ -879,7 +961,7 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
   }
   for (const auto& r : m.required_fields)
     if (!given.count(r)) m.fail("field '" + r + "' missing from record " + std::to_string(records_));
-  begin_record(time, scalars);
+  begin_record(time, scalars, bounds);
   for (const auto& sf : fields) {
     const int nz = int(m.fields.at(sf.name).n[2]);
     if (m.single) {
@@ -957,6 +1039,25 @@ std::string join(const std::vector<std::string>& v) {
   return s.empty() ? "none" : s;
 }
 
+// The bounds variables of the record coordinates time and profile_time (an averaged
+// stream's time_bnds, profile_time_bnds): those their `bounds` attributes name.
+std::set<std::string> record_bounds(int ncid) {
+  std::set<std::string> out;
+  for (const char* coordinate : {"time", "profile_time"}) {
+    int id = -1;
+    if (nc_inq_varid(ncid, coordinate, &id) != NC_NOERR) continue;
+    const std::string bounds = text_attribute(ncid, id, "bounds");
+    if (!bounds.empty()) out.insert(bounds);
+  }
+  return out;
+}
+
+bool is_moment_variable(const std::string& name) {
+  for (const std::string& m : moment_names())
+    if (moment_variable(m) == name) return true;
+  return false;
+}
+
 }  // namespace
 
 // Whether the earlier file `in` (at old_path) holds the output of this writer's run: its
@@ -988,26 +1089,45 @@ void NetcdfWriter::Impl::check_same_output(int in, Refuse&& refuse) {
   if (old_units != units_system_name(units))
     refuse("its units_system is '" + old_units + "', this run's is '" + units_system_name(units) + "'");
 
-  std::vector<std::string> old_fields;
+  // Time averages and snapshots do not continue each other.
+  const std::set<std::string> old_bounds = record_bounds(in);
+  const bool old_averaged = !old_bounds.empty();
+  if (old_averaged != averaged)
+    refuse(std::string("it holds ") + (old_averaged ? "time averages" : "snapshots") + ", this run writes " +
+           (averaged ? "time averages" : "snapshots") + " (output.average)");
+
+  // Fields and profiles, and apart from them an averaged stream's moments; the bounds
+  // variables (time_bnds, on time and nv) are none of them.
+  std::vector<std::string> old_fields, old_moments;
   for (const auto& v : list_variables(in)) {
     if (v.dims.empty()) continue;
-    const bool field = v.dims[0] == "time" && v.dims.size() > 1;
-    if ((v.dims[0] == "time" || v.dims[0] == "profile_time") && v.dims.size() > 1) old_fields.push_back(v.name);
+    const bool bounds = old_bounds.count(v.name) > 0;
+    const bool field = v.dims[0] == "time" && v.dims.size() > 1 && !bounds;
+    if ((v.dims[0] == "time" || v.dims[0] == "profile_time") && v.dims.size() > 1 && !bounds)
+      (field && is_moment_variable(v.name) ? old_moments : old_fields).push_back(v.name);
     const nc_type want = field && single ? NC_FLOAT : NC_DOUBLE;
     if (v.type != want && (v.dims[0] == "time" || v.dims[0] == "diagnostic_time" || v.dims[0] == "profile_time"))
       refuse("its variable " + v.name + " is not " + (want == NC_FLOAT ? "single" : "double") +
              " precision as this run's output.precision asks");
   }
-  std::vector<std::string> new_fields = record_fields();
+  std::vector<std::string> new_fields, new_moments = moments;
+  for (const auto& name : record_fields())
+    if (std::find(moments.begin(), moments.end(), name) == moments.end()) new_fields.push_back(name);
   std::sort(old_fields.begin(), old_fields.end());
   std::sort(new_fields.begin(), new_fields.end());
   if (old_fields != new_fields)
     refuse("its output fields are " + join(old_fields) + ", this run writes " + join(new_fields));
+  std::sort(old_moments.begin(), old_moments.end());
+  std::sort(new_moments.begin(), new_moments.end());
+  if (old_moments != new_moments)
+    refuse("its moments are " + join(old_moments) + ", this run writes " + join(new_moments) +
+           " (output.average.moments)");
 }
 
 // Copies the listed records of the earlier file `in`, in their order, to records 0, 1, ...
-// of this (new, empty) file: every field and profile, one record of one field at a time,
-// and the one-dimensional variables on time, profile_time and diagnostic_time.
+// of this (new, empty) file: every field, moment and profile, one record of one field at a
+// time, the one-dimensional variables on time, profile_time and diagnostic_time, and an
+// averaged stream's time bounds.
 void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, const std::vector<long>& records,
                                        const std::vector<long>& series_records, bool with_fields) {
   std::vector<std::string> old_scalars, old_series;
@@ -1027,36 +1147,46 @@ void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, cons
   if (!series_records.empty())
     for (const auto& s : old_series) series_var(s, what);
 
-  // One-dimensional variables: the listed values, read and written in blocks of at most
-  // kBlock values (bounded memory); a block that does not read (a damaged file's records
-  // beside the listed ones) is read value by value.
+  // Variables on a record dimension alone (`width` 1) or on it and nv (an averaged stream's
+  // time bounds, `width` 2): the listed records, read and written in blocks of at most
+  // kBlock records (bounded memory); a block that does not read (a damaged file's records
+  // beside the listed ones) is read record by record.
   constexpr size_t kBlock = 65536;
-  auto copy_1d = [&](const std::string& name, const NcVar& to, const std::vector<long>& list) {
+  auto copy_rows = [&](const std::string& name, const NcVar& to, const std::vector<long>& list, size_t width) {
     int vid = -1;
     if (nc_inq_varid(in, name.c_str(), &vid) != NC_NOERR) read_error(name, NC_ENOTVAR);
     std::vector<double> block, out;
     size_t block_start = 0, block_n = 0, written = 0;
+    auto read_block = [&] {
+      const size_t start[2] = {block_start, 0}, count[2] = {block_n, width};
+      return nc_get_vara_double(in, vid, start, count, block.data());
+    };
     for (size_t i = 0; i < list.size(); ++i) {
       const size_t r = size_t(list[i]);
       if (r < block_start || r >= block_start + block_n) {
         block_start = r;
         block_n = std::min(kBlock, size_t(list.back()) + 1 - r);
-        block.resize(block_n);
+        block.resize(block_n * width);
         errno = 0;
-        if (nc_get_vara_double(in, vid, &block_start, &block_n, block.data()) != NC_NOERR) {
+        if (read_block() != NC_NOERR) {
           block_n = 1;
-          if (const int s = nc_get_vara_double(in, vid, &block_start, &block_n, block.data())) read_error(name, s);
+          if (const int s = read_block()) read_error(name, s);
         }
       }
-      out.push_back(block[r - block_start]);
-      if (out.size() == kBlock || i + 1 == list.size()) {
-        const size_t n = out.size();
-        ensure_room(n * sizeof(double), 0, what);
-        put(to, {written}, {n}, out.data(), what);
+      const auto row = block.begin() + std::ptrdiff_t((r - block_start) * width);
+      out.insert(out.end(), row, row + std::ptrdiff_t(width));
+      if (out.size() == kBlock * width || i + 1 == list.size()) {
+        const size_t n = out.size() / width;
+        ensure_room(out.size() * sizeof(double), 0, what);
+        if (width == 1) put(to, {written}, {n}, out.data(), what);
+        else put(to, {written, 0}, {n, width}, out.data(), what);
         written += n;
         out.clear();
       }
     }
+  };
+  auto copy_1d = [&](const std::string& name, const NcVar& to, const std::vector<long>& list) {
+    copy_rows(name, to, list, 1);
   };
 
   // Snapshots: one record of one field at a time.
@@ -1079,6 +1209,8 @@ void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, cons
   if (!records.empty()) {
     if (!required_fields.empty()) copy_1d("time", time_var, records);
     if (!profiles.empty()) copy_1d("profile_time", profile_time, records);
+    if (!time_bnds.isNull()) copy_rows("time_bnds", time_bnds, records, 2);
+    if (!profile_time_bnds.isNull()) copy_rows("profile_time_bnds", profile_time_bnds, records, 2);
     for (const auto& s : old_scalars) copy_1d(s, scalars.at(s), records);
   }
   if (!series_records.empty()) {

@@ -13,6 +13,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,11 @@ class NetcdfWriter {
   // created; a writer that fails here removes the partial file it created, and nothing else.
   //
   // The file holds what `stream` asks for (its fields over its region, its profiles, its
-  // precision and compression); the two-argument form writes the case's first stream.
+  // precision and compression); the two-argument form writes the case's first stream. An
+  // averaged stream (stream.average.enabled) holds, per record, the time means over the
+  // interval since the one before (CF: time_bnds, cell_methods "time: mean") and one variable
+  // per moment "a*b", the covariance of a and b over the interval, on the region's cell
+  // centres (moment_variable: T_variance, w_c_T_covariance).
   NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream);
   NetcdfWriter(const std::string& path, const Case& c);
   // Without close() (a failed run): closes the NetCDF handle quietly and leaves the partial
@@ -47,18 +52,32 @@ class NetcdfWriter {
   NetcdfWriter(const NetcdfWriter&) = delete;
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
 
+  // The interval [start, end] a record of an averaged stream (OutputStream::average) holds
+  // the time means over: its time is `end`.
+  using TimeBounds = std::array<double, 2>;
+
   // Appends one record along time and flushes it. Every field of the stream must be given
-  // (in double: stored as float when its precision is "float"); scalars (e.g. "step")
-  // become variables on (time). Not for a stream with profiles (begin_record does those).
+  // (in double: stored as float when its precision is "float"), and for an averaged stream
+  // every moment, under its variable's name (config/fields.hpp moment_variable); scalars
+  // (e.g. "step") become variables on (time); `bounds` as for begin_record. Not for a stream
+  // with profiles (begin_record does those).
   void write(double time, const std::vector<SnapshotField>& fields,
-             const std::map<std::string, double>& scalars);
+             const std::map<std::string, double>& scalars, std::optional<TimeBounds> bounds = std::nullopt);
 
   // The same record in pieces (the asynchronous snapshot path): begin_record() checks the
-  // room for the whole record and writes its time and scalars; write_slab() puts z-planes
-  // [k0, k0 + nk) of one field, `values` in the file's precision (float or double), C order;
-  // end_record() flushes the record and counts it. Slabs of whole HDF5 chunks
-  // (output_chunk_planes below) write fastest.
-  void begin_record(double time, const std::map<std::string, double>& scalars);
+  // room for the whole record and writes its time, its bounds and scalars; write_slab() puts
+  // z-planes [k0, k0 + nk) of one field (or of a moment's variable, T_variance, ...),
+  // `values` in the file's precision (float or double), C order; end_record() flushes the
+  // record and counts it. Slabs of whole HDF5 chunks (output_chunk_planes below) write
+  // fastest. A record is complete in the file (io/record_check.hpp, what a restart and
+  // `bouss recover` keep) when every field, moment and profile, its time and its bounds were
+  // written.
+  //
+  // An averaged stream's record needs `bounds`, written to time_bnds (and profile_time_bnds
+  // with profiles); a snapshot stream's record has none. Either mistake throws (one line)
+  // before anything of the record is written.
+  void begin_record(double time, const std::map<std::string, double>& scalars,
+                    std::optional<TimeBounds> bounds = std::nullopt);
   void write_slab(const std::string& field, int k0, int nk, const void* values);
   // The record's profiles, in double, one after the other in the stream's order, each with
   // its own number of z levels (nz, or nz + 1 on the faces: physics/profiles.hpp
@@ -78,10 +97,12 @@ class NetcdfWriter {
 
   // Copies records [0, records) of the time dimension and [0, series_records) of the
   // diagnostics series from an earlier output file of the same run into this (new, empty)
-  // file, so that a restarted run continues it. First completes the last flush of a killed
-  // writer of `old_path` from its journal (io/flush_journal.hpp). Throws (one line) when
-  // `old_path` is missing or unreadable, holds fewer records, or its output fields differ
-  // from this writer's (say so, and that `--output NEW` starts a new file instead); throws
+  // file, so that a restarted run continues it (an averaged stream's time bounds and moments
+  // with them). First completes the last flush of a killed writer of `old_path` from its
+  // journal (io/flush_journal.hpp). Throws (one line) when `old_path` is missing or
+  // unreadable, holds fewer records, or its output fields, its averaging (time averages or
+  // snapshots) or its moments differ from this writer's (say so, and that `--output NEW`
+  // starts a new file instead); throws
   // CaseError when one of the records to copy is not complete (io/record_check.hpp), naming
   // it and saying to run `bouss recover`. A writer whose copy was refused removes its partial
   // file when destroyed (it would hold only copies).

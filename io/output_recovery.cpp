@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/case.hpp"
+#include "config/fields.hpp"
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
 #include "io/netcdf_attributes.hpp"
@@ -30,6 +31,8 @@ std::string final_name(const std::string& file) {
 struct FileContents {
   std::string case_json;
   std::vector<std::string> fields, profiles;  // sorted
+  std::vector<std::string> moments;           // an averaged stream's moment variables (T_variance, ...), sorted
+  bool averaged = false;                      // time averages: time (or profile_time) has bounds
   bool single = false;                        // fields stored as float
   std::string region;                         // the global attribute, "" for the whole domain
 };
@@ -43,6 +46,14 @@ FileContents read_contents(const std::string& file) {
   FileContents c;
   c.case_json = text_attribute(ncid, NC_GLOBAL, "case_json");
   c.region = text_attribute(ncid, NC_GLOBAL, "region");
+  // The time bounds of an averaged stream (time_bnds, profile_time_bnds) are no fields.
+  std::vector<std::string> bounds;
+  for (const char* coordinate : {"time", "profile_time"}) {
+    int id = -1;
+    if (nc_inq_varid(ncid, coordinate, &id) == NC_NOERR) bounds.push_back(text_attribute(ncid, id, "bounds"));
+  }
+  std::vector<std::string> moment_variables;
+  for (const std::string& m : moment_names()) moment_variables.push_back(moment_variable(m));
   int nvars = 0;
   nc_inq_nvars(ncid, &nvars);
   for (int v = 0; v < nvars; ++v) {
@@ -50,26 +61,35 @@ FileContents read_contents(const std::string& file) {
     int ndims = 0, dimids[NC_MAX_VAR_DIMS];
     nc_type type = NC_NAT;
     if (nc_inq_var(ncid, v, name, &type, &ndims, dimids, nullptr) != NC_NOERR || ndims < 2) continue;
+    if (std::count(bounds.begin(), bounds.end(), name) > 0) {
+      c.averaged = true;
+      continue;
+    }
     char first[NC_MAX_NAME + 1] = {};
     nc_inq_dimname(ncid, dimids[0], first);
     if (std::string(first) == "time") {
-      c.fields.push_back(name);
+      const bool moment = std::count(moment_variables.begin(), moment_variables.end(), name) > 0;
+      (moment ? c.moments : c.fields).push_back(name);
       c.single = type == NC_FLOAT;
     }
     if (std::string(first) == "profile_time") c.profiles.push_back(name);
   }
   nc_close(ncid);
   std::sort(c.fields.begin(), c.fields.end());
+  std::sort(c.moments.begin(), c.moments.end());
   std::sort(c.profiles.begin(), c.profiles.end());
   return c;
 }
 
 bool holds(const OutputStream& s, const FileContents& f) {
-  std::vector<std::string> fields = s.fields, profiles = s.profiles;
+  std::vector<std::string> fields = s.fields, profiles = s.profiles, moments;
+  for (const std::string& m : s.average.moments) moments.push_back(moment_variable(m));
   std::sort(fields.begin(), fields.end());
   std::sort(profiles.begin(), profiles.end());
-  if (fields != f.fields || profiles != f.profiles) return false;
-  if (!fields.empty() && (s.precision == Precision::single_precision) != f.single) return false;
+  std::sort(moments.begin(), moments.end());
+  if (fields != f.fields || profiles != f.profiles || moments != f.moments) return false;
+  if (s.average.enabled != f.averaged) return false;
+  if ((!fields.empty() || !moments.empty()) && (s.precision == Precision::single_precision) != f.single) return false;
   if (s.region.whole()) return f.region.empty();
   const char* axis = s.region.axis == 0 ? "x" : s.region.axis == 1 ? "y" : "z";
   return f.region.find("(cell " + std::to_string(s.region.index) + " along " + axis + ")") != std::string::npos;
@@ -117,7 +137,7 @@ Recovery recover_output(const std::string& file, const std::string& output) {
   }
   if (!stream)
     throw CaseError(file + ": none of the output streams of its case_json holds what the file does (its fields, "
-                    "profiles, precision and region)");
+                    "profiles, averaging, moments, precision and region)");
   std::error_code ec;
   const fs::path folder = fs::path(output).parent_path();
   if (!folder.empty()) fs::create_directories(folder, ec);

@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "io/netcdf_attributes.hpp"
+
 namespace bouss {
 namespace {
 
@@ -18,7 +20,9 @@ struct RecordVariable {
   nc_type type = NC_NAT;
   std::vector<size_t> shape;  // one record's extent along every dimension after the first
   size_t length = 0;          // of its record dimension
-  enum Kind { coordinate, field, scalar } kind = scalar;
+  // A bounds variable (an averaged stream's time_bnds: the one its coordinate's `bounds`
+  // attribute names) is judged as a field is but is no field: a copy writes it itself.
+  enum Kind { coordinate, field, bounds, scalar } kind = scalar;
   bool seen_value = false;    // a scalar has held a value at an earlier record
   std::vector<unsigned char> fill;
   // A one-dimensional variable's values are read in blocks: records [block_start, +block_n).
@@ -62,6 +66,12 @@ std::vector<RecordVariable> record_variables(int ncid, const std::vector<std::st
       if (nc_inq_var_fill(ncid, v, &no_fill, rv.fill.data()) != NC_NOERR || no_fill) rv.fill.clear();
     }
     out.push_back(std::move(rv));
+  }
+  for (const RecordVariable& c : out) {
+    if (c.kind != RecordVariable::coordinate) continue;
+    const std::string name = text_attribute(ncid, c.id, "bounds");
+    for (RecordVariable& b : out)
+      if (!name.empty() && b.name == name && b.kind == RecordVariable::field) b.kind = RecordVariable::bounds;
   }
   return out;
 }
@@ -150,6 +160,7 @@ std::string record_damage(int ncid, std::vector<RecordVariable>& vars, long r, s
         if (fill) no_time.push_back(v.name);
         break;
       case RecordVariable::field:
+      case RecordVariable::bounds:
         if (fill) fills.push_back(v.name);
         break;
       case RecordVariable::scalar:

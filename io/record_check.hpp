@@ -27,15 +27,16 @@ struct RecordSurvey {
 // variable on the record dimensions of the open NetCDF file `ncid` (all of them for a count
 // < 0; a count beyond the dimension's length counts the missing records as damaged) and says
 // which are complete. A snapshot record is complete when every variable on time and
-// profile_time reads it without error, its time is not a fill value, and its fields and
-// profiles hold no fill value anywhere; a scalar beside them (`step`) may hold the fill value
+// profile_time reads it without error, its time is not a fill value, and its fields (an
+// averaged stream's moments among them), profiles and time bounds (time_bnds,
+// profile_time_bnds) hold no fill value anywhere; a scalar beside them (`step`) may hold the fill value
 // only while it has held nothing but fill values before (a key that began later). A series
 // record is complete when every variable on diagnostic_time reads it without error and, by
 // the same rule as a scalar, holds a value. A NetCDF call: from the IO thread, or a process
 // without one.
 //
-// `visit`, when given, sees every multidimensional variable's record (a field or a profile)
-// that read, as it is read: its name, the record and the values in the file's type, so that a
+// `visit`, when given, sees every multidimensional variable's record (a field, moment or
+// profile; not the time bounds) that read, as it is read: its name, the record and the values in the file's type, so that a
 // copy can write them with no second read (a restart's copy_records_from). It sees records
 // before their check is complete: a copy that must hold complete records alone throws when
 // the survey finds a damaged one.

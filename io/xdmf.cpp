@@ -20,6 +20,7 @@
 
 #include "config/fields.hpp"
 #include "io/file_util.hpp"
+#include "io/netcdf_attributes.hpp"
 
 namespace bouss {
 namespace {
@@ -274,10 +275,13 @@ void write_xdmf(const std::string& netcdf_path, const std::string& xdmf_path) {
   nc.check(nc_inq_nvars(id, &nvars), "its variables");
   std::vector<Field> fields;
   std::vector<std::string> not_shown;
+  // An averaged stream's time bounds (time_bnds): the interval of each record, no field. Its
+  // moments (T_variance, ...) are cell-centred fields like T.
+  const std::string time_bounds = text_attribute(id, time_id, "bounds");
   for (int v = 0; v < nvars; ++v) {
     Dataset d = dataset(v);
     // Not on the records, or a snapshot scalar on time alone (step): not a field.
-    if (d.dims.size() < 2 || d.dims[0] != "time") continue;
+    if (d.dims.size() < 2 || d.dims[0] != "time" || d.name == time_bounds) continue;
     int stagger = -1, faces_seen = 0;
     bool on_grid = d.dims.size() == 4;
     for (int a = 0; on_grid && a < 3; ++a) {

@@ -9,6 +9,7 @@
 
 #include "grid/field_ops.hpp"
 #include "physics/profiles.hpp"
+#include "physics/time_average.hpp"
 #include "physics/time_step.hpp"
 
 namespace bouss {
@@ -229,6 +230,7 @@ void FlowSimulation<R>::step() {
   limits_.land = landing_;  // a kernel argument: no copy to the device
   plan_step_on(backend_, clock_.target(), limits_, state_rate_.target());
   clock_.publish();
+  if (at_step_start_) at_step_start_();
   const StepClock* const c = clock_.target();
   const StepScalars scalars{KernelScalar::in(&c->dt), KernelScalar::in(&c->inv_dt), KernelScalar::in(&c->extrapolation)};
   const int passes = fixed_passes();
@@ -398,6 +400,26 @@ template <class R>
 void FlowSimulation<R>::pack(const std::string& name, const Box& box, double* dst, int average_axis) const {
   if (name == "T") pack_box(now_.T, box, dst, average_axis, coeffs_.reference.on_centres(grid_, backend_));
   else pack_box(field(name), box, dst, average_axis);
+}
+
+// A sampled array as pack reads it: T as theta + T_ref(z), u_c v_c w_c as the means of faces.
+template <class R>
+void FlowSimulation<R>::accumulate(const std::string& a, int axis_a, const std::string& b, int axis_b,
+                                   const Box& box, const double* weight, double* acc) const {
+  const auto sampled = [&](const std::string& name, int axis) {
+    SampledField<R> f;
+    if (name.empty()) return f;
+    f.field = name == "T" ? &now_.T : &field(name);
+    f.average_axis = axis;
+    if (name == "T") f.add = coeffs_.reference.on_centres(grid_, backend_);
+    return f;
+  };
+  accumulate_sample(sampled(a, axis_a), sampled(b, axis_b), box, weight, acc);
+}
+
+template <class R>
+void FlowSimulation<R>::accumulate_profiles(const AveragingClock* clock, double* acc) const {
+  accumulate_profile_moments(grid_, now_, coeffs_.reference, clock, acc);
 }
 
 template <class R>

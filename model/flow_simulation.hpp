@@ -39,6 +39,10 @@ class FlowSimulation final : public Simulation {
   void pack(const std::string& name, const Box& box, float* dst, int average_axis) const override;
   void pack(const std::string& name, const Box& box, double* dst, int average_axis) const override;
   void profiles_into(const std::vector<std::string>& names, double* dst) const override;
+  void accumulate(const std::string& a, int axis_a, const std::string& b, int axis_b, const Box& box,
+                  const double* weight, double* acc) const override;
+  void accumulate_profiles(const AveragingClock* clock, double* acc) const override;
+  const StepClock* step_clock() const override { return clock_.target(); }
 
   FlowFields<R>& flow() { return now_; }
   const FlowFields<R>& flow() const { return now_; }

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -27,6 +28,7 @@
 #include "grid/grid.hpp"
 #include "config/case.hpp"
 #include "physics/flow.hpp"
+#include "physics/time_average_kernels.hpp"
 #include "physics/time_step.hpp"
 #include "physics/boundary_conditions.hpp"
 #include "model/pressure_plan.hpp"
@@ -147,6 +149,20 @@ class Simulation {
   virtual void pack(const std::string& name, const Box& box, double* dst, int average_axis) const = 0;
   virtual void profiles_into(const std::vector<std::string>& names, double* dst) const = 0;
 
+  // Time averages on the device (run/stream_average.hpp): adds *weight times the named
+  // array's values over `box` as pack reads them (times those of `b` when not empty) to acc,
+  // box.cells() doubles; adds the clock's weight times the profiles' level moments to acc
+  // (physics/profiles.hpp accumulate_profile_moments). Queued, weight and acc in backend memory.
+  virtual void accumulate(const std::string& a, int axis_a, const std::string& b, int axis_b, const Box& box,
+                          const double* weight, double* acc) const = 0;
+  virtual void accumulate_profiles(const AveragingClock* clock, double* acc) const = 0;
+  // The step's clock in backend memory (physics/time_step.hpp): after plan_step, the step
+  // about to be taken; between steps, the last one taken.
+  virtual const StepClock* step_clock() const = 0;
+  // Called in step() right after the step is planned on the device and before any field
+  // changes: the state the step starts from is still current (a time average's sample).
+  void at_step_start(std::function<void()> f) { at_step_start_ = std::move(f); }
+
  protected:
   Simulation(const Case& c, const Backend& backend, std::size_t elem_bytes);
 
@@ -161,6 +177,7 @@ class Simulation {
   double time_ = 0, dt_old_ = 0;
   long step_ = 0;
   double landing_ = std::numeric_limits<double>::infinity();
+  std::function<void()> at_step_start_;
 };
 
 // The simulation of a case in its precision (Case::precision).

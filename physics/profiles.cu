@@ -55,6 +55,52 @@ struct ProfilePlan {
   std::ptrdiff_t offset[profile_kinds];
 };
 
+ProfilePlan make_plan(const std::vector<int>& kinds, int nz) {
+  ProfilePlan plan{};
+  std::ptrdiff_t offset = 0;
+  for (std::size_t p = 0; p < kinds.size(); ++p) {
+    plan.kind[p] = kinds[p];
+    plan.levels[p] = nz + (kind_on_faces(kinds[p]) ? 1 : 0);
+    plan.offset[p] = offset;
+    offset += plan.levels[p];
+  }
+  return plan;
+}
+
+// The means over one level that every profile comes from.
+struct LevelMoments {
+  double T_mean, T_variance;  // <T>_h and <T^2>_h - <T>_h^2
+  double uu, vv, ww, wT;      // <u^2>_h, <v^2>_h, <w^2>_h, <w T>_h
+};
+
+BOUSS_HD inline LevelMoments level_moments(const LevelSums& s, double shift, double reference, double points) {
+  const double mean = s.T / points;  // of T' = T - shift
+  return {shift + mean + reference, s.T2 / points - mean * mean, s.uu / points, s.vv / points, s.ww / points,
+          s.wT / points};
+}
+
+// One profile's value at a level from its moments: the formulas of the header's table.
+BOUSS_HD inline double profile_value(int kind, const LevelMoments& m) {
+  switch (kind) {
+    case T_mean: return m.T_mean;
+    case T_rms: return sqrt(m.T_variance < 0 ? 0.0 : m.T_variance);  // round-off below 0 clipped; a NaN kept
+    case u_rms: return sqrt(m.uu);
+    case v_rms: return sqrt(m.vv);
+    case w_rms: return sqrt(m.ww);
+    case wT_mean: return m.wT;
+    default: return 0;
+  }
+}
+
+// What a time average accumulates per level (profile_moment_values): each moment weighted by
+// the sample's weight, and the square of T_mean less a shift c (the window's first sample's
+// T_mean, kept as the 8th value), so that T_rms over an interval is the rms about the mean
+// over the level and the interval together,
+//   <T^2>_{h,t} - <T>_{h,t}^2 = <T_variance>_t + <(T_mean - c)^2>_t - (<T_mean>_t - c)^2,
+// with the cancellation of the last two relative to the spread of T_mean in time, not to its
+// size (as the level sums' shift does for T_variance).
+constexpr int accumulated_moments = 8;
+
 }  // namespace
 
 bool profile_on_faces(const std::string& name) { return kind_on_faces(profile_kind(name)); }
@@ -65,50 +111,61 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz) {
   return count;
 }
 
-template <class R>
-void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
-                              const std::vector<std::string>& names, double* dst) {
-  const std::vector<int> kinds = profile_kinds_of(names);
-  if (kinds.empty()) return;
+namespace {
 
+// The six sums of every level of the flow (cells 0..nz-1 and z-faces 0..nz) into the
+// backend's scratch, queued; `shift` (and its stride) the T each level's sums are shifted by.
+// `column` is set when the shift lies in memory the caller frees (release_shift) after the
+// kernels that read it.
+template <class R>
+struct LevelSumsPass {
+  const LevelSums* sums = nullptr;
+  const R* shift = nullptr;
+  std::ptrdiff_t shift_stride = 0;
+  R* column = nullptr;
+  double points = 0;
+  int nz = 0;
+  LevelLine on_centres;
+  // The moments of level k (cells: k < nz; faces: k <= nz), in a kernel.
+  BOUSS_HD LevelMoments moments(int k) const {
+    const double s = k < nz ? double(shift[k * shift_stride]) : 0.0, ref = k < nz ? on_centres(k) : 0.0;
+    return level_moments(sums[k], s, ref, points);
+  }
+};
+
+template <class R>
+LevelSumsPass<R> level_sums(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference) {
+  LevelSumsPass<R> pass;
   const auto& n = g.layout.n;
   const int nz = n[2];
-  ProfilePlan plan{};
-  std::ptrdiff_t offset = 0;
-  for (std::size_t p = 0; p < kinds.size(); ++p) {
-    plan.kind[p] = kinds[p];
-    plan.levels[p] = nz + (kind_on_faces(kinds[p]) ? 1 : 0);
-    plan.offset[p] = offset;
-    offset += plan.levels[p];
-  }
-
-  // One pass: the six sums of every level, cells 0..nz-1 and z-faces 0..nz.
   const Stencil<R> st = make_stencil<R>(g, f.T.backend());
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   const Backend& backend = f.T.backend();
-  const LevelLine on_centres = reference.on_centres(g, backend), on_faces = reference.on_zfaces(g, backend);
+  pass.on_centres = reference.on_centres(g, backend);
+  const LevelLine on_faces = reference.on_zfaces(g, backend);
   // Each level's sums are of T less a shift, T at (0, 0, k) of the whole grid (for the
   // round-off of the variance): read in place on one rank; under several ranks rank 0's
   // column, broadcast, so that every rank's sums share it.
   const Communicator& ranks = backend.ranks();
   const R* shift = T.origin;
   std::ptrdiff_t shift_stride = sz;
-  R* column = nullptr;
   if (!ranks.alone()) {
     // The column alone crosses to the host (nz values), not the field.
     std::vector<R> host(nz);
-    column = static_cast<R*>(backend.allocate(host.size() * sizeof(R)));
+    pass.column = static_cast<R*>(backend.allocate(host.size() * sizeof(R)));
     if (ranks.rank() == 0) {
-      pack_box(f.T, Box{{0, 0, 0}, {1, 1, nz}}, column);
-      copy_bytes(host.data(), Backend::cpu(), column, backend, host.size() * sizeof(R));
+      pack_box(f.T, Box{{0, 0, 0}, {1, 1, nz}}, pass.column);
+      copy_bytes(host.data(), Backend::cpu(), pass.column, backend, host.size() * sizeof(R));
     }
     ranks.broadcast(host.data(), host.size() * sizeof(R), 0);
-    copy_bytes(column, backend, host.data(), Backend::cpu(), host.size() * sizeof(R));
-    shift = column;
+    copy_bytes(pass.column, backend, host.data(), Backend::cpu(), host.size() * sizeof(R));
+    shift = pass.column;
     shift_stride = 1;
   }
-  const LevelSums* sums = reduce_levels_to_scratch(
+  pass.shift = shift;
+  pass.shift_stride = shift_stride;
+  pass.sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
         const std::ptrdiff_t idx = i + j * sy + k * sz;
@@ -127,38 +184,86 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
         return s;
       },
       "horizontal profiles (level sums)");
+  pass.points = double(g.global_n()[0]) * double(g.global_n()[1]);  // every rank's levels together
+  pass.nz = nz;
+  return pass;
+}
 
+template <class R>
+void release_shift(const Backend& backend, LevelSumsPass<R>& pass) {
+  if (!pass.column) return;
+  backend.synchronize();
+  backend.deallocate(pass.column);
+  pass.column = nullptr;
+}
+
+}  // namespace
+
+template <class R>
+void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                              const std::vector<std::string>& names, double* dst) {
+  const std::vector<int> kinds = profile_kinds_of(names);
+  if (kinds.empty()) return;
+  const int nz = g.layout.n[2];
+  const ProfilePlan plan = make_plan(kinds, nz);
+  const Backend& backend = f.T.backend();
+  LevelSumsPass<R> pass = level_sums(g, f, reference);
+  const LevelSumsPass<R> level = pass;
   // Means and rms values of the named profiles, in names order.
-  const double points = double(g.global_n()[0]) * double(g.global_n()[1]);  // every rank's levels together
   for_each(backend, Box{{0, 0, 0}, {int(kinds.size()), 1, nz + 1}}, [=] BOUSS_HD(int p, int, int k) {
-    const int kind = plan.kind[p];
     if (k >= plan.levels[p]) return;  // cell profiles have nz levels
-    const LevelSums s = sums[k];
-    double value = 0;
-    switch (kind) {
-      case T_mean: value = double(shift[k * shift_stride]) + s.T / points + on_centres(k); break;
-      case T_rms: {
-        const double mean = s.T / points, variance = s.T2 / points - mean * mean;  // of T'
-        value = sqrt(variance < 0 ? 0.0 : variance);  // round-off below 0 clipped; a NaN kept
-        break;
-      }
-      case u_rms: value = sqrt(s.uu / points); break;
-      case v_rms: value = sqrt(s.vv / points); break;
-      case w_rms: value = sqrt(s.ww / points); break;
-      case wT_mean: value = s.wT / points; break;
-      default: break;
-    }
-    dst[plan.offset[p] + k] = value;
+    dst[plan.offset[p] + k] = profile_value(plan.kind[p], level.moments(k));
   }, "horizontal profiles");
-  if (column) {
-    backend.synchronize();
-    backend.deallocate(column);
-  }
+  release_shift(backend, pass);
+}
+
+std::size_t profile_moment_values(int nz) { return std::size_t(accumulated_moments) * std::size_t(nz + 1); }
+
+template <class R>
+void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                const AveragingClock* clock, double* acc) {
+  const int nz = g.layout.n[2];
+  const Backend& backend = f.T.backend();
+  LevelSumsPass<R> pass = level_sums(g, f, reference);
+  const LevelSumsPass<R> level = pass;
+  for_each(backend, Box{{0, 0, 0}, {1, 1, nz + 1}}, [=] BOUSS_HD(int, int, int k) {
+    const LevelMoments m = level.moments(k);
+    const double w = clock->weight;
+    double* a = acc + std::ptrdiff_t(accumulated_moments) * k;
+    if (clock->total == w) a[7] = m.T_mean;  // the window's first sample (plan_sample: total = its weight)
+    const double d = m.T_mean - a[7];
+    a[0] += w * m.T_mean;
+    a[1] += w * m.T_variance;
+    a[2] += w * (d * d);
+    a[3] += w * m.uu;
+    a[4] += w * m.vv;
+    a[5] += w * m.ww;
+    a[6] += w * m.wT;
+  }, "horizontal profiles (time sums)");
+  release_shift(backend, pass);
+}
+
+void profiles_from_moments(const Backend& backend, const std::vector<std::string>& names, int nz, const double* acc,
+                           const double* total, double* dst) {
+  const std::vector<int> kinds = profile_kinds_of(names);
+  if (kinds.empty()) return;
+  const ProfilePlan plan = make_plan(kinds, nz);
+  for_each(backend, Box{{0, 0, 0}, {int(kinds.size()), 1, nz + 1}}, [=] BOUSS_HD(int p, int, int k) {
+    if (k >= plan.levels[p]) return;
+    const double* a = acc + std::ptrdiff_t(accumulated_moments) * k;
+    const double W = *total, mean = a[0] / W, d = mean - a[7];
+    const LevelMoments m{mean, a[1] / W + (a[2] / W - d * d), a[3] / W, a[4] / W, a[5] / W, a[6] / W};
+    dst[plan.offset[p] + k] = profile_value(plan.kind[p], m);
+  }, "horizontal profiles (time means)");
 }
 
 template void horizontal_profiles_into<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
                                                const std::vector<std::string>&, double*);
 template void horizontal_profiles_into<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
                                               const std::vector<std::string>&, double*);
+template void accumulate_profile_moments<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
+                                                 const AveragingClock*, double*);
+template void accumulate_profile_moments<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
+                                                const AveragingClock*, double*);
 
 }  // namespace bouss

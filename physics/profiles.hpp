@@ -33,6 +33,7 @@
 #include "grid/grid.hpp"
 #include "config/case.hpp"
 #include "physics/flow.hpp"
+#include "physics/time_average_kernels.hpp"
 
 namespace bouss {
 
@@ -54,5 +55,20 @@ std::size_t profile_values(const std::vector<std::string>& names, int nz);
 template <class R>
 void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
                               const std::vector<std::string>& names, double* dst);
+
+// Time averages of the profiles (an averaged output stream, docs/output.md "Averaged
+// records"): accumulate_profile_moments adds the clock's weight (backend memory: the
+// sample's, physics/time_average_kernels.hpp) times the moments of every level (its means of T,
+// T^2 about <T>_h, <T>_h^2 about the window's first, u^2, v^2, w^2 and w T) to acc,
+// profile_moment_values(nz) doubles in backend
+// memory; profiles_from_moments turns the sums over a total weight *total into the named
+// profiles, as horizontal_profiles_into lays them out: means over the levels and the
+// interval, and T_rms about the mean over both. Queued; no sync (one rank).
+std::size_t profile_moment_values(int nz);
+template <class R>
+void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                const AveragingClock* clock, double* acc);
+void profiles_from_moments(const Backend& backend, const std::vector<std::string>& names, int nz, const double* acc,
+                           const double* total, double* dst);
 
 }  // namespace bouss

@@ -130,6 +130,7 @@ struct AB2Coefficients {
 // the step about to be taken, with every scalar its kernels need.
 struct StepClock {
   double time = 0;       // at the end of the step (the run's time once it is taken)
+  double start = 0;      // at its start (the time of the state it starts from)
   double dt = 0;         // the step's (0 before the first)
   double a = 1, b = 0;   // its AB2 coefficients
   double inv_dt = 0;     // 1 / dt (the projection's right-hand side is div u* / dt)
@@ -158,6 +159,7 @@ BOUSS_HD inline void plan_step(StepClock& c, const StepLimits& lim, double rate)
   c.extrapolation = c.solve_dt > 0 ? dt / c.solve_dt : 0.0;
   c.solve_dt = dt;
   c.rate = rate;
+  c.start = c.time;
   c.time = lands ? landing_time(lim) : c.time + dt;
   c.steps += 1;
 }

@@ -181,8 +181,10 @@ void Run::start_fresh() {
   open_outputs();
   agree([&] {
     for (auto& s : streams_) s->open(sim_->grid().whole().layout, series_info());
+    for (auto& s : streams_) s->begin_averaging(*sim_);
   });
-  for (auto& s : streams_) s->write_record(*sim_);
+  watch_step_starts();
+  for (auto& s : streams_) s->write_record(*sim_);  // an averaged stream's first window opens
   if (control_.series) record_series();
 }
 
@@ -295,7 +297,8 @@ void Run::start_from_checkpoint() {
   sim_ = make_simulation(case_, backend_);
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
   for (CheckpointArray& a : ck.arrays)
-    arrays.emplace_back(a.name, block_of_whole(a.values, field_named(a.name).stagger, sim_->grid()));
+    if (a.stagger != CheckpointArray::flat_array)  // a time average's sums (the streams take them)
+      arrays.emplace_back(a.name, block_of_whole(a.values, field_named(a.name).stagger, sim_->grid()));
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
@@ -327,7 +330,8 @@ void Run::start_from_checkpoint() {
     if (saved < 0) {
       // A new file, whose first record is the state at the restart.
       agree([&] { stream->open(sim_->grid().whole().layout, series_info()); });
-      stream->write_record(*sim_);
+      agree([&] { stream->begin_averaging(*sim_); });
+      stream->write_record(*sim_);  // an averaged stream's window opens at the restart
       new_series_file = new_series_file || o.diagnostics;
       spdlog::info("restart from {} at step {}, t = {:.6g}: new output {}", path, ck.step, ck.time, o.file);
     } else {
@@ -346,15 +350,31 @@ void Run::start_from_checkpoint() {
       agree([&] {
         stream->open(sim_->grid().whole().layout, series_info());
         stream->copy_records_from(source, records, series_records);
+        stream->begin_averaging(*sim_);
       });
+      if (stream->average() && !stream->average()->restore(ck, saved_key))
+        spdlog::warn("{} holds no time averages of {} as this case asks for them (written by a run that did not "
+                     "average this stream so): its next record averages from the restart, t = {:.6g}",
+                     path, o.file, ck.time);
       stream->superseded_partial = continuations[i].superseded_partial;
       spdlog::info("restart from {} at step {}, t = {:.6g}: continuing {} ({} records, {} diagnostics records "
                    "kept from {})", path, ck.step, ck.time, o.file, records, series_records, source);
     }
     agree([&] { stream->append_history(history); });
   }
+  watch_step_starts();
   // A new file that holds the series starts it with the state at the restart.
   if (control_.series && new_series_file) record_series();
+}
+
+// The averaged streams sample the state each step starts from.
+void Run::watch_step_starts() {
+  bool averages = false;
+  for (auto& s : streams_) averages = averages || s->average();
+  if (averages)
+    sim_->at_step_start([this] {
+      for (auto& s : streams_) s->at_step_start(*sim_);
+    });
 }
 
 std::vector<DiagnosticInfo> Run::series_info() const {
@@ -516,6 +536,7 @@ std::string Run::write_checkpoint() {
       ck.state[s->key("output_interval")] = *s->config().interval;
       ck.state[s->key("output_next_time")] = s->schedule().next_time();
     }
+    if (s->average()) s->average()->save(ck, [&](const std::string& base) { return s->key(base); });
     ck.text[s->key("output_path")] = absolute_path(s->file());
     ck.text[s->key("output_partial")] = absolute_path(s->partial());
     ck.text[s->key("output_file")] = relative_to_checkpoint(s->file(), path);

@@ -123,6 +123,7 @@ class Run {
   void report_progress();
   bool wall_limit_near() const;
   double next_output_time() const;
+  void watch_step_starts();
   void agree(const std::function<void()>& work) const;
   bool may_checkpoint() const;
   void prepare_files(const std::vector<std::string>& continued, bool own_legacy);

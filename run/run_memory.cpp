@@ -31,6 +31,10 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
     const auto [device, pinned] = StagingRing::memory(backend, plan.slot_bytes, plan.slots);
     m.output_device_bytes += backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;
+    // An averaged stream's sums (run/stream_average.hpp), and their copy in a checkpoint.
+    const double sums = StreamAverage::bytes(s, plan, g.layout.n[2]);
+    (backend.is_cuda() ? m.output_device_bytes : m.output_bytes) += sums;
+    if (c.checkpoint.enabled()) m.output_bytes += sums;
   }
   return m;
 }

@@ -13,29 +13,28 @@
 
 namespace bouss {
 
-namespace {
-
-// The array a file's field is packed from, and the axis of the faces it averages (-1: none).
 std::pair<std::string, int> field_source(const std::string& field) {
   const FieldInfo& f = field_named(field);
   if (!f.mean_of) return {field, -1};
   return {f.mean_of, int(field_named(f.mean_of).stagger) - 1};
 }
 
-}  // namespace
-
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout) {
   StreamPlan plan;
   const std::size_t elem = value_bytes(s.precision);
   std::size_t slot = 0;
   int record_slots = 0;
-  for (const std::string& name : s.fields) {
+  std::vector<std::string> names = s.fields;
+  for (const std::string& m : s.average.moments) names.push_back(m);
+  for (const std::string& name : names) {
     StreamPlan::Item item;
-    item.field = name;
-    std::tie(item.source, item.average_axis) = field_source(name);
+    const bool moment = name.find('*') != std::string::npos;
+    item.field = moment ? moment_variable(name) : name;
+    if (moment) item.moment = name;
+    else std::tie(item.source, item.average_axis) = field_source(name);
     // The points of the region: a mean of faces covers the cells; a face field one point
-    // more along its axis (across a plane: the cell's two faces).
-    const Stagger stagger = field_named(item.field).stagger;
+    // more along its axis (across a plane: the cell's two faces). A moment: the cells.
+    const Stagger stagger = moment ? Stagger::centre : field_named(item.field).stagger;
     item.box = layout.interior(stagger);
     if (!s.region.whole()) {
       const int a = s.region.axis;
@@ -101,55 +100,88 @@ void post_slot(OnIoThread<NetcdfWriter>& writer, StagingRing& ring, StagingRing:
 
 }  // namespace
 
-// Asynchronous: no device sync here. The next step's kernels come after the pack kernels on
-// the step's stream, so they may overwrite the fields at once.
+void StreamOutput::begin_averaging(const Simulation& sim) {
+  if (stream_.average.enabled) average_ = std::make_unique<StreamAverage>(stream_, plan_, sim);
+}
+
+void StreamOutput::at_step_start(const Simulation& sim) {
+  if (average_) average_->at_step_start(sim);
+}
+
+// Asynchronous: no device sync here (but under several ranks: see write_gathered). The next
+// step's kernels come after the pack kernels on the step's stream, so they may overwrite
+// the fields at once. An averaged stream's record is made from its sums after the window's
+// closing sample, and a new window opens after it.
 void StreamOutput::write_record(const Simulation& sim) {
-  if (!backend_.ranks().alone()) {
-    write_gathered_record(sim);
-    return;
+  RecordSource source;
+  if (average_) {
+    if (!average_->has_samples()) {  // the start (or a record at the step its window opened)
+      last_step = sim.steps_done();
+      return;
+    }
+    average_->close(sim);
+    source.bounds = std::array<double, 2>{average_->window_start(), sim.time()};
+    source.pack = [this](std::size_t i, const Box& box, void* dst, bool single) {
+      if (single) average_->item_into(i, box, static_cast<float*>(dst));
+      else average_->item_into(i, box, static_cast<double*>(dst));
+    };
+    source.profiles = [this](double* dst) { average_->profiles_into(dst); };
+  } else {
+    source.pack = [this, &sim](std::size_t i, const Box& box, void* dst, bool single) {
+      const StreamPlan::Item& item = plan_.items[i];
+      if (single) sim.pack(item.source, box, static_cast<float*>(dst), item.average_axis);
+      else sim.pack(item.source, box, static_cast<double*>(dst), item.average_axis);
+    };
+    source.profiles = [this, &sim](double* dst) { sim.profiles_into(stream_.profiles, dst); };
   }
+  if (backend_.ranks().alone()) write_alone(sim, source);
+  else write_gathered(sim, source);
+  last_step = sim.steps_done();
+  if (average_) average_->open(sim);
+}
+
+void StreamOutput::write_alone(const Simulation& sim, const RecordSource& source) {
   const bool single = stream_.precision == Precision::single_precision;
-  writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
-    w.begin_record(time, {{"step", double(step)}});
+  writer_.post([time = sim.time(), step = sim.steps_done(), bounds = source.bounds](NetcdfWriter& w) {
+    w.begin_record(time, {{"step", double(step)}}, bounds);
   });
   if (plan_.profile_bytes > 0) {
     StagingRing::Slot& slot = ring_->acquire();
-    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));
+    source.profiles(static_cast<double*>(slot.device));
     post_slot(writer_, *ring_, slot, plan_.profile_bytes,
               [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
   }
-  for (const StreamPlan::Item& item : plan_.items) {
+  for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+    const StreamPlan::Item& item = plan_.items[i];
     for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
       const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
       Box slab = item.box;
       slab.lo[2] = item.box.lo[2] + k0;
       slab.hi[2] = slab.lo[2] + nk;
       StagingRing::Slot& slot = ring_->acquire();
-      if (single) sim.pack(item.source, slab, static_cast<float*>(slot.device), item.average_axis);
-      else sim.pack(item.source, slab, static_cast<double*>(slot.device), item.average_axis);
+      source.pack(i, slab, slot.device, single);
       post_slot(writer_, *ring_, slot, item.plane_bytes * std::size_t(nk),
                 [k0, nk, field = item.field](NetcdfWriter& w, const void* host) { w.write_slab(field, k0, nk, host); });
     }
   }
   writer_.post([](NetcdfWriter& w) { w.end_record(); });
-  last_step = sim.steps_done();
 }
 
 // Under several ranks: every rank packs the points of each slab it holds and copies them to
 // the host, the writer rank gathers them and assembles the slab in a slot of its ring (a
 // slab at a time, within the ring's memory), and the IO thread writes it from there. The
 // ranks wait for their copies: the gather needs the values on the host.
-void StreamOutput::write_gathered_record(const Simulation& sim) {
+void StreamOutput::write_gathered(const Simulation& sim, const RecordSource& source) {
   const Communicator& ranks = backend_.ranks();
   const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
   if (writes_)
-    writer_.post([time = sim.time(), step = sim.steps_done()](NetcdfWriter& w) {
-      w.begin_record(time, {{"step", double(step)}});
+    writer_.post([time = sim.time(), step = sim.steps_done(), bounds = source.bounds](NetcdfWriter& w) {
+      w.begin_record(time, {{"step", double(step)}}, bounds);
     });
   if (plan_.profile_bytes > 0) {
     StagingRing::Slot& slot = ring_->acquire();
-    sim.profiles_into(stream_.profiles, static_cast<double*>(slot.device));  // collective: every rank's levels
+    source.profiles(static_cast<double*>(slot.device));  // every rank's levels (a snapshot's: collective)
     if (writes_) {
       post_slot(writer_, *ring_, slot, plan_.profile_bytes,
                 [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
@@ -160,8 +192,9 @@ void StreamOutput::write_gathered_record(const Simulation& sim) {
     }
   }
   const Decomposition& d = *sim.grid().decomposition;
-  for (const StreamPlan::Item& item : plan_.items) {
-    const Stagger st = field_named(item.field).stagger;
+  for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+    const StreamPlan::Item& item = plan_.items[i];
+    const Stagger st = item.moment.empty() ? field_named(item.field).stagger : Stagger::centre;
     for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
       const int nk = std::min(item.slab_planes, item.box.extent(2) - k0);
       Box slab = item.box;  // in the whole grid's indices
@@ -173,10 +206,7 @@ void StreamOutput::write_gathered_record(const Simulation& sim) {
       for (int a = 0; a < 3; ++a) local.lo[a] -= d.offset[a], local.hi[a] -= d.offset[a];
       StagingRing::Slot& slot = ring_->acquire();
       const std::size_t bytes = mine.empty() ? 0 : elem * std::size_t(mine.cells());
-      if (bytes) {
-        if (single) sim.pack(item.source, local, static_cast<float*>(slot.device), item.average_axis);
-        else sim.pack(item.source, local, static_cast<double*>(slot.device), item.average_axis);
-      }
+      if (bytes) source.pack(i, local, slot.device, single);
       ring_->queue_copy(slot, bytes);
       slot.copied.wait();
       std::vector<char> pieces;
@@ -186,19 +216,7 @@ void StreamOutput::write_gathered_record(const Simulation& sim) {
         continue;
       }
       // The writer: each rank's piece into its place in the slab (x fastest).
-      char* out = static_cast<char*>(slot.host);
-      const std::size_t ex = std::size_t(slab.extent(0)), ey = std::size_t(slab.extent(1));
-      const char* in = pieces.data();
-      for (int p = 0; p < ranks.size(); ++p) {
-        const Box b = intersect(slab, supplied_box_of_rank(d, p, st));
-        if (b.empty()) continue;
-        const std::size_t row = elem * std::size_t(b.extent(0));
-        for (int k = b.lo[2]; k < b.hi[2]; ++k)
-          for (int j = b.lo[1]; j < b.hi[1]; ++j, in += row)
-            std::memcpy(out + elem * ((std::size_t(k - slab.lo[2]) * ey + std::size_t(j - slab.lo[1])) * ex +
-                                      std::size_t(b.lo[0] - slab.lo[0])),
-                        in, row);
-      }
+      place_pieces(pieces.data(), elem, slab, d, ranks.size(), st, static_cast<char*>(slot.host));
       const std::size_t slab_bytes = item.plane_bytes * std::size_t(nk);
       writer_.post([&slot, ring = ring_.get(), slab_bytes, k0, nk, field = item.field](NetcdfWriter& w) {
         try {
@@ -212,7 +230,6 @@ void StreamOutput::write_gathered_record(const Simulation& sim) {
     }
   }
   if (writes_) writer_.post([](NetcdfWriter& w) { w.end_record(); });
-  last_step = sim.steps_done();
 }
 
 void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {

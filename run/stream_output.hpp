@@ -8,7 +8,10 @@
 // IO thread (io/staging_ring.hpp). run/run.hpp decides when.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +25,7 @@
 #include "io/io_thread.hpp"
 #include "io/staging_ring.hpp"
 #include "run/schedule.hpp"
+#include "run/stream_average.hpp"
 
 namespace bouss {
 
@@ -34,6 +38,7 @@ struct StreamPlan {
   struct Item {
     std::string field;      // the name in the file
     std::string source;     // the simulation's array it is packed from ("u" for "u_c")
+    std::string moment;     // an averaged stream's moment ("w_c*T"; source empty), or empty
     int average_axis = -1;  // u_c, v_c, w_c: the mean of the two faces along this axis
     Box box;                // the points of `source` it takes (interior-relative)
     std::size_t plane_bytes = 0;  // one z-plane in the file's precision
@@ -46,6 +51,9 @@ struct StreamPlan {
   double record_bytes = 0;
 };
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout);
+// The array an output field is packed from, and the axis of the faces it averages (-1: none):
+// {"u", 0} for "u_c", {"T", -1} for "T".
+std::pair<std::string, int> field_source(const std::string& field);
 
 // A checkpoint key of stream `index` of the case's list: "BASE" for the first (the keys of a
 // single-stream run), "BASE.INDEX" for the others (docs/checkpoint.md).
@@ -63,7 +71,16 @@ class StreamOutput {
   // ranks: one file) and the staging ring; `layout` is the whole grid's, `series` describes
   // the diagnostics series' variables (model/diagnostics.hpp).
   void open(const Layout& layout, const std::vector<DiagnosticInfo>& series);
-  // Queues one record of the current state (asynchronous; see the header comment).
+  // An averaged stream (OutputAverage): its sums, cleared, and its first window opened at the
+  // simulation's state (after open(); a restart may then take a checkpoint's window:
+  // average()).
+  void begin_averaging(const Simulation& sim);
+  StreamAverage* average() { return average_.get(); }
+  // At the start of each step (Simulation::at_step_start): an averaged stream's sample.
+  void at_step_start(const Simulation& sim);
+  // Queues one record of the current state (asynchronous; see the header comment). An
+  // averaged stream's record is the window's means, written when it holds a sample (not at
+  // the start), and a new window opens.
   void write_record(const Simulation& sim);
   // Queues one record of the diagnostics series (a stream with diagnostics).
   void write_series(double time, const std::map<std::string, double>& values);
@@ -102,9 +119,19 @@ class StreamOutput {
   std::string partial_, xdmf_;
   StreamPlan plan_;
   std::unique_ptr<StagingRing> ring_;
+  std::unique_ptr<StreamAverage> average_;
+  // What a record is made of: the state (snapshots) or a window's means (an averaged stream).
+  struct RecordSource {
+    std::optional<std::array<double, 2>> bounds;  // the window's start and end
+    // Plan item i's values over a box of this rank's points (its own indices) into dst
+    // (backend memory) in float (single) or double.
+    std::function<void(std::size_t i, const Box& box, void* dst, bool single)> pack;
+    std::function<void(double* dst)> profiles;  // the stream's profiles into dst
+  };
+  void write_alone(const Simulation& sim, const RecordSource& source);
+  void write_gathered(const Simulation& sim, const RecordSource& source);
   static constexpr int writer_rank = 0;
   bool writes_ = true;  // this rank writes the file (the only rank, or the writer rank)
-  void write_gathered_record(const Simulation& sim);
 };
 
 }  // namespace bouss

@@ -28,8 +28,10 @@ struct Finished {
 };
 
 // `bouss run` of a small convection case to t = 2 (T, u, v, w and p every 0.5, the
-// profiles, the series, a checkpoint every 1) on `ranks` ranks (0: without mpirun), with the
-// extra arguments, on the backend.
+// profiles, the series, a checkpoint every 1; and time means over every 0.8 of T, w_c, the
+// profiles and the covariance of w_c and T, TAG_means.nc, and of T and its variance on a y
+// plane, TAG_plane.nc, so that a checkpoint falls inside a window) on `ranks` ranks (0:
+// without mpirun), with the extra arguments, on the backend.
 inline Finished run_case(const ScratchDir& dir, const std::string& tag, int ranks, std::vector<std::string> extra = {},
                          const std::string& backend = "cpu") {
   std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--progress", "0",
@@ -37,7 +39,11 @@ inline Finished run_case(const ScratchDir& dir, const std::string& tag, int rank
                                    "--set", "physics.rayleigh=1e6", "--set", "time.end=2",
                                    "--set", "output=[{\"file\": \"" + dir.file(tag + ".nc") +
                                                 "\", \"interval\": 0.5, \"fields\": [\"T\", \"u\", \"v\", \"w\", \"p\"]}, "
-                                                "{\"file\": \"" + dir.file(tag + "_profiles.nc") + "\", \"interval\": 0.5, \"profiles\": true}]",
+                                                "{\"file\": \"" + dir.file(tag + "_profiles.nc") + "\", \"interval\": 0.5, \"profiles\": true}, "
+                                                "{\"file\": \"" + dir.file(tag + "_means.nc") + "\", \"interval\": 0.8, \"fields\": [\"T\", \"w_c\"], "
+                                                "\"profiles\": true, \"average\": {\"moments\": [\"w_c*T\"]}}, "
+                                                "{\"file\": \"" + dir.file(tag + "_plane.nc") + "\", \"interval\": 0.8, \"fields\": [\"T\"], "
+                                                "\"region\": {\"y\": 0.9}, \"average\": {\"every_steps\": 2, \"moments\": [\"T*T\"]}}]",
                                    "--set", "checkpoint.interval=1", "--set", "checkpoint.keep=5", "--backend", backend};
   args.insert(args.end(), extra.begin(), extra.end());
   BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});

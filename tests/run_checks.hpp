@@ -408,4 +408,105 @@ inline void check_output_times_land_on_the_schedule(const Backend& be) {
   }
 }
 
+
+// An averaged stream beside a stream of snapshots at every step (docs/output.md "Averaged
+// records"): averaged over one step, each record is the trapezoid of the two snapshots
+// around it: the mean of each field and profile the mean of the two (T_rms the rms about the
+// mean over the planes and both steps), a covariance <ab> - <a><b> from the two snapshots'
+// products, time_bnds the two snapshots' times. Over the whole domain and over a plane.
+inline void check_averages_are_trapezoids_of_snapshots(const Backend& be) {
+  ScratchDir dir("averages");
+  const std::string snap = dir.file("snap.nc"), whole = dir.file("avg.nc"), plane = dir.file("plane.nc");
+  const std::string output = R"([
+    {"file": ")" + snap + R"(", "interval_steps": 1, "fields": ["T", "w_c", "u_c"],
+     "profiles": ["T_mean", "T_rms", "w_rms", "wT_mean"]},
+    {"file": ")" + whole + R"(", "interval_steps": 1, "fields": ["T", "w_c", "w"],
+     "profiles": ["T_mean", "T_rms", "w_rms", "wT_mean"], "average": {"moments": ["w_c*T", "T*T", "u_c*w_c"]}},
+    {"file": ")" + plane + R"(", "interval_steps": 1, "fields": ["T"], "region": {"z": 0.3},
+     "average": {"moments": ["T*T"]}}
+  ])";
+  run_case(parse_case(restart_case_json(6), "averages.json", {"output=" + output}), be);
+  const auto s = read_variables(snap), a = read_variables(whole), p = read_variables(plane);
+  ASSERT_EQ(s.at("time").size(), 7u);
+  ASSERT_EQ(a.at("time").size(), 6u) << "no record at the start: an average needs an interval";
+  const std::size_t cells = 16 * 16 * 8, levels = 8, plane_cells = 16 * 16;
+  const int k_plane = 2;  // z = 0.3 in cells of 0.125
+  for (std::size_t r = 0; r < 6; ++r) {
+    SCOPED_TRACE("record " + std::to_string(r));
+    EXPECT_EQ(a.at("time")[r], s.at("time")[r + 1]);
+    EXPECT_EQ(a.at("time_bnds")[2 * r], s.at("time")[r]);
+    EXPECT_EQ(a.at("time_bnds")[2 * r + 1], s.at("time")[r + 1]);
+    auto snap_at = [&](const char* name, std::size_t rec, std::size_t i, std::size_t per) {
+      return s.at(name)[rec * per + i];
+    };
+    auto mean_of = [&](const char* name, std::size_t i, std::size_t per) {
+      return 0.5 * (snap_at(name, r, i, per) + snap_at(name, r + 1, i, per));
+    };
+    auto product_mean = [&](const char* x, const char* y, std::size_t i) {
+      return 0.5 * (snap_at(x, r, i, cells) * snap_at(y, r, i, cells) + snap_at(x, r + 1, i, cells) * snap_at(y, r + 1, i, cells));
+    };
+    for (std::size_t i = 0; i < cells; ++i) {
+      ASSERT_NEAR(a.at("T")[r * cells + i], mean_of("T", i, cells), 1e-14) << "T at " << i;
+      ASSERT_NEAR(a.at("w_c")[r * cells + i], mean_of("w_c", i, cells), 1e-14) << "w_c at " << i;
+      ASSERT_NEAR(a.at("w_c_T_covariance")[r * cells + i],
+                  product_mean("w_c", "T", i) - mean_of("w_c", i, cells) * mean_of("T", i, cells), 1e-14)
+          << "w_c T covariance at " << i;
+      ASSERT_NEAR(a.at("T_variance")[r * cells + i], product_mean("T", "T", i) - std::pow(mean_of("T", i, cells), 2), 1e-14)
+          << "T variance at " << i;
+      ASSERT_NEAR(a.at("u_c_w_c_covariance")[r * cells + i],
+                  product_mean("u_c", "w_c", i) - mean_of("u_c", i, cells) * mean_of("w_c", i, cells), 1e-14);
+    }
+    for (std::size_t i = 0; i < plane_cells; ++i) {
+      const std::size_t at = k_plane * plane_cells + i;
+      ASSERT_NEAR(p.at("T")[r * plane_cells + i], mean_of("T", at, cells), 1e-14) << "the plane's T at " << i;
+      ASSERT_NEAR(p.at("T_variance")[r * plane_cells + i], product_mean("T", "T", at) - std::pow(mean_of("T", at, cells), 2),
+                  1e-14);
+    }
+    for (std::size_t k = 0; k < levels; ++k) {
+      ASSERT_NEAR(a.at("T_mean")[r * levels + k], mean_of("T_mean", k, levels), 1e-14) << "level " << k;
+      // T_rms about the mean over the planes and the two steps.
+      const double m = mean_of("T_mean", k, levels);
+      const double second = 0.5 * (std::pow(snap_at("T_rms", r, k, levels), 2) + std::pow(snap_at("T_mean", r, k, levels), 2) +
+                                   std::pow(snap_at("T_rms", r + 1, k, levels), 2) + std::pow(snap_at("T_mean", r + 1, k, levels), 2));
+      ASSERT_NEAR(a.at("T_rms")[r * levels + k], std::sqrt(std::max(0.0, second - m * m)), 1e-12) << "level " << k;
+    }
+    for (std::size_t k = 0; k <= levels; ++k) {
+      ASSERT_NEAR(a.at("wT_mean")[r * (levels + 1) + k], mean_of("wT_mean", k, levels + 1), 1e-14) << "face " << k;
+      const double w2 = 0.5 * (std::pow(snap_at("w_rms", r, k, levels + 1), 2) + std::pow(snap_at("w_rms", r + 1, k, levels + 1), 2));
+      ASSERT_NEAR(a.at("w_rms")[r * (levels + 1) + k], std::sqrt(w2), 1e-14) << "face " << k;
+    }
+  }
+}
+
+// An averaged stream whose window is open at a checkpoint (every 4 steps; stopped at 6 and
+// at 9) continues bit for bit after a restart into the same file: the sums, the window's
+// clock and its sample count are the checkpoint's.
+inline void check_averages_restart(const Backend& be) {
+  ScratchDir dir("averages_restart");
+  auto averaged_case = [&](const std::string& sub) {
+    std::filesystem::create_directories(dir.file(sub));
+    const std::string output = R"([
+      {"file": ")" + dir.file(sub) + R"(/snap.nc", "interval_steps": 5},
+      {"file": ")" + dir.file(sub) + R"(/avg.nc", "interval_steps": 4, "fields": ["T", "u", "w_c"], "profiles": true,
+       "average": {"moments": ["w_c*T"]}},
+      {"file": ")" + dir.file(sub) + R"(/sparse.nc", "interval": 0.9, "fields": ["T"], "region": {"y": 1.1},
+       "average": {"every_steps": 2, "moments": ["T*T"]}}
+    ])";
+    return parse_case(restart_case_json(14), "averages.json", {"output=" + output});
+  };
+  const Case reference = averaged_case("uninterrupted");
+  run_case(reference, be);
+  for (long stop_at : {6L, 9L}) {
+    SCOPED_TRACE("stopped at step " + std::to_string(stop_at));
+    const Case stopped = averaged_case("stopped_" + std::to_string(stop_at));
+    const std::string checkpoint = run_case(stopped, be, stop_at);
+    ASSERT_TRUE(std::filesystem::exists(checkpoint)) << checkpoint;
+    run_case(stopped, be, -1, checkpoint);
+    for (std::size_t i = 0; i < reference.output.streams.size(); ++i)
+      EXPECT_EQ(bitwise_difference(reference.output.streams[i].file, stopped.output.streams[i].file), "")
+          << stopped.output.streams[i].file;
+  }
+  EXPECT_EQ(read_variables(reference.output.streams[1].file).at("time").size(), 4u) << "steps 4, 8, 12 and the end";
+}
+
 }  // namespace bouss::test

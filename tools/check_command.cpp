@@ -190,10 +190,18 @@ int check_command(const RunOptions& o) {
       what += fmt::format("; deflate {}{}", s.compression.deflate, s.compression.shuffle ? " with shuffle" : "");
       if (s.compression.significant_digits) what += fmt::format(", {} significant digits", *s.compression.significant_digits);
     }
-    std::printf("output: %s (%s; records at the start%s and the end%s)\n", absolute_path(s.file).c_str(), what.c_str(),
-                when.empty() ? "" : (", " + when).c_str(),
-                s.diagnostics ? fmt::format("; diagnostics every {} steps", c.output.diagnostics_interval_steps).c_str()
-                              : "");
+    const std::string series =
+        s.diagnostics ? fmt::format("; diagnostics every {} steps", c.output.diagnostics_interval_steps) : "";
+    if (s.average.enabled) {
+      what += "; time means";
+      for (const auto& m : s.average.moments) what += " and " + moment_variable(m);
+      what += s.average.every_steps == 1 ? " sampled every step" : fmt::format(" sampled every {} steps", s.average.every_steps);
+      std::printf("output: %s (%s; records of the means over each interval, %s, and the end%s)\n",
+                  absolute_path(s.file).c_str(), what.c_str(), when.c_str(), series.c_str());
+    } else {
+      std::printf("output: %s (%s; records at the start%s and the end%s)\n", absolute_path(s.file).c_str(), what.c_str(),
+                  when.empty() ? "" : (", " + when).c_str(), series.c_str());
+    }
   }
   const std::string home = absolute_path(checkpoint_stem(c)) + ".checkpoint.<step>.nc";
   if (c.checkpoint.enabled())

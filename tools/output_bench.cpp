@@ -52,6 +52,7 @@ struct Config {
 struct Timing {
   double ms_per_step = 0, bytes = 0, writer_seconds = 0, compressor_rate = 0;
   double finish_ms = 0;  // the end inside the timed region: the last records, close, fsync, XDMF
+  double steps_ms_per_step = 0;  // the steps alone, before that end
 };
 
 // Bytes a configuration writes per step: one record of its stream (fields over the region
@@ -127,11 +128,13 @@ Timing time_config(Case c, const Backend& backend, const Config& cfg, const std:
   const double busy0 = IoThread::instance().busy_seconds();
   const auto t0 = clock_type::now();
   for (int s = 0; s < steps; ++s) run.step();
+  backend.synchronize();
   const auto t1 = clock_type::now();
   run.finish();  // the last record, the close and its fsync are inside the timed region
   backend.synchronize();
   Timing t;
   t.ms_per_step = 1e3 * seconds_since(t0) / steps;
+  t.steps_ms_per_step = 1e3 * std::chrono::duration<double>(t1 - t0).count() / steps;
   t.writer_seconds = IoThread::instance().busy_seconds() - busy0;
   t.finish_ms = 1e3 * seconds_since(t1);
   if (!file.empty()) {
@@ -151,6 +154,10 @@ std::string config_name(const OutputStream& s, int every) {
   else
     for (const auto& f : s.fields) name += (name.empty() ? "" : "+") + f;
   if (!s.profiles.empty()) name += (name.empty() ? "" : "+") + std::string("profiles");
+  if (s.average.enabled) {
+    name += "_mean";
+    for (const auto& m : s.average.moments) name += "+" + moment_variable(m);
+  }
   name += std::string("_") + type_name(s.precision) + "_every" + std::to_string(every);
   if (!s.region.whole()) name += fmt::format("_{}{:g}", "xyz"[s.region.axis], s.region.coordinate);
   if (s.compression.enabled()) name += "_deflate" + std::to_string(s.compression.deflate);
@@ -214,7 +221,11 @@ int output_bench(const BenchOptions& o) {
   try {
     // Each configuration runs long enough for 20 of its snapshots, so that the close and
     // its fsync at the end are a small part of the timed region.
-    auto steps_of = [&](const Config& cfg) { return std::max(o.steps, 20 * cfg.every); };
+    // Snapshots: at least 20 records; an averaged stream sums every step whatever its
+    // records (its cost a step is the sums', with the records' every `every` steps).
+    auto steps_of = [&](const Config& cfg) {
+      return cfg.stream && cfg.stream->average.enabled ? o.steps : std::max(o.steps, 20 * cfg.every);
+    };
     double most = 0;
     for (const Config& cfg : configs)
       if (cfg.stream) most = std::max(most, cfg_bytes_per_step(c, cfg) * steps_of(cfg));
@@ -261,6 +272,7 @@ int output_bench(const BenchOptions& o) {
                       {"every", cfg.every},
                       {"steps", steps_of(cfg)},
                       {"ms_per_step", t.ms_per_step},
+                      {"steps_ms_per_step", t.steps_ms_per_step},
                       {"bytes_per_step", bytes_per_step},
                       {"disk_ms_per_step", disk_ms},
                       {"compressor_ms_per_step", compressor_ms},

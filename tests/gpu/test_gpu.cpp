@@ -10,6 +10,7 @@
 #include "lock_exchange_checks.hpp"
 #include "mpi_run_checks.hpp"
 #include "field_ops_checks.hpp"
+#include "time_average_checks.hpp"
 #include "operator_checks.hpp"
 #include "profile_checks.hpp"
 #include "projection_checks.hpp"
@@ -102,6 +103,21 @@ TEST(GpuDeviceTimeStep, IsTheHostFormulaBitForBitAndLandsOnTheEnd) {
     SCOPED_TRACE(variant);
     check_device_time_step(gpu, {variant});
   }
+}
+
+TEST(GpuAverages, TheArithmeticOfTheTimeAveragesIsTheHostsTrapezoid) {
+  BOUSS_GPU_OR_SKIP();
+  check_time_averages(gpu);
+}
+
+TEST(GpuAverages, OverOneStepEachRecordIsTheTrapezoidOfTheSnapshotsAroundIt) {
+  BOUSS_GPU_OR_SKIP();
+  check_averages_are_trapezoids_of_snapshots(gpu);
+}
+
+TEST(GpuAverages, AWindowOpenAtACheckpointContinuesBitForBit) {
+  BOUSS_GPU_OR_SKIP();
+  check_averages_restart(gpu);
 }
 
 TEST(GpuOutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {

@@ -31,6 +31,9 @@ TEST(MpiRuns, RanksWriteOneFileWithTheFieldsOfOneRank) {
     ASSERT_TRUE(cut.ok()) << cut.err;
     EXPECT_LE(relative_difference(dir.file(tag + ".nc"), dir.file("one.nc")), 1e-12) << grid;
     EXPECT_LE(relative_difference(dir.file(tag + "_profiles.nc"), dir.file("one_profiles.nc"), {}), 1e-12) << grid;
+    for (const char* means : {"_means.nc", "_plane.nc"})
+      EXPECT_LE(relative_difference(dir.file(tag + means), dir.file(std::string("one") + means), {}), 1e-12)
+          << grid << ": the time averages";
     EXPECT_EQ(int_attribute(dir.file(tag + ".nc"), "mpi_ranks"), ranks);
     EXPECT_EQ(text_attribute(dir.file(tag + ".nc"), "decomposition"), grid);
     EXPECT_NE(cut.out.find(std::to_string(ranks) + " ranks, process grid " + grid), std::string::npos) << cut.out;
@@ -55,6 +58,11 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   const Finished restarted = run_case(dir, "four", 2, {"--restart", checkpoint});
   ASSERT_TRUE(restarted.ok()) << restarted.err;
   EXPECT_LE(relative_difference(dir.file("four.nc"), dir.file("two.nc")), 1e-12);
+  // The time averages' window open at the checkpoint (t = 1, inside [0.8, 1.6]) continues too.
+  for (const char* means : {"_means.nc", "_plane.nc"})
+    EXPECT_LE(relative_difference(dir.file(std::string("four") + means), dir.file(std::string("two") + means), {}), 1e-12)
+        << means;
+  EXPECT_EQ(read_variables(dir.file("four_means.nc")).at("time"), (std::vector<double>{0.8, 1.6, 2}));
   // On the same count, bit for bit: two ranks from two ranks' checkpoint.
   std::string two_checkpoint = checkpoint;
   two_checkpoint.replace(two_checkpoint.find("four.checkpoint"), 4, "two");
@@ -64,6 +72,9 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   ASSERT_TRUE(reference.ok()) << reference.err;
   const auto a = read_variables(dir.file("two.nc")), b = read_variables(dir.file("two_reference.nc"));
   for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
+  for (const char* means : {"_means.nc", "_plane.nc"})
+    EXPECT_EQ(bitwise_difference(dir.file(std::string("two") + means), dir.file(std::string("two_reference") + means)), "")
+        << means;
 }
 
 TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {

@@ -48,6 +48,12 @@ TEST(DeviceTimeStep, AFixedDtLandsOnTheEnd) {
   EXPECT_EQ(sim->time(), 6.0);
 }
 
+TEST(Averages, OverOneStepEachRecordIsTheTrapezoidOfTheSnapshotsAroundIt) {
+  check_averages_are_trapezoids_of_snapshots(Backend::cpu());
+}
+
+TEST(Averages, AWindowOpenAtACheckpointContinuesBitForBit) { check_averages_restart(Backend::cpu()); }
+
 TEST(OutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {
   check_output_times_land_on_the_schedule(Backend::cpu());
 }
