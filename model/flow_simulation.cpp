@@ -94,7 +94,23 @@ void FlowSimulation<R>::set_initial_condition() {
 
 template <class R>
 void FlowSimulation<R>::queue_state_check() {
-  state_rate_into(grid_, now_, state_rate_.target());
+  if (level_sums_) state_rate_and_level_sums_into(grid_, now_, coeffs_.reference, state_rate_.target(), level_sums_);
+  else state_rate_into(grid_, now_, state_rate_.target());
+}
+
+template <class R>
+FlowSimulation<R>::~FlowSimulation() {
+  if (!level_sums_) return;
+  backend_.synchronize();
+  backend_.deallocate(level_sums_);
+}
+
+template <class R>
+void FlowSimulation<R>::keep_level_sums() {
+  if (level_sums_ || !backend_.ranks().alone()) return;
+  level_sums_ = backend_.allocate(level_sums_bytes(grid_.layout.n[2]));
+  fixed_steps_run_ = false;  // the step's graph captures the state check
+  queue_state_check();       // of the state now
 }
 
 template <class R>
@@ -239,7 +255,7 @@ void FlowSimulation<R>::step() {
     advance_ab2(grid_, coeffs_, scalars.dt, KernelScalar::in(&c->a), KernelScalar::in(&c->b), next_, G_, now_, unknown_);
     fill_flow_ghosts(4);
     project_velocity(scalars, passes);
-    state_rate_into(grid_, now_, state_rate_.target());
+    queue_state_check();
   };
   if (passes > 0) {
     // The first such step after construction or a restore runs kernel by kernel: what the
@@ -419,7 +435,8 @@ void FlowSimulation<R>::accumulate(const std::string& a, int axis_a, const std::
 
 template <class R>
 void FlowSimulation<R>::accumulate_profiles(const AveragingClock* clock, double* acc) const {
-  accumulate_profile_moments(grid_, now_, coeffs_.reference, clock, acc);
+  if (level_sums_) accumulate_profile_moments_from(grid_, now_, coeffs_.reference, level_sums_, clock, acc);
+  else accumulate_profile_moments(grid_, now_, coeffs_.reference, clock, acc);
 }
 
 template <class R>

@@ -42,6 +42,8 @@ class FlowSimulation final : public Simulation {
   void accumulate(const std::string& a, int axis_a, const std::string& b, int axis_b, const Box& box,
                   const double* weight, double* acc) const override;
   void accumulate_profiles(const AveragingClock* clock, double* acc) const override;
+  void keep_level_sums() override;
+  ~FlowSimulation() override;
   const StepClock* step_clock() const override { return clock_.target(); }
 
   FlowFields<R>& flow() { return now_; }
@@ -91,6 +93,7 @@ class FlowSimulation final : public Simulation {
   int check_interval_ = 1;
   CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
   bool fixed_steps_run_ = false;  // one has run kernel by kernel since construction or restore
+  void* level_sums_ = nullptr;     // keep_level_sums: the profiles' sums of the current state
 };
 
 // Calls f(flow) with the FlowSimulation<R> that `sim` is (R: double or float): for what a

@@ -156,6 +156,10 @@ class Simulation {
   virtual void accumulate(const std::string& a, int axis_a, const std::string& b, int axis_b, const Box& box,
                           const double* weight, double* acc) const = 0;
   virtual void accumulate_profiles(const AveragingClock* clock, double* acc) const = 0;
+  // From now on the state check after each step also makes the profiles' level sums, which
+  // accumulate_profiles then takes instead of a pass of its own (physics/profiles.hpp
+  // state_rate_and_level_sums_into; one rank). Before the first step.
+  virtual void keep_level_sums() = 0;
   // The step's clock in backend memory (physics/time_step.hpp): after plan_step, the step
   // about to be taken; between steps, the last one taken.
   virtual const StepClock* step_clock() const = 0;

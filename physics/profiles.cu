@@ -48,6 +48,26 @@ struct LevelSums {
   }
 };
 
+// One point's terms of its level's sums: its cell's (k < nz; T shifted by `shift`) and its
+// z face's.
+template <class R, class Z>
+BOUSS_HD inline LevelSums level_sums_at(std::ptrdiff_t idx, int k, int nz, CView<R> u, CView<R> v, CView<R> w,
+                                        CView<R> T, R shift, LevelLine on_faces, const Stencil<R, Z>& st) {
+  LevelSums s{0, 0, 0, 0, 0, 0};
+  if (k < nz) {
+    const double t = double(T[idx]) - double(shift);  // T' (LevelSums)
+    const double u0 = u[idx], u1 = u[idx + 1], v0 = v[idx], v1 = v[idx + st.s[1]];
+    s.T = t;
+    s.T2 = t * t;
+    s.uu = 0.5 * (u0 * u0 + u1 * u1);
+    s.vv = 0.5 * (v0 * v0 + v1 * v1);
+  }
+  const double w0 = w[idx];
+  s.ww = w0 * w0;
+  s.wT = double(advective_heat_flux_at_zface(idx, k, w, T, st)) + w0 * on_faces(k);
+  return s;
+}
+
 // Which profiles go where in dst: plan.kind[p] into dst[plan.offset[p] + k], k < plan.levels[p].
 struct ProfilePlan {
   int kind[profile_kinds];
@@ -168,20 +188,7 @@ LevelSumsPass<R> level_sums(const Grid& g, const FlowFields<R>& f, const Referen
   pass.sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
-        const std::ptrdiff_t idx = i + j * sy + k * sz;
-        LevelSums s{0, 0, 0, 0, 0, 0};
-        if (k < nz) {
-          const double t = double(T[idx]) - double(shift[k * shift_stride]);  // T' (LevelSums)
-          const double u0 = u[idx], u1 = u[idx + 1], v0 = v[idx], v1 = v[idx + sy];
-          s.T = t;
-          s.T2 = t * t;
-          s.uu = 0.5 * (u0 * u0 + u1 * u1);
-          s.vv = 0.5 * (v0 * v0 + v1 * v1);
-        }
-        const double w0 = w[idx];
-        s.ww = w0 * w0;
-        s.wT = double(advective_heat_flux_at_zface(idx, k, w, T, st)) + w0 * on_faces(k);
-        return s;
+        return level_sums_at(i + j * sy + k * sz, k, nz, u, v, w, T, shift[k < nz ? k * shift_stride : 0], on_faces, st);
       },
       "horizontal profiles (level sums)");
   pass.points = double(g.global_n()[0]) * double(g.global_n()[1]);  // every rank's levels together
@@ -219,14 +226,13 @@ void horizontal_profiles_into(const Grid& g, const FlowFields<R>& f, const Refer
 
 std::size_t profile_moment_values(int nz) { return std::size_t(accumulated_moments) * std::size_t(nz + 1); }
 
+namespace {
+
+// Adds the clock's weight times the moments of every level of `level` to acc.
 template <class R>
-void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
-                                const AveragingClock* clock, double* acc) {
-  const int nz = g.layout.n[2];
-  const Backend& backend = f.T.backend();
-  LevelSumsPass<R> pass = level_sums(g, f, reference);
-  const LevelSumsPass<R> level = pass;
-  for_each(backend, Box{{0, 0, 0}, {1, 1, nz + 1}}, [=] BOUSS_HD(int, int, int k) {
+void accumulate_moments(const Backend& backend, const LevelSumsPass<R>& level, const AveragingClock* clock,
+                        double* acc) {
+  for_each(backend, Box{{0, 0, 0}, {1, 1, level.nz + 1}}, [=] BOUSS_HD(int, int, int k) {
     const LevelMoments m = level.moments(k);
     const double w = clock->weight;
     double* a = acc + std::ptrdiff_t(accumulated_moments) * k;
@@ -240,7 +246,86 @@ void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const Ref
     a[5] += w * m.ww;
     a[6] += w * m.wT;
   }, "horizontal profiles (time sums)");
+}
+
+// The state check's maximum and the level sums, combined per level in one reduction.
+struct LevelSumsAndRate {
+  LevelSums s;
+  double rate;
+};
+struct SumsAndMaxOp {
+  BOUSS_HD LevelSumsAndRate operator()(const LevelSumsAndRate& a, const LevelSumsAndRate& b) const {
+    return {a.s + b.s, MaxOp{}(a.rate, b.rate)};
+  }
+};
+
+template <class R>
+struct CheckAndSumLevels {
+  const Grid& g;
+  const FlowFields<R>& f;
+  const ReferenceProfile& reference;
+  double* rate;
+  LevelSums* sums;
+  template <class Z>
+  void operator()(const Stencil<R, Z>& st) const {
+    const auto& n = g.layout.n;
+    const int nz = n[2];
+    const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    const Backend& backend = f.T.backend();
+    const LevelLine on_faces = reference.on_zfaces(g, backend);
+    const R* shift = T.origin;  // each level's first cell (LevelSums)
+    const LevelSumsAndRate* levels = reduce_levels_to_scratch(
+        backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSumsAndRate{{0, 0, 0, 0, 0, 0}, 0.0}, SumsAndMaxOp{},
+        [=] BOUSS_HD(int i, int j, int k) {
+          const std::ptrdiff_t idx = i + j * sy + k * sz;
+          return LevelSumsAndRate{level_sums_at(idx, k, nz, u, v, w, T, shift[k < nz ? k * sz : 0], on_faces, st),
+                                  k < nz ? double(state_rate_at_centre(idx, k, u, v, w, T, st)) : 0.0};
+        },
+        "state check and level sums");
+    double* const out_rate = rate;
+    LevelSums* const out = sums;
+    for_each(backend, Box{{0, 0, 0}, {1, 1, 1}}, [=] BOUSS_HD(int, int, int) {
+      double m = 0;  // the state check's start (physics/flow.cu)
+      for (int k = 0; k <= nz; ++k) {
+        m = MaxOp{}(m, levels[k].rate);
+        out[k] = levels[k].s;
+      }
+      *out_rate = m;
+    }, "state check (advective rate, non-finite values) of the levels");
+  }
+};
+
+}  // namespace
+
+template <class R>
+void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                const AveragingClock* clock, double* acc) {
+  const Backend& backend = f.T.backend();
+  LevelSumsPass<R> pass = level_sums(g, f, reference);
+  accumulate_moments(backend, pass, clock, acc);
   release_shift(backend, pass);
+}
+
+std::size_t level_sums_bytes(int nz) { return sizeof(LevelSums) * std::size_t(nz + 1); }
+
+template <class R>
+void state_rate_and_level_sums_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                    double* rate, void* sums) {
+  with_stencil<R>(g, f.T.backend(), CheckAndSumLevels<R>{g, f, reference, rate, static_cast<LevelSums*>(sums)});
+}
+
+template <class R>
+void accumulate_profile_moments_from(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                     const void* sums, const AveragingClock* clock, double* acc) {
+  LevelSumsPass<R> pass;
+  pass.sums = static_cast<const LevelSums*>(sums);
+  pass.shift = f.T.cview().origin;
+  pass.shift_stride = g.layout.sz;
+  pass.points = double(g.global_n()[0]) * double(g.global_n()[1]);
+  pass.nz = g.layout.n[2];
+  pass.on_centres = reference.on_centres(g, f.T.backend());
+  accumulate_moments(f.T.backend(), pass, clock, acc);
 }
 
 void profiles_from_moments(const Backend& backend, const std::vector<std::string>& names, int nz, const double* acc,
@@ -261,6 +346,14 @@ template void horizontal_profiles_into<double>(const Grid&, const FlowFields<dou
                                                const std::vector<std::string>&, double*);
 template void horizontal_profiles_into<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
                                               const std::vector<std::string>&, double*);
+template void state_rate_and_level_sums_into<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
+                                                     double*, void*);
+template void state_rate_and_level_sums_into<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
+                                                    double*, void*);
+template void accumulate_profile_moments_from<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
+                                                      const void*, const AveragingClock*, double*);
+template void accumulate_profile_moments_from<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,
+                                                     const void*, const AveragingClock*, double*);
 template void accumulate_profile_moments<double>(const Grid&, const FlowFields<double>&, const ReferenceProfile&,
                                                  const AveragingClock*, double*);
 template void accumulate_profile_moments<float>(const Grid&, const FlowFields<float>&, const ReferenceProfile&,

@@ -71,4 +71,20 @@ void accumulate_profile_moments(const Grid& g, const FlowFields<R>& f, const Ref
 void profiles_from_moments(const Backend& backend, const std::vector<std::string>& names, int nz, const double* acc,
                            const double* total, double* dst);
 
+// The same sums, made in the step's own state check (physics/flow.hpp state_rate_into: the one
+// pass that reads u, v, w and T after each step), so that profiles averaged every step cost
+// no pass of their own: state_rate_and_level_sums_into writes the state check's value into
+// *rate, the same value, and the level sums of every level into `sums` (level_sums_bytes(nz)
+// of backend memory); accumulate_profile_moments_from adds the clock's weight times their
+// moments to acc, as accumulate_profile_moments does, while the fields are those the sums
+// were made of. One rank (the sums of several ranks combine through the host: there
+// accumulate_profile_moments makes its own).
+std::size_t level_sums_bytes(int nz);
+template <class R>
+void state_rate_and_level_sums_into(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                    double* rate, void* sums);
+template <class R>
+void accumulate_profile_moments_from(const Grid& g, const FlowFields<R>& f, const ReferenceProfile& reference,
+                                     const void* sums, const AveragingClock* clock, double* acc);
+
 }  // namespace bouss

@@ -62,10 +62,10 @@ double StreamAverage::bytes(const OutputStream& s, const StreamPlan& plan, int n
   std::vector<Output> outputs;
   std::size_t profile_offset = 0, total = 0;
   lay_out(s, plan, nz, [](const Box& whole, Stagger) { return whole; }, sums, outputs, profile_offset, total);
-  return double(total) * sizeof(double) + sizeof(AveragingClock);
+  return double(total) * sizeof(double) + sizeof(AveragingClock) + (s.profiles.empty() ? 0 : level_sums_bytes(nz));
 }
 
-StreamAverage::StreamAverage(const OutputStream& s, const StreamPlan& plan, const Simulation& sim)
+StreamAverage::StreamAverage(const OutputStream& s, const StreamPlan& plan, Simulation& sim)
     : backend_(sim.backend()), decomposition_(sim.grid().decomposition), stream_(s), nz_(sim.grid().layout.n[2]) {
   const Grid& g = sim.grid();
   const int rank = backend_.ranks().rank();
@@ -77,6 +77,8 @@ StreamAverage::StreamAverage(const OutputStream& s, const StreamPlan& plan, cons
     return b;
   };
   lay_out(s, plan, nz_, local, sums_, outputs_, profile_offset_, values_);
+  // The profiles' level sums from the step's own state check (one rank).
+  if (!s.profiles.empty()) sim.keep_level_sums();
   data_ = static_cast<double*>(backend_.allocate(std::max<std::size_t>(values_, 1) * sizeof(double)));
   clock_ = static_cast<AveragingClock*>(backend_.allocate(sizeof(AveragingClock)));
   const AveragingClock zero{};

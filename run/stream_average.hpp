@@ -31,8 +31,9 @@ struct StreamPlan;
 class StreamAverage {
  public:
   // The sums of stream s laid out by its plan (run/stream_output.hpp plan_stream), cleared;
-  // the window opens at the simulation's current state.
-  StreamAverage(const OutputStream& s, const StreamPlan& plan, const Simulation& sim);
+  // the window opens at the simulation's current state (whose state check then also makes
+  // the profiles' level sums, for a stream with profiles: Simulation::keep_level_sums).
+  StreamAverage(const OutputStream& s, const StreamPlan& plan, Simulation& sim);
   ~StreamAverage();
   StreamAverage(const StreamAverage&) = delete;
   StreamAverage& operator=(const StreamAverage&) = delete;

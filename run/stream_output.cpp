@@ -100,7 +100,7 @@ void post_slot(OnIoThread<NetcdfWriter>& writer, StagingRing& ring, StagingRing:
 
 }  // namespace
 
-void StreamOutput::begin_averaging(const Simulation& sim) {
+void StreamOutput::begin_averaging(Simulation& sim) {
   if (stream_.average.enabled) average_ = std::make_unique<StreamAverage>(stream_, plan_, sim);
 }
 

@@ -74,7 +74,7 @@ class StreamOutput {
   // An averaged stream (OutputAverage): its sums, cleared, and its first window opened at the
   // simulation's state (after open(); a restart may then take a checkpoint's window:
   // average()).
-  void begin_averaging(const Simulation& sim);
+  void begin_averaging(Simulation& sim);
   StreamAverage* average() { return average_.get(); }
   // At the start of each step (Simulation::at_step_start): an averaged stream's sample.
   void at_step_start(const Simulation& sim);

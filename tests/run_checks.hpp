@@ -509,4 +509,22 @@ inline void check_averages_restart(const Backend& be) {
   EXPECT_EQ(read_variables(reference.output.streams[1].file).at("time").size(), 4u) << "steps 4, 8, 12 and the end";
 }
 
+
+// Profiles averaged every step take their level sums from the step's own state check
+// (Simulation::keep_level_sums): the check's value, and so every dt and the flow, stay
+// those of a run without them, to the bit; the fixed passes' CUDA graph included.
+inline void check_averaged_profiles_leave_the_flow_alone(const Backend& be) {
+  ScratchDir dir("averaged_profiles");
+  const std::string alone = dir.file("alone.nc"), beside = dir.file("beside.nc");
+  const std::vector<std::string> o = {"pressure.solver=\"fft\"", "pressure.check_interval=4"};
+  std::vector<std::string> a = o, b = o;
+  a.push_back(R"(output=[{"file": ")" + alone + R"(", "interval_steps": 3}])");
+  b.push_back(R"(output=[{"file": ")" + beside + R"(", "interval_steps": 3},
+                         {"file": ")" + dir.file("means.nc") + R"(", "interval_steps": 5, "profiles": true, "average": true}])");
+  run_case(parse_case(restart_case_json(16), "alone.json", a), be);
+  run_case(parse_case(restart_case_json(16), "beside.json", b), be);
+  EXPECT_EQ(bitwise_difference(alone, beside), "");
+  EXPECT_EQ(read_variables(dir.file("means.nc")).at("profile_time").size(), 4u);  // steps 5, 10, 15, 16
+}
+
 }  // namespace bouss::test

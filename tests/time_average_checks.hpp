@@ -1,6 +1,6 @@
 // Checks of the time averages' arithmetic on any backend (physics/time_average.hpp): a field
-// linear in time averages to its midpoint exactly with a varying dt; a constant to itself
-// whatever the sampling; the covariance of two fields is the trapezoidal rule's, computed on
+// linear in time averages to its midpoint exactly with a varying dt; a constant to itself (to
+// round-off) whatever the sampling; the covariance of two fields is the trapezoidal rule's, computed on
 // the host independently; sampled every N steps of a fixed dt, the coarse trapezoid.
 #pragma once
 
@@ -25,7 +25,15 @@ void check_time_averages_for(const Backend& be, int every, bool fixed_dt) {
   const Layout L = Layout::make(g.layout.n, g.layout.ghost, sizeof(S));
   const Box box = L.interior(Stagger::centre);
   const std::size_t n = std::size_t(box.cells());
-  Field<S> a(be, L, Stagger::centre, "a"), b(be, L, Stagger::centre, "b");
+  Field<S> a(be, L, Stagger::centre, "a"), b(be, L, Stagger::centre, "b"), c0(be, L, Stagger::centre, "c");
+  {  // c: constant in time, 3 - p / 7 at point p
+    std::vector<S> hc(L.size, S(0));
+    std::size_t p = 0;
+    for (int k = 0; k < L.n[2]; ++k)
+      for (int j = 0; j < L.n[1]; ++j)
+        for (int i = 0; i < L.n[0]; ++i, ++p) hc[L.origin + L.index(i, j, k)] = S(3 - double(p) / 7);
+    c0.from_host(hc);
+  }
   auto set = [&](double t) {
     std::vector<S> ha(L.size, S(0)), hb(L.size, S(0));
     std::size_t p = 0;
@@ -41,15 +49,16 @@ void check_time_averages_for(const Backend& be, int every, bool fixed_dt) {
   auto value = [&](const Field<S>& f, std::size_t p, double t) {  // what set() stored, read as S
     return &f == &a ? double(S(0.25 * double(p) + (1.0 - 0.1 * double(p)) * t)) : double(S(std::cos(double(p) + t)));
   };
-  double* sums = static_cast<double*>(be.allocate(3 * n * sizeof(double)));
+  double* sums = static_cast<double*>(be.allocate(4 * n * sizeof(double)));
   AveragingClock* clock = static_cast<AveragingClock*>(be.allocate(sizeof(AveragingClock)));
   StepClock* step = static_cast<StepClock*>(be.allocate(sizeof(StepClock)));
-  clear_sums(be, sums, 3 * n);
-  const SampledField<S> fa{&a, -1, {}}, fb{&b, -1, {}}, none{};
+  clear_sums(be, sums, 4 * n);
+  const SampledField<S> fa{&a, -1, {}}, fb{&b, -1, {}}, fc{&c0, -1, {}}, none{};
   auto sample = [&] {
     accumulate_sample(fa, none, box, &clock->weight, sums);
     accumulate_sample(fb, none, box, &clock->weight, sums + n);
     accumulate_sample(fa, fb, box, &clock->weight, sums + 2 * n);
+    accumulate_sample(fc, none, box, &clock->weight, sums + 3 * n);
   };
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> draw(0.01, 0.05);
@@ -74,12 +83,13 @@ void check_time_averages_for(const Backend& be, int every, bool fixed_dt) {
   plan_closing_sample_on(be, clock, step);
   sample();
   std::vector<double> mean_a(n), mean_b(n), cov(n);
-  double* out = static_cast<double*>(be.allocate(3 * n * sizeof(double)));
+  double* out = static_cast<double*>(be.allocate(4 * n * sizeof(double)));
   time_mean_into(be, sums, n, clock, out);
   time_mean_into(be, sums + n, n, clock, out + n);
   time_covariance_into(be, sums + 2 * n, sums, sums + n, n, clock, out + 2 * n);
-  std::vector<double> host(3 * n);
-  copy_bytes(host.data(), Backend::cpu(), out, be, 3 * n * sizeof(double));
+  time_mean_into(be, sums + 3 * n, n, clock, out + 3 * n);
+  std::vector<double> host(4 * n);
+  copy_bytes(host.data(), Backend::cpu(), out, be, 4 * n * sizeof(double));
   AveragingClock done;
   copy_bytes(&done, Backend::cpu(), clock, be, sizeof done);
   const double T = times.back() - t0;
@@ -96,6 +106,8 @@ void check_time_averages_for(const Backend& be, int every, bool fixed_dt) {
       ib += h * (value(b, p, at[q]) + value(b, p, at[q + 1]));
       iab += h * (value(a, p, at[q]) * value(b, p, at[q]) + value(a, p, at[q + 1]) * value(b, p, at[q + 1]));
     }
+    const double constant = double(S(3 - double(p) / 7));
+    ASSERT_NEAR(host[3 * n + p], constant, 2e-15 * std::fabs(constant)) << "a constant averages to itself, point " << p;
     const double scale = 1 + std::fabs(ia / T);
     if (every == 1 || fixed_dt) {
       ASSERT_NEAR(host[p], ia / T, 1e-14 * scale) << "point " << p;

@@ -120,6 +120,11 @@ TEST(GpuAverages, AWindowOpenAtACheckpointContinuesBitForBit) {
   check_averages_restart(gpu);
 }
 
+TEST(GpuAverages, ProfilesAveragedEveryStepLeaveTheFlowAlone) {
+  BOUSS_GPU_OR_SKIP();
+  check_averaged_profiles_leave_the_flow_alone(gpu);
+}
+
 TEST(GpuOutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {
   BOUSS_GPU_OR_SKIP();
   check_output_times_land_on_the_schedule(gpu);

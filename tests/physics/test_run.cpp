@@ -54,6 +54,10 @@ TEST(Averages, OverOneStepEachRecordIsTheTrapezoidOfTheSnapshotsAroundIt) {
 
 TEST(Averages, AWindowOpenAtACheckpointContinuesBitForBit) { check_averages_restart(Backend::cpu()); }
 
+TEST(Averages, ProfilesAveragedEveryStepLeaveTheFlowAlone) {
+  check_averaged_profiles_leave_the_flow_alone(Backend::cpu());
+}
+
 TEST(OutputTimes, RecordsAndCheckpointsLandOnTheirIntervalAcrossARestart) {
   check_output_times_land_on_the_schedule(Backend::cpu());
 }
