@@ -983,6 +983,8 @@ OutputAverage parse_average(Validator& v, const json& stream, const OutputStream
   if (given->is_boolean()) {
     a.enabled = given->get<bool>();
   } else {
+    if (!given->is_object())
+      v.fail_expected("average", "true, false or an object such as {\"every_steps\": 1, \"moments\": [\"w_c*T\"]}", *given);
     const json& object = v.get_object(*given, "average");
     const auto scope = v.enter("average");
     v.check_no_unknown_keys(object, {"every_steps", "moments"});

@@ -714,6 +714,49 @@ TEST(CaseFile, OutputStreamsList) {
   EXPECT_TRUE(parse(j).output.streams.empty());
 }
 
+// "average": true or {"every_steps", "moments"}; it needs a record interval; the filled-in
+// case reads back with it; bad values are one line each at their path.
+TEST(CaseFile, AveragedStreams) {
+  json j = minimal_case();
+  j["output"] = json::parse(R"([
+    {"file": "out/a.nc", "interval": 0.5},
+    {"file": "out/m.nc", "interval": 2, "fields": ["T", "w_c"], "profiles": true, "average": true},
+    {"file": "out/c.nc", "interval_steps": 50, "fields": ["T"], "region": {"z": 0.5},
+     "average": {"every_steps": 3, "moments": ["w_c*T", "T*T"]}}
+  ])");
+  const Case c = parse(j);
+  const auto& s = c.output.streams;
+  EXPECT_FALSE(s[0].average.enabled);
+  EXPECT_TRUE(s[1].average.enabled);
+  EXPECT_EQ(s[1].average.every_steps, 1);
+  EXPECT_TRUE(s[1].average.moments.empty());
+  EXPECT_TRUE(s[2].average.enabled);
+  EXPECT_EQ(s[2].average.every_steps, 3);
+  EXPECT_EQ(s[2].average.moments, (std::vector<std::string>{"w_c*T", "T*T"}));
+  EXPECT_EQ(moment_variable("w_c*T"), "w_c_T_covariance");
+  EXPECT_EQ(moment_variable("T*T"), "T_variance");
+  const Case again = parse_case(case_to_json(c).dump(), "again.json");
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(again.output.streams[i].average.enabled, s[i].average.enabled);
+    EXPECT_EQ(again.output.streams[i].average.every_steps, s[i].average.every_steps);
+    EXPECT_EQ(again.output.streams[i].average.moments, s[i].average.moments);
+  }
+  auto with = [&](const char* text) {
+    j["output"] = json::parse(text);
+    return j;
+  };
+  EXPECT_TRUE(fails_with(with(R"({"file": "a.nc", "average": true})"), "/output/average",
+                         {"needs \"interval\" or \"interval_steps\""}));
+  EXPECT_TRUE(fails_with(with(R"({"file": "a.nc", "interval": 1, "average": 5})"), "/output/average",
+                         {"true, false or an object", "got 5"}));
+  EXPECT_TRUE(fails_with(with(R"({"file": "a.nc", "interval": 1, "average": {"moments": ["x*T"]}})"),
+                         "/output/average/moments/0", {"\"w_c*T\"", "got \"x*T\""}));
+  EXPECT_TRUE(fails_with(with(R"({"file": "a.nc", "interval": 1, "average": {"every": 2}})"), "/output/average/every",
+                         {"unknown key"}));
+  EXPECT_TRUE(fails_with(with(R"({"file": "a.nc", "interval": 1, "average": {"every_steps": 0}})"),
+                         "/output/average/every_steps", {"positive"}));
+}
+
 TEST(CaseFile, BadOutputStreams) {
   json j = minimal_case();
   auto with = [&](const char* text) {
