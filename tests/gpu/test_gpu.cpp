@@ -120,6 +120,41 @@ TEST(GpuAverages, AWindowOpenAtACheckpointContinuesBitForBit) {
   check_averages_restart(gpu);
 }
 
+// An averaged stream (fields, covariances, profiles) on CUDA and on the CPU: the same means
+// to the round-off of the runs themselves (1e-10 of each variable's largest value; the
+// covariances, differences of products, to 1e-10 of the products' scale).
+TEST(GpuAverages, CpuAndCudaAgree) {
+  BOUSS_GPU_OR_SKIP();
+  ScratchDir dir("averages_agree");
+  std::map<std::string, std::map<std::string, std::vector<double>>> files;
+  for (const Backend& be : {Backend::cpu(), gpu}) {
+    const std::string file = dir.file(be.name() + ".nc");
+    const std::string output = R"([{"file": ")" + file + R"(", "interval_steps": 4, "fields": ["T", "w_c"],
+      "profiles": true, "average": {"moments": ["w_c*T", "T*T"]}}])";
+    run_case(parse_case(restart_case_json(12), "agree.json", {"output=" + output}), be);
+    files[be.name()] = read_variables(file);
+  }
+  const auto& a = files.at("cpu");
+  const auto& b = files.at("cuda");
+  auto largest = [](const std::vector<double>& v) {
+    double m = 0;
+    for (double x : v) m = std::max(m, std::abs(x));
+    return m;
+  };
+  const double product_scale = largest(a.at("T")) * std::max(largest(a.at("T")), largest(a.at("w_c")));
+  for (const char* name : {"T", "w_c", "w_c_T_covariance", "T_variance", "T_mean", "T_rms", "u_rms", "w_rms",
+                           "wT_mean", "time", "time_bnds"}) {
+    ASSERT_EQ(a.at(name).size(), b.at(name).size()) << name;
+    const bool covariance = std::string(name).find("_covariance") != std::string::npos ||
+                            std::string(name).find("_variance") != std::string::npos;
+    const double scale = covariance ? product_scale : std::max(largest(a.at(name)), 1e-300);
+    double worst = 0;
+    for (std::size_t i = 0; i < a.at(name).size(); ++i) worst = std::max(worst, std::abs(a.at(name)[i] - b.at(name)[i]));
+    EXPECT_LE(worst / scale, 1e-10) << name;
+  }
+  EXPECT_EQ(a.at("time").size(), 3u);  // steps 4, 8, 12
+}
+
 TEST(GpuAverages, ProfilesAveragedEveryStepLeaveTheFlowAlone) {
   BOUSS_GPU_OR_SKIP();
   check_averaged_profiles_leave_the_flow_alone(gpu);
