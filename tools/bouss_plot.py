@@ -190,6 +190,21 @@ def attr(var, name, default=""):
     return var.attrs.get(name, default)
 
 
+def record_bounds(ds, rec, record):
+    """The interval an averaged stream's record holds the means over (its time coordinate has
+    CF bounds), as [start, end]; None for a snapshot."""
+    bounds = attr(ds[rec], "bounds", "") if rec in ds.variables else ""
+    if bounds and bounds in ds.variables:
+        return [float(x) for x in ds[bounds].values[record]]
+    return None
+
+
+def record_time(ds, rec, record, t):
+    """A record's time as a title says it: "t = 10", or "mean over t = 7.5 .. 10"."""
+    b = record_bounds(ds, rec, record)
+    return f"mean over t = {fmt(b[0])} .. {fmt(b[1])}" if b else f"t = {fmt(t)}"
+
+
 def dim_axis(ds, dim):
     """(axis letter or None, whether the dimension is on cell faces) of a dimension, from its
     coordinate variable's CF attributes, else from the name (x, xf, ...)."""
@@ -505,7 +520,7 @@ def slice_title(s, ds, path, times, record):
     t = float(times[record]) if len(times) else float("nan")
     name = attr(s.var, "long_name", s.field)
     return (f"{case_name(ds, path)}: {s.field} ({name}) at {s.plane_label()}\n"
-            f"t = {fmt(t)}{units_system_note(ds)}, record {record} (records 0 .. {len(times) - 1})")
+            f"{record_time(ds, s.rec, record, t)}{units_system_note(ds)}, record {record} (records 0 .. {len(times) - 1})")
 
 
 def draw_slice(ds, path, args):
@@ -526,6 +541,7 @@ def draw_slice(ds, path, args):
     finite = data[np.isfinite(data)]
     return {
         "kind": "slice", "file": path, "output": out, "field": s.field, "record": int(record), "time": t,
+        "time_bounds": record_bounds(ds, s.rec, record),
         "plane": {"axis": s.axis, "dim": s.dim, "requested": s.requested, "value": s.value, "index": s.index,
                   "face": bool(s.face)},
         "axes": [s.hdim, s.vdim], "shape": [int(s.nv), int(s.nh)],
@@ -705,11 +721,12 @@ def draw_profiles(ds, path, args):
     if zlims:
         axes[0, 0].set_ylim(min(l for l, _ in zlims), max(h for _, h in zlims))
     t = float(times[record])
-    fig.suptitle(f"{case_name(ds, path)}: horizontal means and rms, t = {fmt(t)}{units_system_note(ds)}, "
+    fig.suptitle(f"{case_name(ds, path)}: horizontal means and rms, {record_time(ds, dim, record, t)}{units_system_note(ds)}, "
                  f"record {record} (records 0 .. {len(times) - 1})", fontsize=11)
     out = args.output or f"{stem_of(path)}_profiles.png"
     save(fig, out)
-    return {"kind": "profiles", "file": path, "output": out, "record": int(record), "time": t, "panels": groups,
+    return {"kind": "profiles", "file": path, "output": out, "record": int(record), "time": t,
+            "time_bounds": record_bounds(ds, dim, record), "panels": groups,
             "variables": report}
 
 

@@ -72,13 +72,16 @@ Outcome python(const ScratchDir& dir, const std::string& name, const std::string
 // y = 0.9375 (cell 7) with u_c; the profiles.
 struct SmallRun {
   ScratchDir dir{"plot"};
-  std::string file = dir.file("rb.nc"), plane = dir.file("plane.nc"), profiles = dir.file("profiles.nc");
+  std::string file = dir.file("rb.nc"), plane = dir.file("plane.nc"), profiles = dir.file("profiles.nc"),
+              means = dir.file("means.nc");
   int code = -1;
   std::string err;
   SmallRun() {
     const std::string streams = R"(output=[{"file": ")" + file + R"(", "interval": 5.0, "interval_steps": 10},
       {"file": ")" + plane + R"(", "interval_steps": 10, "fields": ["T", "u", "w", "u_c"], "region": {"y": 0.9375}},
-      {"file": ")" + profiles + R"(", "interval_steps": 10, "profiles": true}])";
+      {"file": ")" + profiles + R"(", "interval_steps": 10, "profiles": true},
+      {"file": ")" + means + R"(", "interval_steps": 15, "fields": ["T"], "profiles": true,
+       "average": {"moments": ["w_c*T"]}}])";
     const auto r = run_bouss(dir, {"run", source_path("cases/rayleigh_benard.json"), "--set", "grid.n=[16,16,8]",
                                "--set", "time.steps=30", "--set", streams, "--backend", "cpu", "--progress", "0"});
     code = r.code;
@@ -275,6 +278,30 @@ TEST(Plot, ProfilesAgainstTheirZ) {
   expect_a_picture(dir, png, Picture::Lines);
   // The default is the last record.
   EXPECT_EQ(plot_json(dir, {file, "--profiles", "--output", png})["record"], 3);
+}
+
+// An averaged stream's record is drawn as the mean it is: the JSON gives its interval
+// (time_bounds) for slices, covariances and profiles alike; a snapshot's is null.
+TEST(Plot, AnAveragedRecordIsDrawnWithItsInterval) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_means");
+  const auto v = read_variables(run.means);
+  ASSERT_EQ(v.at("time").size(), 2u);  // steps 15 and 30
+  const std::vector<double> bounds = v.at("time_bnds");
+  for (const char* field : {"T", "w_c_T_covariance"}) {
+    const json r = plot_json(dir, {run.means, "--field", field, "--output", dir.file(std::string(field) + ".png")});
+    EXPECT_EQ(r["record"], 1) << field;
+    EXPECT_EQ(r["time_bounds"], json::array({bounds[2], bounds[3]})) << field;
+    EXPECT_EQ(r["time"].get<double>(), bounds[3]);
+  }
+  char first[32];
+  std::snprintf(first, sizeof first, "%.17g", bounds[1]);
+  const json p = plot_json(dir, {run.means, "--profiles", "--time", first, "--output", dir.file("p.png")});
+  EXPECT_EQ(p["time_bounds"], json::array({bounds[0], bounds[1]}));
+  EXPECT_EQ(bounds[0], 0.0);
+  EXPECT_TRUE(plot_json(dir, {run.file, "--output", dir.file("s.png")})["time_bounds"].is_null());
 }
 
 TEST(Plot, FramesOnePicturePerRecordForFfmpeg) {
