@@ -57,7 +57,19 @@ struct PhysicsParams {
 enum class TemperatureProfile { uniform, linear, conduction, lock };
 enum class PerturbationShape { random, mode };
 
+// A state read from another run's file (docs/case_file.md, initial.from): its fields carried
+// onto this case's grid (grid/remap.hpp) and the velocity projected.
+struct InitialFromFile {
+  std::string path;
+  long record = -1;            // counted from the end when negative
+  bool continue_time = false;  // the run starts at the record's time (else t = 0); step 0 either way
+  // Filled in by the run once the file is read (for the outputs' provenance).
+  double source_time = 0;
+  long source_record = 0;
+};
+
 struct InitialCondition {
+  std::optional<InitialFromFile> from;  // the state of a file instead of the profile below
   TemperatureProfile profile = TemperatureProfile::conduction;
   double value = 0.0;                 // uniform
   double bottom = 0.0, top = 0.0;     // linear: T at z0 and z1 (conduction: from the plates)

@@ -848,7 +848,21 @@ InitialCondition parse_initial(Validator& v, const json& root, const Faces& face
   const json* initial = v.optional_object(root, "initial");
   if (!initial) return ic;
   const auto scope = v.enter("initial");
-  v.check_no_unknown_keys(*initial, {"temperature", "perturbation"});
+  v.check_no_unknown_keys(*initial, {"temperature", "perturbation", "from", "record", "continue_time"});
+  if (Validator::find(*initial, "from")) {
+    InitialFromFile f;
+    f.path = v.require_nonempty_string(*initial, "from");
+    const IntRule any{"an integer record (negative: from the end, -1 the last)", -(1LL << 40), 1LL << 40};
+    f.record = long(v.optional_int(*initial, "record", any).value_or(-1));
+    f.continue_time = v.optional_bool(*initial, "continue_time").value_or(false);
+    for (const char* other : {"temperature", "perturbation"})
+      if (Validator::find(*initial, other))
+        v.fail(other, "\"from\" gives the whole initial state; leave out \"" + std::string(other) + "\"");
+    ic.from = f;
+    return ic;
+  }
+  for (const char* only : {"record", "continue_time"})
+    if (Validator::find(*initial, only)) v.fail(only, "goes with \"from\" (a file to start from)");
   if (const json* t = v.optional_object(*initial, "temperature")) {
     parse_initial_temperature(v, *t, faces, c, ic);
   }

@@ -639,6 +639,11 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   f.putAtt("decomposition", c.ranks > 1 ? std::to_string(c.decomposition[0]) + "x" + std::to_string(c.decomposition[1])
                                         : std::string("1x1"));
   f.putAtt("case_json", c.json_text);
+  if (const auto& from = c.initial.from) {  // the state the run started from (initial.from)
+    f.putAtt("initial_from", from->path);
+    f.putAtt("initial_record", netCDF::ncInt64, static_cast<long long>(from->source_record));
+    f.putAtt("initial_time", netCDF::ncDouble, from->source_time);
+  }
   f.putAtt("units_system", units_system_name(c.physics.units));
   f.putAtt("nu", netCDF::ncDouble, c.physics.nu);
   f.putAtt("kappa", netCDF::ncDouble, c.physics.kappa);

@@ -90,12 +90,18 @@ std::string z_faces_signature(const Case& c) {
 // physics, boundaries) for RestartScope::flow_state.
 Entries restart_state(const Case& c, RestartScope scope) {
   Entries e;
-  e.emplace_back("/grid/n", "[" + std::to_string(c.n[0]) + "," + std::to_string(c.n[1]) + "," + std::to_string(c.n[2]) + "]");
+  if (scope != RestartScope::initial_state)
+    e.emplace_back("/grid/n", "[" + std::to_string(c.n[0]) + "," + std::to_string(c.n[1]) + "," + std::to_string(c.n[2]) + "]");
   std::string extent = "[";
   for (int a = 0; a < 3; ++a) {
     extent += std::string(a ? "," : "") + "[" + number(c.extent[a][0]) + "," + number(c.extent[a][1]) + "]";
   }
   e.emplace_back("/grid/extent", extent + "]");
+  const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
+  if (scope == RestartScope::initial_state) {
+    for (int f = 0; f < 6; ++f) e.emplace_back(std::string("/boundaries/") + faces[f], face(c.faces[f]));
+    return e;
+  }
   e.emplace_back("/grid/z", z_faces_signature(c));
 
   const PhysicsParams& p = c.physics;
@@ -111,7 +117,6 @@ Entries restart_state(const Case& c, RestartScope scope) {
   e.emplace_back("/physics/buoyancy", number(p.buoyancy));
   e.emplace_back("/physics/reference_temperature", number(p.reference_temperature));
 
-  const char* faces[] = {"x_lo", "x_hi", "y_lo", "y_hi", "z_lo", "z_hi"};
   for (int f = 0; f < 6; ++f) e.emplace_back(std::string("/boundaries/") + faces[f], face(c.faces[f]));
   if (scope == RestartScope::flow_state) return e;
 
@@ -143,7 +148,7 @@ Entries restart_state(const Case& c, RestartScope scope) {
 }  // namespace
 
 std::vector<std::string> restart_differences(const Case& saved, const Case& now, RestartScope scope,
-                                             const std::string& saved_solver) {
+                                             const std::string& saved_solver, const std::string& saved_name) {
   Entries before = restart_state(saved, scope);
   const Entries after = restart_state(now, scope);
   const bool automatic = plan_pressure(now).choice.automatic;
@@ -157,7 +162,7 @@ std::vector<std::string> restart_differences(const Case& saved, const Case& now,
     if (before[i].second == after[i].second) continue;
     // A value with commas of its own ("no-slip, fixed T = 1") is set off by a semicolon.
     const bool commas = before[i].second.find(", ") != std::string::npos || after[i].second.find(", ") != std::string::npos;
-    lines.push_back(before[i].first + ": the checkpoint has " + before[i].second + (commas ? "; " : ", ") + "the case " +
+    lines.push_back(before[i].first + ": " + saved_name + " has " + before[i].second + (commas ? "; " : ", ") + "the case " +
                     after[i].second);
   }
   return lines;

@@ -14,6 +14,7 @@
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
 #include "io/netcdf_writer.hpp"
+#include "run/initial_state.hpp"
 #include "run/restart_compatibility.hpp"
 #include "io/run_identity.hpp"
 #include "grid/gather.hpp"
@@ -173,12 +174,23 @@ void Run::prepare_files(const std::vector<std::string>& continued, bool own_lega
 void Run::start_fresh() {
   run_id_ = new_run_id();
   case_.run_id = run_id_;
+  std::optional<StateFile> initial;
+  if (case_.initial.from) {  // read (or refused) before any file of the run is touched
+    initial = read_initial_state(case_);
+    case_.initial.from->source_time = initial->time;
+    case_.initial.from->source_record = initial->record;
+  }
   agree([&] { prepare_files({}, false); });
   sim_ = make_simulation(case_, backend_);
+  if (initial) {
+    start_from_state(*sim_, case_, *initial);
+    initial.reset();
+  }
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
   for (auto& d : case_diagnostics_) d->start(*sim_);
-  checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps);
+  checkpoints_ = Schedule(case_.checkpoint.interval, case_.checkpoint.interval_steps, sim_->time());
   open_outputs();
+  for (auto& s : streams_) s->schedule() = Schedule(s->config().interval, s->config().interval_steps, sim_->time());
   agree([&] {
     for (auto& s : streams_) s->open(sim_->grid().whole().layout, series_info());
     for (auto& s : streams_) s->begin_averaging(*sim_);

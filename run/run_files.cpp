@@ -85,7 +85,8 @@ std::string relative_to_checkpoint(const std::string& file, const std::string& c
 }
 
 RunFiles::RunFiles(const Case& c, bool checkpoints, const std::string& restart)
-    : source_(c.source), stem_(checkpoints ? checkpoint_stem(c) : std::string()), restart_(restart) {
+    : source_(c.source), initial_(c.initial.from ? c.initial.from->path : std::string()),
+      stem_(checkpoints ? checkpoint_stem(c) : std::string()), restart_(restart) {
   for (std::size_t i = 0; i < c.output.streams.size(); ++i) {
     const OutputStream& s = c.output.streams[i];
     const std::string pointer = "/output/" + std::to_string(i) + "/file";
@@ -107,6 +108,7 @@ void RunFiles::refuse_clashes() const {
   std::vector<Input> inputs;
   if (!source_.empty() && path_kind(source_) == PathKind::regular) inputs.push_back({source_, "the case file"});
   if (!restart_.empty()) inputs.push_back({restart_, "the checkpoint this run restarts from"});
+  if (!initial_.empty()) inputs.push_back({initial_, "the file its initial state comes from (initial.from)"});
   const std::string never = ": a run never writes over its inputs, whatever --overwrite says; choose another file";
   for (const Written* w : written) {
     for (const Input& in : inputs)

@@ -84,6 +84,7 @@ class RunFiles {
     std::string data;      // a sidecar's: the stream's file it describes
   };
   std::string source_;  // the case file, for messages
+  std::string initial_;  // the file the run's initial state comes from (initial.from), or ""
   std::string stem_;
   std::string restart_;
   std::vector<Written> outputs_;   // each stream's file

@@ -19,6 +19,7 @@
 #include "io/file_util.hpp"
 #include "parallel/communicator.hpp"
 #include "physics/time_step.hpp"
+#include "run/initial_state.hpp"
 #include "run/run_files.hpp"
 #include "run/run_estimate.hpp"
 #include "run/run_memory.hpp"
@@ -119,7 +120,7 @@ int check_command(const RunOptions& o) {
   if (o.json) std::printf("%s\n", case_to_json(c).dump(2).c_str());
   else std::printf("case: %s is valid (--json prints it with every default filled in)\n", c.source.c_str());
   int status = 0;
-  std::string memory, refused;
+  std::string memory, refused, initial;
   try {
     const MemoryEstimate m = estimate_memory(c, backend);
     // Under several ranks each rank's own need (its block, and on rank 0 the gathered
@@ -150,6 +151,13 @@ int check_command(const RunOptions& o) {
         files.refuse_live_claims();
         files.refuse_earlier(o.overwrite || c.overwrite, {}, "", false);
       }
+      // The file the state comes from (initial.from), read and compared as bouss run would.
+      if (c.initial.from) {
+        const StateFile s = read_initial_state(c);
+        initial = fmt::format("initial: {} record {} of {} (t = {:.6g}), its {}x{}x{} grid carried onto {}x{}x{}{}",
+                              s.path, s.record, s.records, s.time, s.source.n[0], s.source.n[1], s.source.n[2],
+                              c.n[0], c.n[1], c.n[2], c.initial.from->continue_time ? "; the run starts at its time" : "");
+      }
     } catch (const std::exception& e) {
       refused = e.what();
     }
@@ -173,6 +181,7 @@ int check_command(const RunOptions& o) {
   } catch (const std::exception& e) {
     std::printf("first dt: none (%s)\n", e.what());
   }
+  if (!initial.empty()) std::printf("%s\n", initial.c_str());
   const PressurePlan plan = plan_pressure(c);
   std::printf("pressure: %s\n", describe_pressure(c, plan, backend).c_str());
   std::printf("runs: %s\n", runs_line(c, plan, backend, status == 0 && !o.no_trial, startup).c_str());

@@ -1,0 +1,132 @@
+// A run started from another run's state (initial.from; run/initial_state.hpp): the same
+// grid gives the file's fields, a finer or coarser one keeps T cell by cell and projects the
+// velocity, the file and its record are in the output's provenance, and every refusal is one
+// line naming what differs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "io/netcdf_attributes.hpp"
+#include "run_checks.hpp"
+
+namespace bouss::test {
+namespace {
+
+// restart_case_json (16x16x8 convection from noise, Ra 1e5) with one stream of T u v w.
+Case state_case(const std::string& file, std::vector<std::string> more = {}) {
+  more.insert(more.begin(), R"(output={"file": ")" + file + R"(", "interval_steps": 5, "fields": ["T", "u", "v", "w"]})");
+  return parse_case(restart_case_json(10), "state.json", more);
+}
+
+std::vector<double> record_of(const std::vector<double>& all, std::size_t records, std::size_t r) {
+  const std::size_t per = all.size() / records;
+  return std::vector<double>(all.begin() + std::ptrdiff_t(r * per), all.begin() + std::ptrdiff_t((r + 1) * per));
+}
+
+TEST(InitialState, TheSameGridGivesTheFilesFields) {
+  ScratchDir dir("initial_same");
+  const std::string a = dir.file("a.nc"), b = dir.file("b.nc");
+  run_case(state_case(a), Backend::cpu());
+  run_case(state_case(b, {R"(initial={"from": ")" + a + R"(", "continue_time": true})", "time.steps=1"}),
+           Backend::cpu());
+  const auto va = read_variables(a), vb = read_variables(b);
+  const std::size_t ra = va.at("time").size(), rb = vb.at("time").size();
+  EXPECT_EQ(vb.at("time")[0], va.at("time").back()) << "continue_time: the record's time";
+  for (const char* name : {"u", "v", "w"})
+    EXPECT_EQ(record_of(vb.at(name), rb, 0), record_of(va.at(name), ra, ra - 1)) << name << " to the bit";
+  const auto ta = record_of(va.at("T"), ra, ra - 1), tb = record_of(vb.at("T"), rb, 0);
+  for (std::size_t i = 0; i < ta.size(); ++i) ASSERT_NEAR(tb[i], ta[i], 1e-15) << "T at " << i;
+  EXPECT_EQ(file_text_attribute(b, "initial_from"), a);
+}
+
+// Twice as fine in each direction: every 2 x 2 x 2 new cells average to the old cell's T; the
+// velocity is projected (the series' first max|div u| at round-off); the provenance names
+// the record. And back from a checkpoint of the fine run onto the coarse grid: each coarse
+// cell the mean of its eight.
+TEST(InitialState, AFinerGridKeepsTCellByCellAndIsDivergenceFree) {
+  ScratchDir dir("initial_finer");
+  const std::string a = dir.file("a.nc"), fine = dir.file("fine.nc"), back = dir.file("back.nc");
+  run_case(state_case(a), Backend::cpu());
+  run_case(state_case(fine, {R"(initial={"from": ")" + a + R"(", "record": -2})", "grid.n=[32,32,16]",
+                             "time.steps=2", "checkpoint.interval_steps=1", "output.diagnostics_interval_steps=1"}),
+           Backend::cpu());
+  const auto va = read_variables(a), vf = read_variables(fine);
+  const std::size_t ra = va.at("time").size();
+  const auto coarse = record_of(va.at("T"), ra, ra - 2), refined = record_of(vf.at("T"), vf.at("time").size(), 0);
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        double sum = 0;
+        for (int c = 0; c < 2; ++c)
+          for (int b = 0; b < 2; ++b)
+            for (int q = 0; q < 2; ++q) sum += refined[std::size_t(2 * i + q) + 32 * (std::size_t(2 * j + b) + 32 * (2 * k + c))];
+        ASSERT_NEAR(sum / 8, coarse[std::size_t(i) + 16 * (std::size_t(j) + 16 * k)], 1e-13) << i << " " << j << " " << k;
+      }
+  EXPECT_LT(vf.at("max_divergence").front(), 1e-11) << "projected";
+  EXPECT_EQ(vf.at("time").front(), 0.0) << "t = 0 by default";
+  EXPECT_EQ(file_text_attribute(fine, "initial_from"), a);
+  // The fine run's checkpoint at step 1, onto the coarse grid.
+  run_case(state_case(back, {R"(initial={"from": ")" + dir.file("fine.checkpoint.1.nc") + R"("})", "time.steps=1"}),
+           Backend::cpu());
+  const Checkpoint ck = read_checkpoint(dir.file("fine.checkpoint.1.nc"));
+  const auto vb = read_variables(back);
+  const auto down = record_of(vb.at("T"), vb.at("time").size(), 0);
+  // The checkpoint's T: theta + T_ref(z), T_ref linear from 1 at the bottom to 0 at the top.
+  std::vector<double> theta;
+  for (const auto& arr : ck.arrays)
+    if (arr.name == "theta") theta = arr.values;
+  ASSERT_EQ(theta.size(), 32u * 32 * 16);
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        double sum = 0;
+        for (int c = 0; c < 2; ++c)
+          for (int b = 0; b < 2; ++b)
+            for (int q = 0; q < 2; ++q) {
+              const int K = 2 * k + c;
+              sum += theta[std::size_t(2 * i + q) + 32 * (std::size_t(2 * j + b) + 32 * K)] + (1 - (K + 0.5) / 16);
+            }
+        ASSERT_NEAR(down[std::size_t(i) + 16 * (std::size_t(j) + 16 * k)], sum / 8, 1e-13) << i << " " << j << " " << k;
+      }
+}
+
+std::string refusal(const Case& c) {
+  try {
+    run_case(c, Backend::cpu());
+  } catch (const CaseError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(InitialState, RefusalsAreOneLineNamingWhatDiffers) {
+  ScratchDir dir("initial_refusals");
+  const std::string a = dir.file("a.nc");
+  run_case(state_case(a, {"time.steps=5"}), Backend::cpu());
+  const std::string from = R"(initial={"from": ")" + a + R"("})";
+  std::string e = refusal(state_case(dir.file("b.nc"), {from, "grid.extent=[[0,4],[0,2],[0,1]]"}));
+  EXPECT_NE(e.find("/initial/from: /grid/extent: " + a + "'s run has [[0,2],[0,2],[0,1]]"), std::string::npos) << e;
+  e = refusal(state_case(dir.file("b.nc"), {from, R"(boundaries.z_hi={"velocity": "free_slip", "temperature": {"fixed": 0}})"}));
+  EXPECT_NE(e.find("/boundaries/z_hi: " + a + "'s run has no-slip, fixed T = 0; the case free-slip"), std::string::npos) << e;
+  e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + a + R"(", "record": 7})"}));
+  EXPECT_NE(e.find(a + ": has 2 records: record 7 is not one of them"), std::string::npos) << e;
+  const std::string text = dir.file("notes.txt");
+  std::ofstream(text) << "not a NetCDF file\n";
+  e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + text + R"("})"}));
+  EXPECT_NE(e.find(text + ": cannot be read as a NetCDF file"), std::string::npos) << e;
+  const std::string plane = dir.file("plane.nc");
+  run_case(parse_case(restart_case_json(2), "p.json",
+                      {R"(output={"file": ")" + plane + R"(", "interval_steps": 1, "fields": ["T", "u", "v", "w"], "region": {"z": 0.5}})"}),
+           Backend::cpu());
+  e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + plane + R"("})"}));
+  EXPECT_NE(e.find(plane + ": holds a plane"), std::string::npos) << e;
+  e = refusal(state_case(a, {from}));  // its output is its input
+  EXPECT_NE(e.find("the file its initial state comes from"), std::string::npos) << e;
+  for (const std::string& line : {e}) EXPECT_EQ(line.find('\n'), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bouss::test
