@@ -93,6 +93,21 @@ TEST(InitialState, AFinerGridKeepsTCellByCellAndIsDivergenceFree) {
       }
 }
 
+// A float file quantized to 4 digits is a state too: its values, as stored, on the same grid.
+TEST(InitialState, AQuantizedFloatFileIsTakenAsStored) {
+  ScratchDir dir("initial_float");
+  const std::string a = dir.file("a.nc"), b = dir.file("b.nc");
+  run_case(state_case(a, {"output.precision=\"float\"", R"(output.compression={"deflate": 1, "significant_digits": 4})"}),
+           Backend::cpu());
+  run_case(state_case(b, {R"(initial={"from": ")" + a + R"("})", "time.steps=1"}), Backend::cpu());
+  const auto va = read_variables(a), vb = read_variables(b);
+  const std::size_t ra = va.at("time").size();
+  for (const char* name : {"u", "w"})
+    EXPECT_EQ(record_of(vb.at(name), vb.at("time").size(), 0), record_of(va.at(name), ra, ra - 1)) << name;
+  const auto ta = record_of(va.at("T"), ra, ra - 1), tb = record_of(vb.at("T"), vb.at("time").size(), 0);
+  for (std::size_t i = 0; i < ta.size(); ++i) ASSERT_NEAR(tb[i], ta[i], 1e-15) << "T at " << i;
+}
+
 std::string refusal(const Case& c) {
   try {
     run_case(c, Backend::cpu());

@@ -77,6 +77,25 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
         << means;
 }
 
+// A run that starts from another run's file (initial.from) onto a finer grid: on two and
+// three ranks (each rank its block of the carried fields, the projection on the blocks) the
+// file of one rank.
+TEST(MpiRuns, ARunFromAnotherRunsStateOnRanksIsOneRanks) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_initial");
+  ASSERT_TRUE(run_case(dir, "src", 0).ok());
+  const std::vector<std::string> from = {"--set", "initial={\"from\": \"" + dir.file("src.nc") + "\", \"record\": 2}",
+                                         "--set", "grid.n=[48,24,24]", "--set", "time.end=0.5"};
+  const Finished one = run_case(dir, "one", 0, from);
+  ASSERT_TRUE(one.ok()) << one.err;
+  for (int ranks : {2, 3}) {
+    const std::string tag = "ranks" + std::to_string(ranks);
+    const Finished cut = run_case(dir, tag, ranks, from);
+    ASSERT_TRUE(cut.ok()) << cut.err;
+    EXPECT_LE(relative_difference(dir.file(tag + ".nc"), dir.file("one.nc")), 1e-12) << ranks << " ranks";
+  }
+}
+
 TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_fail");
