@@ -442,6 +442,15 @@ TEST(CommandLine, OutputNamesEveryFileOfTheRunByOneRule) {
   EXPECT_EQ(nlohmann::json::parse(none.out)["output"][0]["file"], "only.nc") << "a case without output gets one stream";
 }
 
+// The turbulent case at its own grid (256x256x128, stretched) passes bouss check on the
+// CPU of a CI machine (2 cores): the memory, its first dt and its stretched-z direct solve.
+TEST(CommandLine, TheRa1e8CasePassesCheckOnTheCpu) {
+  const Result r = run_bouss("check " + std::string(BOUSS_SOURCE_DIR) + "/cases/rayleigh_benard_ra1e8.json --backend cpu");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("first dt: 0.0026"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pressure: Fourier-tridiagonal direct solve"), std::string::npos) << r.out;
+}
+
 TEST(CommandLine, CheckPrintsTheValidatedCaseMemoryFirstStepAndSolver) {
   const fs::path p = write_case("check.json", small_case("out.nc"));
   const Result r = run_bouss("check " + p.string() + " --backend cpu --set time.steps=7");
