@@ -26,6 +26,24 @@ std::vector<double> record_of(const std::vector<double>& all, std::size_t record
   return std::vector<double>(all.begin() + std::ptrdiff_t(r * per), all.begin() + std::ptrdiff_t((r + 1) * per));
 }
 
+// The means of the 2 x 2 x 2 blocks of a 32 x 32 x 16 field (plus add(K) at fine level K),
+// on the 16 x 16 x 8 grid of the blocks.
+template <class Add>
+std::vector<double> block_means(const std::vector<double>& fine, Add add) {
+  std::vector<double> means;
+  for (int k = 0; k < 8; ++k)
+    for (int j = 0; j < 16; ++j)
+      for (int i = 0; i < 16; ++i) {
+        double sum = 0;
+        for (int c = 0; c < 2; ++c)
+          for (int b = 0; b < 2; ++b)
+            for (int q = 0; q < 2; ++q)
+              sum += fine[std::size_t(2 * i + q) + 32 * (std::size_t(2 * j + b) + 32 * (2 * k + c))] + add(2 * k + c);
+        means.push_back(sum / 8);
+      }
+  return means;
+}
+
 TEST(InitialState, TheSameGridGivesTheFilesFields) {
   ScratchDir dir("initial_same");
   const std::string a = dir.file("a.nc"), b = dir.file("b.nc");
@@ -56,15 +74,8 @@ TEST(InitialState, AFinerGridKeepsTCellByCellAndIsDivergenceFree) {
   const auto va = read_variables(a), vf = read_variables(fine);
   const std::size_t ra = va.at("time").size();
   const auto coarse = record_of(va.at("T"), ra, ra - 2), refined = record_of(vf.at("T"), vf.at("time").size(), 0);
-  for (int k = 0; k < 8; ++k)
-    for (int j = 0; j < 16; ++j)
-      for (int i = 0; i < 16; ++i) {
-        double sum = 0;
-        for (int c = 0; c < 2; ++c)
-          for (int b = 0; b < 2; ++b)
-            for (int q = 0; q < 2; ++q) sum += refined[std::size_t(2 * i + q) + 32 * (std::size_t(2 * j + b) + 32 * (2 * k + c))];
-        ASSERT_NEAR(sum / 8, coarse[std::size_t(i) + 16 * (std::size_t(j) + 16 * k)], 1e-13) << i << " " << j << " " << k;
-      }
+  const std::vector<double> means = block_means(refined, [](int) { return 0.0; });
+  for (std::size_t p = 0; p < means.size(); ++p) ASSERT_NEAR(means[p], coarse[p], 1e-13) << "cell " << p;
   EXPECT_LT(vf.at("max_divergence").front(), 1e-11) << "projected";
   EXPECT_EQ(vf.at("time").front(), 0.0) << "t = 0 by default";
   EXPECT_EQ(file_text_attribute(fine, "initial_from"), a);
@@ -79,18 +90,8 @@ TEST(InitialState, AFinerGridKeepsTCellByCellAndIsDivergenceFree) {
   for (const auto& arr : ck.arrays)
     if (arr.name == "theta") theta = arr.values;
   ASSERT_EQ(theta.size(), 32u * 32 * 16);
-  for (int k = 0; k < 8; ++k)
-    for (int j = 0; j < 16; ++j)
-      for (int i = 0; i < 16; ++i) {
-        double sum = 0;
-        for (int c = 0; c < 2; ++c)
-          for (int b = 0; b < 2; ++b)
-            for (int q = 0; q < 2; ++q) {
-              const int K = 2 * k + c;
-              sum += theta[std::size_t(2 * i + q) + 32 * (std::size_t(2 * j + b) + 32 * K)] + (1 - (K + 0.5) / 16);
-            }
-        ASSERT_NEAR(down[std::size_t(i) + 16 * (std::size_t(j) + 16 * k)], sum / 8, 1e-13) << i << " " << j << " " << k;
-      }
+  const std::vector<double> down_means = block_means(theta, [](int K) { return 1 - (K + 0.5) / 16; });
+  for (std::size_t p = 0; p < down_means.size(); ++p) ASSERT_NEAR(down[p], down_means[p], 1e-13) << "cell " << p;
 }
 
 // A float file quantized to 4 digits is a state too: its values, as stored, on the same grid.
