@@ -2,6 +2,7 @@
 
 #include <netcdf.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "config/reference_profile.hpp"
@@ -39,13 +40,29 @@ std::vector<double> read_record(const std::string& path, int ncid, const char* n
   std::vector<double> v(count[1] * count[2] * count[3]);
   if (const int status = nc_get_vara_double(ncid, var, start, count, v.data()); status != NC_NOERR)
     refuse(path, std::string("cannot read ") + name + " of record " + std::to_string(record) + ": " + nc_strerror(status));
+  // A killed run's last record may hold fill values where it was never written (io/record_check.hpp).
+  // (Its _FillValue where it has one, else NetCDF's default.)
+  nc_type type = NC_DOUBLE;
+  nc_inq_vartype(ncid, var, &type);
+  double fill = type == NC_FLOAT ? double(NC_FILL_FLOAT) : NC_FILL_DOUBLE;
+  int attributes = 0;
+  nc_inq_varnatts(ncid, var, &attributes);
+  for (int i = 0; i < attributes; ++i) {
+    char att[NC_MAX_NAME + 1];
+    if (nc_inq_attname(ncid, var, i, att) == NC_NOERR && std::strcmp(att, "_FillValue") == 0)
+      nc_get_att_double(ncid, var, att, &fill);
+  }
+  for (const double x : v)
+    if (x == fill || !std::isfinite(x))
+      refuse(path, "record " + std::to_string(record) + " is not complete (" + name + " holds " +
+                       (x == fill ? "fill values" : "NaN or Inf") +
+                       "): a killed run's last record; take an earlier one (\"record\") or run bouss recover on the file");
   return v;
 }
 
 StateFile read_checkpoint_state(const std::string& path) {
   StateFile s;
   s.path = path;
-  s.checkpoint = true;
   Checkpoint ck;
   try {
     ck = read_checkpoint(path);
@@ -100,7 +117,9 @@ StateFile read_state_file(const std::string& path, long record) {
     refuse(path, "has " + std::to_string(records) + " records: record " + std::to_string(record) + " is not one of them");
   s.record = r;
   const std::size_t at = std::size_t(r);
-  nc_get_var1_double(nc.id, time_var, &at, &s.time);
+  if (nc_get_var1_double(nc.id, time_var, &at, &s.time) != NC_NOERR || !std::isfinite(s.time) || s.time == NC_FILL_DOUBLE)
+    refuse(path, "record " + std::to_string(r) + " is not complete (its time was never written): a killed run's last "
+                 "record; take an earlier one (\"record\") or run bouss recover on the file");
   s.T = read_record(path, nc.id, "T", r);
   s.u = read_record(path, nc.id, "u", r);
   s.v = read_record(path, nc.id, "v", r);
@@ -109,8 +128,7 @@ StateFile read_state_file(const std::string& path, long record) {
   nc_type type = NC_DOUBLE;
   if (nc_inq_varid(nc.id, "T", &var) == NC_NOERR) nc_inq_vartype(nc.id, var, &type);
   s.single = type == NC_FLOAT;
-  // Quantized (output.compression.significant_digits): NetCDF's attribute on the variable,
-  // found among its attributes (asking for a missing one by name makes HDF5 print errors).
+  // Quantized (output.compression.significant_digits): NetCDF's attribute on the variable.
   int attributes = 0;
   nc_inq_varnatts(nc.id, var, &attributes);
   for (int i = 0; i < attributes; ++i) {

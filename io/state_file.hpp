@@ -3,7 +3,8 @@
 // checkpoint's state (T as theta + the checkpoint case's T_ref(z)), in double on their own
 // points, with the case that run ran. Every refusal is one CaseError line naming the file:
 // not a NetCDF file, not bouss's (no case_json), a plane or an averaged file, a field
-// missing, a record not in the file.
+// missing, a record not in the file or not complete (fill values or no time: a killed run's
+// last record).
 #pragma once
 
 #include <string>
@@ -19,14 +20,14 @@ struct StateFile {
   long record = 0;          // the record read (0 for a checkpoint)
   long records = 1;         // the file's records
   double time = 0;          // the record's time
-  bool checkpoint = false;
   bool single = false;      // its fields are stored in float
   int significant_digits = 0;  // quantized to so many digits (0: not)
   // Interior values, x fastest, on their own extents: T on the cells, u, v, w on their faces.
   std::vector<double> T, u, v, w;
 };
 
-// `record` counted from the end when negative (-1: the last).
+// `record` counted from the end when negative (-1: the last). A NetCDF call: from the IO
+// thread (io/io_thread.hpp), or a process without one.
 StateFile read_state_file(const std::string& path, long record);
 
 }  // namespace bouss

@@ -7,6 +7,7 @@
 #include "config/reference_profile.hpp"
 #include "grid/gather.hpp"
 #include "grid/remap.hpp"
+#include "io/io_thread.hpp"
 #include "model/simulation.hpp"
 #include "run/restart_compatibility.hpp"
 
@@ -73,13 +74,23 @@ std::vector<double> carry_faces(const std::vector<double>& values, const std::ar
 
 StateFile read_initial_state(const Case& c) {
   const InitialFromFile& f = *c.initial.from;
-  StateFile s = read_state_file(f.path, f.record);
+  // On the IO thread, which makes every NetCDF call of the process (io/io_thread.hpp).
+  StateFile s;
+  try {
+    s = IoThread::instance().call([&] { return read_state_file(f.path, f.record); });
+  } catch (const CaseError& e) {
+    throw CaseError(c.source + ": /initial/from: " + e.what());  // the case and the key that named the file
+  }
   const std::vector<std::string> differences =
       restart_differences(s.source, c, RestartScope::initial_state, "", f.path + "'s run");
   if (!differences.empty())
     throw CaseError(c.source + ": /initial/from: " + differences.front() +
                     (differences.size() > 1 ? " (and " + std::to_string(differences.size() - 1) + " more)" : "") +
                     ": a run starts from a state of the same domain and boundaries");
+  if (f.continue_time && c.time.end && !(*c.time.end > s.time))
+    throw CaseError(c.source + ": /time/end: " + fmt::format("{:g}", *c.time.end) +
+                    " is not after the time the run continues from (" + fmt::format("{:g}", s.time) + ", record " +
+                    std::to_string(s.record) + " of " + f.path + ", initial.continue_time): give a later end");
   return s;
 }
 

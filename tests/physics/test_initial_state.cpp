@@ -3,8 +3,10 @@
 // velocity, the file and its record are in the output's provenance, and every refusal is one
 // line naming what differs.
 #include <gtest/gtest.h>
+#include <netcdf.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -137,11 +139,14 @@ TEST(InitialState, TheRa1e8CasesCampaignRunsSmall) {
   EXPECT_EQ(file_text_attribute(fine, "initial_from"), coarse);
 }
 
+// The run's refusal ("" when it ran), and that it is one line.
 std::string refusal(const Case& c) {
   try {
     run_case(c, Backend::cpu());
   } catch (const CaseError& e) {
-    return e.what();
+    const std::string line = e.what();
+    EXPECT_EQ(line.find('\n'), std::string::npos) << "not one line: " << line;
+    return line;
   }
   return "";
 }
@@ -156,7 +161,8 @@ TEST(InitialState, RefusalsAreOneLineNamingWhatDiffers) {
   e = refusal(state_case(dir.file("b.nc"), {from, R"(boundaries.z_hi={"velocity": "free_slip", "temperature": {"fixed": 0}})"}));
   EXPECT_NE(e.find("/boundaries/z_hi: " + a + "'s run has no-slip, fixed T = 0; the case free-slip"), std::string::npos) << e;
   e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + a + R"(", "record": 7})"}));
-  EXPECT_NE(e.find(a + ": has 2 records: record 7 is not one of them"), std::string::npos) << e;
+  EXPECT_NE(e.find("state.json: /initial/from: " + a + ": has 2 records: record 7 is not one of them"), std::string::npos)
+      << e;
   const std::string text = dir.file("notes.txt");
   std::ofstream(text) << "not a NetCDF file\n";
   e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + text + R"("})"}));
@@ -169,7 +175,22 @@ TEST(InitialState, RefusalsAreOneLineNamingWhatDiffers) {
   EXPECT_NE(e.find(plane + ": holds a plane"), std::string::npos) << e;
   e = refusal(state_case(a, {from}));  // its output is its input
   EXPECT_NE(e.find("the file its initial state comes from"), std::string::npos) << e;
-  for (const std::string& line : {e}) EXPECT_EQ(line.find('\n'), std::string::npos);
+  e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + a + R"(", "continue_time": true})", "time.end=0.1"}));
+  EXPECT_NE(e.find("/time/end: 0.1 is not after the time the run continues from"), std::string::npos) << e;
+  // A killed run's last record, never written whole: fill values in T (as io/record_check sees them).
+  const std::string killed = dir.file("killed.nc");
+  std::filesystem::copy_file(a, killed);
+  int nc = -1, var = -1;
+  ASSERT_EQ(nc_open(killed.c_str(), NC_WRITE, &nc), NC_NOERR);
+  ASSERT_EQ(nc_inq_varid(nc, "T", &var), NC_NOERR);
+  const std::size_t start[4] = {1, 7, 0, 0}, count[4] = {1, 1, 16, 16};
+  const std::vector<double> fill(256, NC_FILL_DOUBLE);
+  ASSERT_EQ(nc_put_vara_double(nc, var, start, count, fill.data()), NC_NOERR);
+  ASSERT_EQ(nc_close(nc), NC_NOERR);
+  e = refusal(state_case(dir.file("b.nc"), {R"(initial={"from": ")" + killed + R"("})"}));
+  EXPECT_NE(e.find(killed + ": record 1 is not complete (T holds fill values)"), std::string::npos) << e;
+  EXPECT_EQ(refusal(state_case(dir.file("c.nc"), {R"(initial={"from": ")" + killed + R"(", "record": 0})"})), "")
+      << "an earlier, complete record of the same file starts a run";
 }
 
 }  // namespace
