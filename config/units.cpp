@@ -3,7 +3,10 @@
 #include "config/units.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 namespace bouss {
 namespace {
@@ -118,7 +121,7 @@ const std::vector<CoefficientScaling<GrashofInput>>& grashof_scalings(bool from_
   return from_reynolds ? reynolds : grashof;
 }
 
-double temperature_contrast(const Case& c) {
+std::array<double, 2> temperature_range(const Case& c) {
   double lo = INFINITY, hi = -INFINITY;
   const auto take = [&](double t) {
     lo = std::min(lo, t);
@@ -141,8 +144,76 @@ double temperature_contrast(const Case& c) {
       take(ic.right);
       break;
   }
-  const double amplitude = std::abs(ic.perturbation_amplitude);
-  return (hi - lo) + 2 * amplitude;
+  return {lo, hi};
+}
+
+double temperature_contrast(const Case& c) {
+  const auto [lo, hi] = temperature_range(c);
+  return (hi - lo) + 2 * std::abs(c.initial.perturbation_amplitude);
+}
+
+std::string nondimensional_scale(Units units, const std::string& si_units) {
+  if (units == Units::dimensional) return "";
+  // The powers of m, s and K.
+  int m = 0, s = 0, k = 0;
+  std::istringstream words(si_units);
+  std::string word;
+  while (words >> word) {
+    std::size_t at = 0;
+    while (at < word.size() && std::isalpha(static_cast<unsigned char>(word[at]))) ++at;
+    const std::string base = word.substr(0, at), power_text = word.substr(at);
+    int power = 1;
+    if (!power_text.empty()) {
+      const std::size_t sign = power_text[0] == '-' ? 1 : 0;
+      const bool digits = power_text.size() > sign && power_text.size() <= sign + 3 &&
+                          power_text.find_first_not_of("0123456789", sign) == std::string::npos;
+      if (!digits) return "";
+      power = std::stoi(power_text);
+    }
+    if (base == "m") m += power;
+    else if (base == "s") s += power;
+    else if (base == "K") k += power;
+    else if (base.empty() && power_text == "1") continue;
+    else return "";
+  }
+  // A velocity scale V and a length L give time L/V: m^m s^s = L^(m+s) V^(-s). The diffusive
+  // form's velocity is kappa/H: L^(m+2s) kappa^(-s).
+  struct Term {
+    const char* name;
+    int power;
+  };
+  std::vector<Term> terms;
+  terms.push_back({"dT", k});
+  switch (units) {
+    case Units::diffusive:
+      terms.push_back({"H", m + 2 * s});
+      terms.push_back({"kappa", -s});
+      break;
+    case Units::free_fall:
+      terms.push_back({"H", m + s});
+      terms.push_back({"U", -s});
+      break;
+    case Units::buoyancy:
+      terms.push_back({"h", m + s});
+      terms.push_back({"u_b", -s});
+      break;
+    case Units::dimensional: break;
+  }
+  const auto product = [&](int sign) {
+    std::string out;
+    for (const Term& t : terms) {
+      const int p = sign * t.power;
+      if (p <= 0) continue;
+      if (!out.empty()) out += ' ';
+      out += t.name;
+      if (p != 1) out += "^" + std::to_string(p);
+    }
+    return out;
+  };
+  const std::string up = product(1), down = product(-1);
+  if (down.empty()) return up;
+  const bool several = down.find(' ') != std::string::npos;
+  return (up.empty() ? "1" : up) + "/" + (several ? "(" + down + ")" : down);
 }
 
 }  // namespace bouss

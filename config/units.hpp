@@ -5,6 +5,8 @@
 // form of the full-depth lock exchange.
 #pragma once
 
+#include <array>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -64,5 +66,20 @@ const std::vector<CoefficientScaling<GrashofInput>>& grashof_scalings(bool from_
 // T - T_ref is balanced by the pressure and drives nothing. The buoyancy time step limit
 // (physics/time_step.hpp buoyancy_time_step) takes it as the largest buoyancy b_T dT.
 double temperature_contrast(const Case& c);
+
+// The range [lo, hi] of those temperatures without the perturbation: the boundaries' and the
+// initial profile's. T stays inside it in the continuum (the maximum principle); bouss plot
+// centres and bounds T's colours on it (the output's temperature_range attribute). lo == hi
+// where the case holds one temperature.
+std::array<double, 2> temperature_range(const Case& c);
+
+// The scale a quantity of SI units `si_units` is measured in under the nondimensional
+// `units`, written from the scales of the form (diffusive: H, kappa, dT; free-fall: H, U, dT;
+// buoyancy: h, u_b, dT), numerator then "/" and denominator, powers as ^N:
+// "m" -> "H", "s" -> "H^2/kappa" (diffusive), "m s-1" -> "U" (free-fall),
+// "m5 s-2" -> "h^3 u_b^2" (buoyancy), "K m3" -> "dT H^3". SI units are products of m, s and
+// K with integer powers (UDUNITS syntax: "m2 s-2"). Empty for a dimensionless quantity ("1"
+// or ""), for dimensional `units`, and for a unit of anything else.
+std::string nondimensional_scale(Units units, const std::string& si_units);
 
 }  // namespace bouss

@@ -38,6 +38,7 @@
 #include "io/run_identity.hpp"
 #include "config/fields.hpp"
 #include "config/reference_profile.hpp"
+#include "config/units.hpp"
 
 namespace bouss {
 namespace {
@@ -466,12 +467,15 @@ struct NetcdfWriter::Impl {
   // A dimensional run's quantities carry their SI units. A dimensionless quantity carries
   // none (CF 3.1: a variable without units is dimensionless), so that tools label it by its
   // long_name alone (xarray would add "[1]"); in a nondimensional run that is every one, and
-  // units_note says which scales they are in.
+  // units_note says which scales they are in, and units_scale the scale of this quantity
+  // ("H/U", "dT", "h^3 u_b^2": config/units.hpp nondimensional_scale) where it has one.
   void put_units(const NcVar& v, const char* si_units) const {
     if (dimensional()) {
       if (std::string(si_units) != "1") v.putAtt("units", si_units);
     } else {
       v.putAtt("units_note", units_note(units));
+      const std::string scale = nondimensional_scale(units, si_units);
+      if (!scale.empty()) v.putAtt("units_scale", scale);
     }
   }
 
@@ -518,6 +522,7 @@ struct NetcdfWriter::Impl {
     v.setFill(true, NC_FILL_DOUBLE);
     v.putAtt("long_name", long_name);
     put_units(v, known ? known->units.c_str() : "1");
+    if (known && !known->panel.empty()) v.putAtt("plot_panel", known->panel);
     return v;
   }
 
@@ -652,6 +657,9 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   const ReferenceProfile reference = reference_profile(c);
   f.putAtt("reference_temperature_gradient", netCDF::ncDouble, reference.gradient);
   f.putAtt("reference_height", netCDF::ncDouble, reference.height);
+  // The temperatures the boundaries and the initial state hold T between (config/units.hpp).
+  const std::array<double, 2> range = temperature_range(c);
+  f.putAtt("temperature_range", netCDF::ncDouble, 2, range.data());
   if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
   if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
   if (c.physics.grashof) f.putAtt("grashof", netCDF::ncDouble, *c.physics.grashof);

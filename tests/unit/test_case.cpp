@@ -2,6 +2,8 @@
 // line naming the file, the JSON path and what was expected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -1571,6 +1573,41 @@ TEST(TemperatureContrast, SpansThePlatesTheInitialProfileAndThePerturbation) {
   j = minimal_case();
   j["physics"]["reference_temperature"] = 100.0;
   EXPECT_EQ(temperature_contrast(parse(j)), 2.0) << "a uniform T - T_ref drives nothing";
+}
+
+// The range bouss plot centres T's colours on (config/units.hpp temperature_range): the plates,
+// the initial profile's values; no perturbation, no reference temperature.
+TEST(TemperatureRange, IsThePlatesOrTheLocksFluidsWithoutTheNoise) {
+  json j = minimal_case();  // plates at 3 and 1
+  EXPECT_EQ(temperature_range(parse(j)), (std::array<double, 2>{1.0, 3.0}));
+  j["initial"] = {{"temperature", {{"profile", "uniform"}, {"value", 7.0}}}, {"perturbation", {{"amplitude", 0.25}}}};
+  EXPECT_EQ(temperature_range(parse(j)), (std::array<double, 2>{1.0, 7.0}));
+  const Case lock = parse(grashof_case());
+  EXPECT_EQ(temperature_range(lock), (std::array<double, 2>{std::min(lock.initial.left, lock.initial.right),
+                                                             std::max(lock.initial.left, lock.initial.right)}));
+  EXPECT_LT(temperature_range(lock)[0], temperature_range(lock)[1]);
+}
+
+// The scale each SI unit stands for in a nondimensional file (the units_scale attribute):
+// time is length over velocity, the diffusive velocity kappa/H.
+TEST(NondimensionalScale, FollowsEachFormsLengthVelocityAndTemperature) {
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "m"), "H");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "s"), "H/U");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "m s-1"), "U");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "m2 s-2"), "U^2");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "s-1"), "U/H");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "m s-1 K"), "dT U");
+  EXPECT_EQ(nondimensional_scale(Units::free_fall, "K2"), "dT^2");
+  EXPECT_EQ(nondimensional_scale(Units::diffusive, "s"), "H^2/kappa");
+  EXPECT_EQ(nondimensional_scale(Units::diffusive, "m s-1"), "kappa/H");
+  EXPECT_EQ(nondimensional_scale(Units::diffusive, "m s-2"), "kappa^2/H^3");
+  EXPECT_EQ(nondimensional_scale(Units::buoyancy, "m5 s-2"), "h^3 u_b^2");
+  EXPECT_EQ(nondimensional_scale(Units::buoyancy, "K m3"), "dT h^3");
+  EXPECT_EQ(nondimensional_scale(Units::buoyancy, "m2 s-1 K-1"), "h u_b/dT");
+  EXPECT_EQ(nondimensional_scale(Units::buoyancy, "s-1 K-1"), "u_b/(dT h)");
+  for (const char* none : {"1", "", "m s-1 m-1 s"}) EXPECT_EQ(nondimensional_scale(Units::buoyancy, none), "") << none;
+  for (const char* other : {"W m-2", "m^2", "m2.5", "kg"}) EXPECT_EQ(nondimensional_scale(Units::free_fall, other), "") << other;
+  EXPECT_EQ(nondimensional_scale(Units::dimensional, "m"), "");
 }
 
 // sqrt(cfl h / (b dT)): the Courant number that the largest buoyancy gives in one step from rest.
