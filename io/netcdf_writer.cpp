@@ -293,6 +293,7 @@ struct NetcdfWriter::Impl {
   std::array<int, 3> box_lo{}, box_n{};      // the cells of the region
   std::map<std::string, NcVar> scalars;
   std::map<std::string, DiagnosticInfo> described;  // the series' variables, as describe_diagnostics gave them
+  std::vector<std::string> described_order;         // their names in the order given
   // The diagnostics series: its own unlimited dimension, written more often than snapshots.
   NcDim series_dim;
   NcVar series_time;
@@ -988,7 +989,10 @@ void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
 }
 
 void NetcdfWriter::describe_diagnostics(const std::vector<DiagnosticInfo>& info) {
-  for (const DiagnosticInfo& d : info) impl_->described[d.name] = d;
+  for (const DiagnosticInfo& d : info) {
+    if (!impl_->described.count(d.name)) impl_->described_order.push_back(d.name);
+    impl_->described[d.name] = d;
+  }
 }
 
 void NetcdfWriter::write_series(double time, const std::map<std::string, double>& values) {
@@ -999,6 +1003,10 @@ void NetcdfWriter::write_series(double time, const std::map<std::string, double>
   std::uintmax_t new_variables = 0;
   for (const auto& kv : values) new_variables += m.series.count(kv.first) == 0;
   m.ensure_room(sizeof(double) * (1 + values.size()), new_variables + 1, what);
+  // New variables in the order their diagnostics were described (the flow's table, then the
+  // case's physics): the order readers list them and bouss plot draws its default panels in.
+  for (const std::string& name : m.described_order)
+    if (values.count(name)) m.series_var(name, what);
   std::vector<std::pair<NcVar, double>> vars;
   for (const auto& kv : values) vars.emplace_back(m.series_var(kv.first, what), kv.second);
   const std::vector<size_t> at{static_cast<size_t>(series_records_)}, one{1};

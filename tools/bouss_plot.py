@@ -15,6 +15,9 @@ import argparse
 import json
 import math
 import os
+import re
+import shutil
+import subprocess
 import sys
 import textwrap
 
@@ -96,16 +99,17 @@ def parse_args(argv):
     p = Parser(
         prog=PROG,
         description="Pictures from a bouss output file (NetCDF): a slice of a field (the default), the "
-        "diagnostics series (--series), the horizontally averaged profiles (--profiles), one "
-        "picture per record for an animation (--frames DIR), or a list of what the file holds (--list); "
+        "diagnostics series (--series), the horizontally averaged profiles (--profiles), a "
+        "movie of a slice over time (--movie OUT.mp4), one picture per record (--frames DIR), or a list of what the "
+        "file holds (--list); "
         "one of them at a time",
         epilog="""Examples:
   bouss plot out/rb.nc --field T --plane z=0.5 --output T_mid.png     horizontal slice, last record
   bouss plot out/rb.nc --field w --plane y=1 --time 30                vertical slice of w at t = 30
   bouss plot out/rb.nc --series --diagnostics kinetic_energy,nusselt_bottom+nusselt_top
   bouss plot out/rb.nc --profiles --time 50
+  bouss plot out/rb.nc --movie T.mp4 --field T --plane y=1           a movie (through ffmpeg)
   bouss plot out/rb.nc --frames frames/ --field T --plane y=1
-  ffmpeg -framerate 10 -i frames/T_%05d.png -c:v libx264 -pix_fmt yuv420p T.mp4
 
 Times and planes pick the nearest record and the nearest cell (or face, for a field on
 faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
@@ -116,45 +120,52 @@ faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
     mode.add_argument("--series", action="store_true", help="the diagnostics series against time, one panel per quantity")
     mode.add_argument("--profiles", action="store_true", help="the horizontally averaged profiles against z")
     mode.add_argument("--frames", metavar="DIR", help="one slice per record into DIR/FIELD_00000.png, ...")
+    mode.add_argument("--movie", metavar="OUT.mp4",
+                      help="the slice over every record as an H.264 movie through ffmpeg (without ffmpeg: the frames "
+                      "into OUT_frames/ and one line saying so)")
     mode.add_argument("--list", action="store_true", help="print the fields, records, diagnostics and profiles the file holds")
     p.add_argument("--output", "-o", metavar="PNG",
                    help="the picture to write (default: in the current folder, STEM_FIELD_PLANE_tTIME.png for a "
                    "slice, STEM_series.png, STEM_profiles.png)")
-    p.add_argument("--field", "-f", metavar="FIELD", default="T", help="slice, frames: the field to draw")
+    p.add_argument("--field", "-f", metavar="FIELD", default="T", help="slice, frames, movie: the field to draw")
     p.add_argument("--plane", metavar="AXIS=VALUE",
-                   help="slice, frames: the plane, e.g. z=0.5 or y=1 (the nearest cell; default: the middle of y, a "
+                   help="slice, frames, movie: the plane, e.g. z=0.5 or y=1 (the nearest cell; default: the middle of y, a "
                    "vertical x-z slice as in paper 004's Figure 6; a plane file's one plane)")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--time", "-t", type=float, metavar="T",
                       help="slice, profiles: the record nearest this time (default: the last record)")
     when.add_argument("--record", type=int, metavar="N", help="slice, profiles: record N (0 the first, -1 the last)")
     p.add_argument("--diagnostics", metavar="A,B+C",
-                   help="series: the quantities, one panel each; '+' shares a panel (default: kinetic_energy and "
-                   "the Nusselt numbers in one panel, those the file has with values)")
+                   help="series: the quantities, one panel each; '+' shares a panel (default: the panels the file's "
+                   "diagnostics belong to, those with values: the kinetic energy and the Nusselt numbers for "
+                   "convection, the fronts and the energy budget for a lock exchange)")
     p.add_argument("--variables", metavar="A,B+C",
                    help="profiles: the profiles, one panel each; '+' shares a panel "
                    "(default: T_mean, T_rms, u_rms+v_rms+w_rms, wT_mean, those the file has)")
     p.add_argument("--linear", action="store_true",
                    help="series: linear y axes (default: logarithmic for a positive quantity spanning over 3 decades)")
-    p.add_argument("--cmap", metavar="NAME", help="slice, frames: a matplotlib colour map (default: RdYlBu_r for T, RdBu_r for "
-                   "velocities, viridis otherwise)")
-    p.add_argument("--vmin", type=float, metavar="V", help="slice, frames: the colour range's low end (default: the data's)")
-    p.add_argument("--vmax", type=float, metavar="V", help="slice, frames: the colour range's high end (default: the data's; "
-                   "frames use the range over all records, velocities one symmetric about 0)")
-    p.add_argument("--dpi", type=int, metavar="N", default=100, help="dots per inch of the picture")
+    p.add_argument("--cmap", metavar="NAME", help="slice, frames, movie: a matplotlib colour map (default: RdYlBu_r for T, RdBu_r "
+                   "for velocities, viridis otherwise)")
+    p.add_argument("--vmin", type=float, metavar="V", help="slice, frames, movie: the colour range's low end (default: for T the reference "
+                   "temperature less half the case's temperature range, the plates' or the lock's fluids'; for a "
+                   "velocity minus its largest magnitude; else the data's least)")
+    p.add_argument("--vmax", type=float, metavar="V", help="slice, frames, movie: the colour range's high end (default: as --vmin, symmetric; "
+                   "frames and movies take the data over all records)")
+    p.add_argument("--fps", type=float, metavar="N", default=10, help="frames, movie: frames per second of the movie")
+    p.add_argument("--dpi", type=int, metavar="N", default=150, help="dots per inch of the picture")
     p.add_argument("--json", action="store_true", help="print what was drawn (files, values' range, plane, time) as JSON")
     args = p.parse_args(argv)
 
     kind = "series" if args.series else "profiles" if args.profiles else "frames" if args.frames else \
-        "list" if args.list else "slice"
+        "movie" if args.movie else "list" if args.list else "slice"
     # Options that do not apply to the chosen picture are refused rather than ignored.
     applies = {
-        "field": {"slice", "frames"}, "plane": {"slice", "frames"}, "time": {"slice", "profiles"},
+        "field": {"slice", "frames", "movie"}, "plane": {"slice", "frames", "movie"}, "time": {"slice", "profiles"},
         "record": {"slice", "profiles"}, "diagnostics": {"series"}, "variables": {"profiles"},
-        "linear": {"series"}, "cmap": {"slice", "frames"}, "vmin": {"slice", "frames"},
-        "vmax": {"slice", "frames"}, "output": {"slice", "series", "profiles"},
+        "linear": {"series"}, "cmap": {"slice", "frames", "movie"}, "vmin": {"slice", "frames", "movie"},
+        "vmax": {"slice", "frames", "movie"}, "output": {"slice", "series", "profiles"}, "fps": {"frames", "movie"},
     }
-    defaults = {"field": "T", "linear": False}
+    defaults = {"field": "T", "linear": False, "fps": 10}
     for name, kinds in applies.items():
         value = getattr(args, name)
         if kind not in kinds and value is not None and value != defaults.get(name):
@@ -163,6 +174,8 @@ faces: w at z = 0.5 is drawn at the nearest zf). Bad input gets one line
             fail(f"{flag} does not apply to {what} (it applies to: {', '.join(sorted(kinds))})")
     if args.dpi <= 0 or args.dpi > 1200:
         fail(f"--dpi expects 1 .. 1200, got {args.dpi}")
+    if not (math.isfinite(args.fps) and 0.1 <= args.fps <= 120):
+        fail(f"--fps expects 0.1 .. 120, got {args.fps:g}")
     if args.vmin is not None and args.vmax is not None and not args.vmin < args.vmax:
         fail(f"--vmin {args.vmin:g} must be below --vmax {args.vmax:g}")
     args.kind = kind
@@ -197,12 +210,6 @@ def record_bounds(ds, rec, record):
     if bounds and bounds in ds.variables:
         return [float(x) for x in ds[bounds].values[record]]
     return None
-
-
-def record_time(ds, rec, record, t):
-    """A record's time as a title says it: "t = 10", or "mean over t = 7.5 .. 10"."""
-    b = record_bounds(ds, rec, record)
-    return f"mean over t = {fmt(b[0])} .. {fmt(b[1])}" if b else f"t = {fmt(t)}"
 
 
 def dim_axis(ds, dim):
@@ -324,16 +331,46 @@ def fmt(x):
     return f"{x:.4g}"
 
 
+# The scales of the nondimensional forms as mathtext (a file's units_scale attribute: "h^3 u_b^2").
+SCALE_SYMBOLS = {"H": "H", "U": "U", "h": "h", "u_b": "u_b", "kappa": r"\kappa", "dT": r"\Delta T"}
+
+
+def scale_tex(scale):
+    """'h^3 u_b^2' -> '$h^{3}\\,u_b^{2}$', 'u_b/(dT h)' -> '$u_b/(\\Delta T\\,h)$'."""
+    out = []
+    for part in re.split(r"([ /()])", scale):
+        if part == " ":
+            out.append(r"\,")
+        elif part in ("/", "(", ")"):
+            out.append(part)
+        elif part:
+            base, _, power = part.partition("^")
+            out.append(SCALE_SYMBOLS.get(base, base) + (f"^{{{power}}}" if power else ""))
+    return f"${''.join(out)}$" if out else ""
+
+
 def units_label(var):
-    """' [m s-1]' for a dimensional unit; nothing for the '1' of a nondimensional file."""
+    """What a quantity is measured in, for an axis label: ' [m s-1]' in a dimensional file,
+    ' / U' or ' / (h^3 u_b^2)' (its units_scale) in a nondimensional one; nothing for a
+    dimensionless quantity."""
     u = str(attr(var, "units", ""))
-    return "" if u in ("", "1") else f" [{u}]"
+    if u and u != "1":
+        return f" [{u}]"
+    scale = str(attr(var, "units_scale", ""))
+    if not scale:
+        return ""
+    tex = scale_tex(scale)
+    return f" / ({tex})" if (" " in scale or "/" in scale) else f" / {tex}"
 
 
-def units_system_note(ds):
-    s = str(ds.attrs.get("units_system", ""))
-    return {"diffusive": " (diffusive units)", "free_fall": " (free-fall units)",
-            "buoyancy": " (buoyancy units)"}.get(s, "")
+def time_text(ds, var, t, decimals=None):
+    """'t = 20' with the time's unit: 't = 20 s', 't = 20 h/u_b' (mathtext)."""
+    value = fmt(t) if decimals is None else f"{t:.{decimals}f}"
+    u = str(attr(var, "units", "")) if var is not None else ""
+    if u and u != "1":
+        return f"t = {value} {u}"
+    scale = str(attr(var, "units_scale", "")) if var is not None else ""
+    return f"t = {value} {scale_tex(scale)}" if scale else f"t = {value}"
 
 
 def case_name(ds, path):
@@ -461,27 +498,62 @@ class Slice:
         where = f" ({self.axis} face)" if self.face else ""
         return f"{self.dim} = {fmt(self.value)}{where}"
 
+    def plane_of_2d_run(self):
+        """Whether the cut axis is the one cell of a 2D run (the case's grid holds one cell
+        along it): a plane that says nothing, left out of the title."""
+        try:
+            return int(json.loads(self.ds.attrs["case_json"])["grid"]["n"][AXES.index(self.axis)]) == 1
+        except Exception:
+            return False
+
     def file_tag(self):
         if self.value is None:
             return f"{self.axis}plane"
         return f"{self.axis}{self.value:.4g}"
 
     def axis_label(self, dim, axis):
-        """'x', 'x [m]', or 'z (faces)' along the faces a staggered field lives on."""
+        """'x [m]', 'x / H', or 'z / H (faces)' along the faces a staggered field lives on."""
         if dim not in self.ds.variables:
             return f"{axis} (index)"
         faces = " (faces)" if dim_axis(self.ds, dim)[1] else ""
-        return f"{axis}{faces}{units_label(self.ds[dim])}"
+        return f"{axis}{units_label(self.ds[dim])}{faces}"
 
 
-def colour_range(s, data, args):
-    """(vmin, vmax): the flags, else the data's range, symmetric about 0 for a velocity."""
+def temperature_centre(ds, field):
+    """(centre, half width or None) of T's colours: the file's reference temperature (the mean
+    of the lock's two fluids or of fixed plates: docs/case_file.md), and half the spread of its
+    temperature_range (the plates or the fluids, which bound T in the continuum). None for a
+    field that is not the temperature."""
+    if field != "T":
+        return None
+    rng = ds.attrs.get("temperature_range")
+    ref = ds.attrs.get("reference_temperature")
+    try:
+        lo, hi = (float(v) for v in rng)
+    except Exception:
+        lo = hi = None
+    if ref is None and lo is None:
+        return None
+    centre = float(ref) if ref is not None else 0.5 * (lo + hi)
+    half = max(hi - centre, centre - lo) if lo is not None and hi > lo else None
+    return centre, half
+
+
+def colour_range(s, ds, data, args):
+    """(vmin, vmax): the flags, else for T symmetric about the reference temperature over the
+    range the case bounds it to (or the data's), for a velocity symmetric about 0, else the
+    data's range."""
     finite = data[np.isfinite(data)]
     lo = float(finite.min()) if finite.size else 0.0
     hi = float(finite.max()) if finite.size else 0.0
+    centre = temperature_centre(ds, s.field)
     if s.field in VELOCITIES:
         m = max(abs(lo), abs(hi))
         lo, hi = -m, m
+    elif centre is not None:
+        c, half = centre
+        half = half if half is not None else max(abs(lo - c), abs(hi - c))
+        lo, hi = c - half, c + half
     vmin = args.vmin if args.vmin is not None else lo
     vmax = args.vmax if args.vmax is not None else hi
     if not vmin < vmax:  # a uniform field (w at rest): a small range around its value
@@ -498,29 +570,117 @@ def default_cmap(field):
     return "viridis"
 
 
-def slice_figure(s, ds, path, args):
-    """A figure sized to the plane's aspect ratio (whole pixels, even for ffmpeg's encoders)."""
+# The layout of a slice, in inches: the plot's width (wide domains get a wider one), the
+# margins around it, and the colour bar beside it, as tall as the plot.
+PLOT_WIDTH, WIDE_PLOT_WIDTH, TALL_PLOT_HEIGHT = 6.0, 9.0, 5.5
+LEFT, BOTTOM, TOP, BAR_GAP, BAR_WIDTH, BAR_LABEL = 0.95, 0.7, 0.5, 0.15, 0.18, 0.95
+FLATTEST = 1.0 / 8  # plots flatter than this are drawn with their vertical axis exaggerated
+
+
+def slice_geometry(s):
+    """(plot width, plot height, vertical exaggeration) in inches: the domain to scale, unless
+    it is flatter than 1:8, which is drawn at 1:8 (a lock exchange's long channel) with its
+    vertical exaggeration said on the axis."""
     width = max(s.hlim[1] - s.hlim[0], 1e-30)
     height = max(s.vlim[1] - s.vlim[0], 1e-30)
-    plot_w = 6.0
-    plot_h = min(max(plot_w * height / width, 1.5), 7.5)
-    w_in, h_in = plot_w + 1.6, plot_h + 1.3
-    w_px, h_px = 2 * round(w_in * args.dpi / 2), 2 * round(h_in * args.dpi / 2)
-    fig = plt.figure(figsize=(w_px / args.dpi, h_px / args.dpi), dpi=args.dpi, layout="constrained")
-    ax = fig.add_subplot()
-    ax.set_xlabel(s.axis_label(s.hdim, s.haxis))
-    ax.set_ylabel(s.axis_label(s.vdim, s.vaxis))
-    ax.set_xlim(*s.hlim)
-    ax.set_ylim(*s.vlim)
-    ax.set_aspect("equal" if plot_h < 7.5 and plot_h > 1.5 else "auto")
-    return fig, ax
+    ratio = height / width
+    if ratio > TALL_PLOT_HEIGHT / PLOT_WIDTH:
+        h = TALL_PLOT_HEIGHT
+        return max(h / ratio, 1.5), h, 1.0
+    w = PLOT_WIDTH if ratio >= 0.25 else WIDE_PLOT_WIDTH
+    exaggeration = 1.0
+    if ratio < FLATTEST:
+        exaggeration = FLATTEST / ratio
+        ratio = FLATTEST
+    return w, w * ratio, exaggeration
 
 
-def slice_title(s, ds, path, times, record):
+class SliceFigure:
+    """A slice's picture: the plot to scale, a colour bar as tall as the plot, labels with
+    units, a one-line title. Made once and redrawn per record for frames and movies."""
+
+    def __init__(self, s, ds, path, args, data, vmin, vmax, every=None):
+        self.s, self.ds, self.path = s, ds, path
+        plot_w, plot_h, self.exaggeration = slice_geometry(s)
+        w_in = LEFT + plot_w + BAR_GAP + BAR_WIDTH + BAR_LABEL
+        h_in = BOTTOM + plot_h + TOP
+        # Whole pixels, even in both directions (libx264 with yuv420p needs it).
+        w_px, h_px = 2 * round(w_in * args.dpi / 2), 2 * round(h_in * args.dpi / 2)
+        w_in, h_in = w_px / args.dpi, h_px / args.dpi
+        self.fig = plt.figure(figsize=(w_in, h_in), dpi=args.dpi)
+        box = [LEFT / w_in, BOTTOM / h_in, plot_w / w_in, plot_h / h_in]
+        self.ax = self.fig.add_axes(box)
+        self.bar_ax = self.fig.add_axes([(LEFT + plot_w + BAR_GAP) / w_in, box[1], BAR_WIDTH / w_in, box[3]])
+        ax = self.ax
+        self.xlabel = s.axis_label(s.hdim, s.haxis)
+        self.ylabel = s.axis_label(s.vdim, s.vaxis)
+        if self.exaggeration > 1.0:
+            self.ylabel += f" (vertical scale x{self.exaggeration:.3g})"
+        ax.set_xlabel(self.xlabel, fontsize=11)
+        ax.set_ylabel(self.ylabel, fontsize=11)
+        ax.set_xlim(*s.hlim)
+        ax.set_ylim(*s.vlim)
+        ax.tick_params(labelsize=9)
+        self.mesh = ax.pcolormesh(s.hedges, s.vedges, data, cmap=args.cmap or default_cmap(s.field), vmin=vmin,
+                                  vmax=vmax, shading="flat")
+        # The colour bar's ends point on where values (of any record drawn) lie beyond it.
+        span = data if every is None else every
+        finite = span[np.isfinite(span)]
+        under = finite.size and float(finite.min()) < vmin
+        over = finite.size and float(finite.max()) > vmax
+        extend = "both" if under and over else "min" if under else "max" if over else "neither"
+        self.bar = self.fig.colorbar(self.mesh, cax=self.bar_ax, extend=extend)
+        self.bar_label = f"{s.field}{units_label(s.var)}"
+        self.bar.set_label(self.bar_label, fontsize=11)
+        self.bar.ax.tick_params(labelsize=9)
+        self.title = ax.set_title("", fontsize=12, loc="left")
+
+    def show(self, data, title):
+        self.mesh.set_array(np.asarray(data).ravel())
+        self.title.set_text(title)
+
+    def boxes(self):
+        """The plot's and the colour bar's boxes in pixels (x0, y0, x1, y1), after drawing."""
+        self.fig.canvas.draw()
+        out = {}
+        w, h = self.fig.canvas.get_width_height()
+        # The colour bar as drawn: its outline, the end triangles included.
+        for name, b in (("axes_box", self.ax.get_window_extent()),
+                        ("colorbar_box", self.bar.outline.get_window_extent())):
+            out[name] = [round(float(v), 2) for v in (b.x0, b.y0, b.x1, b.y1)]
+        out["title_box"] = [round(float(v), 2) for v in self.title.get_window_extent().extents]
+        out["figure_size"] = [int(round(v)) for v in self.fig.canvas.get_width_height()]
+        return out
+
+    def report(self):
+        return {"xlabel": self.xlabel, "ylabel": self.ylabel, "colorbar_label": self.bar_label,
+                "vertical_exaggeration": self.exaggeration,
+                "edges": {"horizontal": [float(v) for v in self.s.hedges], "vertical": [float(v) for v in self.s.vedges]}}
+
+
+def slice_title(s, ds, path, times, record, decimals=None):
+    """'case: T at z = 0.5, t = 60', short: no plane where the cut axis is one cell of a 2D run,
+    no record numbers (the JSON has them)."""
     t = float(times[record]) if len(times) else float("nan")
-    name = attr(s.var, "long_name", s.field)
-    return (f"{case_name(ds, path)}: {s.field} ({name}) at {s.plane_label()}\n"
-            f"{record_time(ds, s.rec, record, t)}{units_system_note(ds)}, record {record} (records 0 .. {len(times) - 1})")
+    where = "" if s.plane_of_2d_run() else f" at {s.plane_label()}"
+    tvar = ds[s.rec] if s.rec in ds.variables else None
+    b = record_bounds(ds, s.rec, record)
+    when = f"mean over {time_text(ds, tvar, b[0], decimals)[4:]} .. {time_text(ds, tvar, b[1], decimals)[4:]}" \
+        if b else time_text(ds, tvar, t, decimals)
+    return f"{case_name(ds, path)}: {s.field}{where}, {when}"
+
+
+def slice_report(s, kind, path, vmin, vmax, data):
+    finite = data[np.isfinite(data)]
+    centre = temperature_centre(s.ds, s.field)
+    return {
+        "kind": kind, "file": path, "field": s.field,
+        "plane": {"axis": s.axis, "dim": s.dim, "requested": s.requested, "value": s.value, "index": s.index,
+                  "face": bool(s.face), "in_title": not s.plane_of_2d_run()},
+        "axes": [s.hdim, s.vdim], "shape": [int(s.nv), int(s.nh)],
+        "min": float(finite.min()) if finite.size else None, "max": float(finite.max()) if finite.size else None,
+        "vmin": vmin, "vmax": vmax, "centre": centre[0] if centre else None,
+    }
 
 
 def draw_slice(ds, path, args):
@@ -528,70 +688,159 @@ def draw_slice(ds, path, args):
     times = ds[s.rec].values if s.rec in ds.variables else list(range(ds.sizes[s.rec]))
     record = pick_record(times, args, "snapshot")
     data = s.values(record)
-    vmin, vmax = colour_range(s, data, args)
-    fig, ax = slice_figure(s, ds, path, args)
-    mesh = ax.pcolormesh(s.hedges, s.vedges, data, cmap=args.cmap or default_cmap(s.field), vmin=vmin, vmax=vmax,
-                         shading="flat")
-    bar = fig.colorbar(mesh, ax=ax, shrink=0.9)
-    bar.set_label(f"{s.field}{units_label(s.var)}")
-    ax.set_title(slice_title(s, ds, path, times, record), fontsize=10)
+    vmin, vmax = colour_range(s, ds, data, args)
+    f = SliceFigure(s, ds, path, args, data, vmin, vmax)
+    title = slice_title(s, ds, path, times, record)
+    f.show(data, title)
+    boxes = f.boxes()
     t = float(times[record])
     out = args.output or f"{stem_of(path)}_{s.field}_{s.file_tag()}_t{t:.4g}.png"
-    save(fig, out)
-    finite = data[np.isfinite(data)]
-    return {
-        "kind": "slice", "file": path, "output": out, "field": s.field, "record": int(record), "time": t,
-        "time_bounds": record_bounds(ds, s.rec, record),
-        "plane": {"axis": s.axis, "dim": s.dim, "requested": s.requested, "value": s.value, "index": s.index,
-                  "face": bool(s.face)},
-        "axes": [s.hdim, s.vdim], "shape": [int(s.nv), int(s.nh)],
-        "min": float(finite.min()) if finite.size else None, "max": float(finite.max()) if finite.size else None,
-        "vmin": vmin, "vmax": vmax,
-    }
+    save(f.fig, out)
+    r = slice_report(s, "slice", path, vmin, vmax, data)
+    r.update({"output": out, "record": int(record), "time": t, "time_bounds": record_bounds(ds, s.rec, record),
+              "title": title, **f.report(), **boxes})
+    return r
 
 
-def draw_frames(ds, path, args):
-    """One picture per record, one colour range for all (no flicker), names DIR/FIELD_00000.png."""
+def stamp_decimals(times):
+    """One count of decimals for every record's time stamp (a steady stamp): the fewest that
+    write every time exactly (0.5, 1, 1.5 -> 1), else one more than tells the closest two
+    apart (the times of a step-count interval)."""
+    t = [float(x) for x in times]
+    for d in range(0, 4):
+        if all(abs(round(x, d) - x) <= 1e-9 * max(1.0, abs(x)) for x in t):
+            return d
+    gaps = [b - a for a, b in zip(t, t[1:]) if b > a]
+    if not gaps:
+        return 3
+    return int(min(6, max(0, math.ceil(-math.log10(min(gaps)))) + 1))
+
+
+def render_frames(ds, path, args, sink):
+    """Draws the slice of every snapshot record with one colour range for all (no flicker)
+    and the time stamped in the title; sink(record, figure) takes each frame."""
     s = Slice(ds, path, args.field, args.plane)
     times = ds[s.rec].values if s.rec in ds.variables else list(range(ds.sizes[s.rec]))
     if len(times) == 0:
         raise PlotError("the file holds no snapshot records")
     all_data = s.values(None)
-    vmin, vmax = colour_range(s, all_data, args)
-    try:
-        os.makedirs(args.frames, exist_ok=True)
-    except OSError as e:
-        raise PlotError(f"--frames {args.frames}: cannot make the folder ({e.strerror})")
-    fig, ax = slice_figure(s, ds, path, args)
-    mesh = ax.pcolormesh(s.hedges, s.vedges, all_data[0], cmap=args.cmap or default_cmap(s.field), vmin=vmin,
-                         vmax=vmax, shading="flat")
-    bar = fig.colorbar(mesh, ax=ax, shrink=0.9)
-    bar.set_label(f"{s.field}{units_label(s.var)}")
-    title = ax.set_title("", fontsize=10)
-    pattern = f"{s.field}_%05d.png"
-    files = []
+    vmin, vmax = colour_range(s, ds, all_data, args)
+    f = SliceFigure(s, ds, path, args, all_data[0], vmin, vmax, every=all_data)
+    decimals = stamp_decimals(times)
+    stamps = []
     for record in range(len(times)):
-        mesh.set_array(all_data[record].ravel())
-        title.set_text(slice_title(s, ds, path, times, record))
-        out = os.path.join(args.frames, pattern % record)
+        title = slice_title(s, ds, path, times, record, decimals)
+        f.show(all_data[record], title)
+        stamps.append(title)
+        sink(record, f.fig)
+    size = [int(round(v)) for v in f.fig.canvas.get_width_height()]
+    plt.close(f.fig)
+    r = slice_report(s, "frames", path, vmin, vmax, all_data)
+    r.update({"count": len(times), "times": [float(t) for t in times], "stamps": stamps, "frame_size": size})
+    return r, s
+
+
+def write_frames(ds, path, args, folder):
+    """The frames as DIR/FIELD_00000.png, ... (the folder made when missing)."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise PlotError(f"{folder}: cannot make the folder ({e.strerror})")
+    files = []
+    pattern = f"{args.field}_%05d.png"
+
+    def sink(record, fig):
+        out = os.path.join(folder, pattern % record)
         fig.savefig(out)
         files.append(out)
-    plt.close(fig)
-    stale = os.path.join(args.frames, pattern % len(files))
+
+    r, s = render_frames(ds, path, args, sink)
+    stale = os.path.join(folder, pattern % len(files))
     if os.path.exists(stale):
         print(f"bouss plot: note: {stale} and maybe more are older frames; ffmpeg would take them too",
               file=sys.stderr)
-    finite = all_data[np.isfinite(all_data)]
-    return {
-        "kind": "frames", "file": path, "dir": args.frames, "pattern": os.path.join(args.frames, pattern),
-        "count": len(files), "files": files, "field": s.field,
-        "plane": {"axis": s.axis, "dim": s.dim, "requested": s.requested, "value": s.value, "index": s.index,
-                  "face": bool(s.face)},
-        "min": float(finite.min()) if finite.size else None, "max": float(finite.max()) if finite.size else None,
-        "vmin": vmin, "vmax": vmax,
-        "ffmpeg": f"ffmpeg -framerate 10 -i {os.path.join(args.frames, pattern)} -c:v libx264 -pix_fmt yuv420p "
-                  f"{s.field}.mp4",
-    }
+    r.update({"dir": folder, "pattern": os.path.join(folder, pattern), "files": files})
+    return r
+
+
+def ffmpeg_line(pattern, fps, movie):
+    return f"ffmpeg -framerate {fps:g} -i {pattern} -c:v libx264 -pix_fmt yuv420p {movie}"
+
+
+def draw_frames(ds, path, args):
+    r = write_frames(ds, path, args, args.frames)
+    r["ffmpeg"] = ffmpeg_line(r["pattern"], args.fps, f"{args.field}.mp4")
+    return r
+
+
+def find_ffmpeg():
+    """ffmpeg's path: $BOUSS_FFMPEG where set (empty: none), else the one on PATH; None without."""
+    if "BOUSS_FFMPEG" in os.environ:
+        given = os.environ["BOUSS_FFMPEG"]
+        return given if given and os.access(given, os.X_OK) else None
+    return shutil.which("ffmpeg")
+
+
+def draw_movie(ds, path, args):
+    """The slice over every record as an H.264 MP4 through ffmpeg, written under a temporary
+    name and renamed when complete; without ffmpeg, the frames beside it and one line."""
+    movie = args.movie
+    stem, ext = os.path.splitext(movie)
+    if ext.lower() != ".mp4":
+        raise PlotError(f"--movie {movie}: expects a file name ending in .mp4")
+    if os.path.isdir(movie):
+        raise PlotError(f"--movie {movie}: is a folder")
+    folder = os.path.dirname(movie) or "."
+    if not os.path.isdir(folder):
+        raise PlotError(f"--movie {movie}: the folder {folder} does not exist")
+    ffmpeg = find_ffmpeg()
+    if ffmpeg is None:
+        frames = stem + "_frames"
+        r = write_frames(ds, path, args, frames)
+        line = ffmpeg_line(r["pattern"], args.fps, movie)
+        print(f"bouss plot: ffmpeg not found (tools/setup.sh installs it): wrote {r['count']} frames to {frames}/ "
+              f"instead; the movie from them: {line}", file=sys.stderr)
+        r.update({"kind": "movie", "movie": None, "fps": args.fps, "ffmpeg": line})
+        return r
+    partial = os.path.join(folder, f".{os.path.basename(stem)}.{os.getpid()}.partial.mp4")
+    state = {"proc": None, "size": None}
+
+    def sink(record, fig):
+        fig.canvas.draw()
+        w, h = fig.canvas.get_width_height()
+        if state["proc"] is None:
+            state["size"] = (w, h)
+            state["proc"] = subprocess.Popen(
+                [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
+                 "-s", f"{w}x{h}", "-framerate", f"{args.fps:g}", "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                 "-movflags", "+faststart", partial],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        state["proc"].stdin.write(bytes(fig.canvas.buffer_rgba()))
+
+    try:
+        try:
+            r, _ = render_frames(ds, path, args, sink)
+        finally:
+            proc = state["proc"]
+            err = b""
+            if proc is not None:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+                err = proc.stderr.read()
+                proc.wait()
+        if proc is None or proc.returncode != 0:
+            lines = err.decode(errors="replace").strip().splitlines()
+            raise PlotError(f"--movie {movie}: ffmpeg failed ({lines[-1] if lines else 'exit code %s' % proc.returncode})")
+        os.replace(partial, movie)
+    except BrokenPipeError:
+        raise PlotError(f"--movie {movie}: ffmpeg stopped reading the frames")
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
+    r.update({"kind": "movie", "movie": movie, "fps": args.fps, "ffmpeg_path": ffmpeg})
+    return r
 
 
 # ---------------------------------------------------------------------------------------------
@@ -618,28 +867,80 @@ def panels_from(text, available, default_groups, flag, path, what):
     return groups
 
 
+def default_series_panels(ds, available):
+    """The default panels of --series: the diagnostics grouped by their plot_panel attribute
+    (the physics that owns each picks it: the Nusselt estimates, the lock exchange's fronts and
+    energy budget), in the file's order, leaving out those without a finite value (the
+    dissipation estimates between side walls that exchange heat). A file without the
+    attribute: the kinetic energy and the Nusselt numbers (else the maximum velocity)."""
+    def has_values(n):
+        return np.isfinite(ds[n].values.astype(float)).any()
+
+    panels = {}
+    for n in available:
+        name = str(attr(ds[n], "plot_panel", ""))
+        if name and has_values(n):
+            panels.setdefault(name, []).append(n)
+    if panels:
+        return list(panels.values()), list(panels.keys())
+    nusselt = [n for n in NUSSELT if n in available and has_values(n)]
+    groups = [[n for n in g if n in available] for g in ([["kinetic_energy"], nusselt] if nusselt else
+                                                          [["kinetic_energy"], ["max_velocity"]])]
+    groups = [g for g in groups if g] or [[n] for n in available]
+    return groups, [None] * len(groups)
+
+
+def short_labels(names):
+    """Legend labels: the names less their shared prefix, '_' as spaces (nusselt_bottom,
+    nusselt_top -> bottom, top)."""
+    prefix = common_name(names) if len(names) > 1 else ""
+    cut = len(prefix) + 1 if prefix and prefix not in names else 0
+    return [(n[cut:] or n).replace("_", " ") for n in names]
+
+
+def outside_legend(ax, labels=None):
+    """A legend beside the panel, right of it, where it hides no curve."""
+    return ax.legend(labels, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize=9,
+                     frameon=False) if labels else ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                                                              borderaxespad=0.0, fontsize=9, frameon=False)
+
+
+def legend_report(fig, axes):
+    """Each legend's box and its panel's, in pixels, after drawing: the tests check that no
+    legend lies over a panel."""
+    fig.canvas.draw()
+    out = []
+    for ax in axes:
+        leg = ax.get_legend()
+        if leg is None:
+            continue
+        out.append({"legend_box": [round(float(v), 2) for v in leg.get_window_extent().extents],
+                    "panels": [[round(float(v), 2) for v in a.get_window_extent().extents] for a in axes]})
+    return out
+
+
 def draw_series(ds, path, args):
     dim = "diagnostic_time"
     if dim not in ds.dims:
         raise PlotError(f"{path} has no diagnostics series (no {dim} dimension)")
     available = series_of(ds, dim)
-    # The default panels leave out what holds no finite value (the dissipation estimates
-    # between side walls that exchange heat).
-    nusselt = [n for n in NUSSELT if n in available and np.isfinite(ds[n].values.astype(float)).any()]
-    groups = panels_from(args.diagnostics, available,
-                         [["kinetic_energy"], nusselt] if nusselt else [["kinetic_energy"], ["max_velocity"]],
-                         "--diagnostics", path, "diagnostic")
+    if args.diagnostics is None:
+        groups, names = default_series_panels(ds, available)
+    else:
+        groups = panels_from(args.diagnostics, available, [], "--diagnostics", path, "diagnostic")
+        names = [None] * len(groups)
     t = ds[dim].values if dim in ds.variables else np.arange(ds.sizes[dim])
     if len(t) == 0:
         raise PlotError(f"{path} holds no diagnostics records")
     n = len(groups)
-    fig, axes = plt.subplots(n, 1, sharex=True, figsize=(7.0, 1.2 + 2.0 * n), dpi=args.dpi, layout="constrained",
+    fig, axes = plt.subplots(n, 1, sharex=True, figsize=(8.0, 0.9 + 2.1 * n), dpi=args.dpi, layout="constrained",
                              squeeze=False)
-    report = []
-    for ax, group in zip(axes[:, 0], groups):
-        for name in group:
+    report, labels = [], []
+    for ax, group, panel in zip(axes[:, 0], groups, names):
+        legend = short_labels(group) if len(group) > 1 else None
+        for i, name in enumerate(group):
             y = ds[name].values.astype(float)
-            ax.plot(t, y, label=name if len(group) > 1 else None, lw=1.3)
+            ax.plot(t, y, label=legend[i] if legend else None, lw=1.4)
             finite = y[np.isfinite(y)]
             report.append({"name": name, "count": int(finite.size),
                            "min": float(finite.min()) if finite.size else None,
@@ -650,21 +951,28 @@ def draw_series(ds, path, args):
         positive = values[values > 0]
         if not args.linear and positive.size and values.min() >= 0 and positive.max() / positive.min() > 1e3:
             ax.set_yscale("log")
-        first = ds[group[0]]
-        if len(group) == 1:
-            ax.set_ylabel(f"{group[0]}{units_label(first)}")
-            ax.set_title(attr(first, "long_name", group[0]), fontsize=9, loc="left")
-        else:
-            units = {units_label(ds[nm]) for nm in group}
-            ax.set_ylabel(("value" if len(units) > 1 else common_name(group)) + (units.pop() if len(units) == 1 else ""))
-            ax.legend(fontsize=8)
+        units = {units_label(ds[nm]) for nm in group}
+        unit = units.pop() if len(units) == 1 else ""
+        what = panel or (group[0] if len(group) == 1 else common_name(group).replace("_", " "))
+        ylabel = what + unit
+        ax.set_ylabel(ylabel, fontsize=10)
+        if not panel and len(group) == 1:
+            ax.set_title(attr(ds[group[0]], "long_name", group[0]), fontsize=10, loc="left")
+        if legend:
+            outside_legend(ax)
         ax.grid(True, alpha=0.3)
-    axes[-1, 0].set_xlabel(f"time{units_label(ds[dim]) if dim in ds.variables else ''}")
-    fig.suptitle(f"{case_name(ds, path)}: diagnostics{units_system_note(ds)}", fontsize=11)
+        ax.tick_params(labelsize=9)
+        labels.append(ylabel)
+    tvar = ds[dim] if dim in ds.variables else None
+    xlabel = f"t{units_label(tvar)}" if tvar is not None else "t"
+    axes[-1, 0].set_xlabel(xlabel, fontsize=10)
+    fig.suptitle(f"{case_name(ds, path)}: diagnostics", fontsize=12)
+    legends = legend_report(fig, list(axes[:, 0]))
     out = args.output or f"{stem_of(path)}_series.png"
     save(fig, out)
     return {"kind": "series", "file": path, "output": out, "records": int(len(t)),
-            "panels": groups, "variables": report}
+            "panels": groups, "panel_names": names, "ylabels": labels, "xlabel": xlabel, "legends": legends,
+            "variables": report}
 
 
 def common_name(names):
@@ -688,19 +996,21 @@ def draw_profiles(ds, path, args):
     times = ds[dim].values if dim in ds.variables else np.arange(ds.sizes[dim])
     record = pick_record(times, args, "profile")
     n = len(groups)
-    fig, axes = plt.subplots(1, n, sharey=True, figsize=(1.2 + 2.6 * n, 5.0), dpi=args.dpi, layout="constrained",
-                             squeeze=False)
-    report = []
+    # Room right of each panel for its legend where it has one.
+    widths = [3.4 if len(g) > 1 else 2.6 for g in groups]
+    fig, axes = plt.subplots(1, n, sharey=True, figsize=(0.9 + sum(widths), 5.2), dpi=args.dpi, layout="constrained",
+                             squeeze=False, gridspec_kw={"width_ratios": widths})
+    report, xlabels = [], []
     zlabel = None
     zlims = []
     for ax, group in zip(axes[0], groups):
-        for name in group:
+        legend = short_labels(group) if len(group) > 1 else None
+        for i, name in enumerate(group):
             var = ds[name]
             zdim = var.dims[1]
             z = coordinate(ds, zdim, ds.sizes[zdim])
             values = var.isel({dim: record}).values.astype(float)
-            label = f"{name} (on {zdim})" if len(group) > 1 else None
-            ax.plot(values, z, marker=".", ms=3, lw=1.3, label=label)
+            ax.plot(values, z, marker=".", ms=3, lw=1.4, label=legend[i] if legend else None)
             finite = values[np.isfinite(values)]
             report.append({"name": name, "zdim": zdim, "count": int(finite.size),
                            "min": float(finite.min()) if finite.size else None,
@@ -709,24 +1019,31 @@ def draw_profiles(ds, path, args):
             ext = axis_extent(ds, "z")
             zlims.append(ext if ext else (min(z), max(z)))
         first = ds[group[0]]
+        units = {units_label(ds[nm]) for nm in group}
+        unit = units.pop() if len(units) == 1 else ""
         if len(group) == 1:
-            ax.set_xlabel(f"{group[0]}{units_label(first)}")
-            ax.set_title(textwrap.fill(attr(first, "long_name", group[0]), 30), fontsize=9)
+            xlabel = f"{group[0]}{unit}"
+            ax.set_title(textwrap.fill(attr(first, "long_name", group[0]), 34), fontsize=9)
         else:
-            units = {units_label(ds[nm]) for nm in group}
-            ax.set_xlabel(", ".join(group) + (units.pop() if len(units) == 1 else ""))
-            ax.legend(fontsize=8)
+            xlabel = ", ".join(group) + unit
+            outside_legend(ax)
+        ax.set_xlabel(xlabel, fontsize=10)
+        xlabels.append(xlabel)
         ax.grid(True, alpha=0.3)
-    axes[0, 0].set_ylabel(zlabel or "z")
+        ax.tick_params(labelsize=9)
+    axes[0, 0].set_ylabel(zlabel or "z", fontsize=10)
     if zlims:
         axes[0, 0].set_ylim(min(l for l, _ in zlims), max(h for _, h in zlims))
     t = float(times[record])
-    fig.suptitle(f"{case_name(ds, path)}: horizontal means and rms, {record_time(ds, dim, record, t)}{units_system_note(ds)}, "
-                 f"record {record} (records 0 .. {len(times) - 1})", fontsize=11)
+    tvar = ds[dim] if dim in ds.variables else None
+    b = record_bounds(ds, dim, record)
+    when = f"mean over t = {fmt(b[0])} .. {fmt(b[1])}" if b else time_text(ds, tvar, t)
+    fig.suptitle(f"{case_name(ds, path)}: profiles, {when}", fontsize=12)
+    legends = legend_report(fig, list(axes[0]))
     out = args.output or f"{stem_of(path)}_profiles.png"
     save(fig, out)
     return {"kind": "profiles", "file": path, "output": out, "record": int(record), "time": t,
-            "time_bounds": record_bounds(ds, dim, record), "panels": groups,
+            "time_bounds": b, "panels": groups, "xlabels": xlabels, "zlabel": zlabel, "legends": legends,
             "variables": report}
 
 
@@ -816,7 +1133,8 @@ def main(argv):
                 if not args.json:
                     print_list(d)
                 return 0
-            draw = {"slice": draw_slice, "frames": draw_frames, "series": draw_series, "profiles": draw_profiles}
+            draw = {"slice": draw_slice, "frames": draw_frames, "movie": draw_movie, "series": draw_series,
+                    "profiles": draw_profiles}
             result = draw[args.kind](ds, args.file, args)
     except PlotError as e:
         fail(str(e))
@@ -824,6 +1142,9 @@ def main(argv):
         print(json.dumps(result))
     elif args.kind == "frames":
         print(f"wrote {result['count']} frames, {result['pattern']}; an animation: {result['ffmpeg']}")
+    elif args.kind == "movie":
+        if result["movie"]:
+            print(f"wrote {result['movie']} ({result['count']} frames at {result['fps']:g} per second)")
     else:
         print(f"wrote {result['output']}")
     return 0

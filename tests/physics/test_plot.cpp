@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -176,6 +177,38 @@ int count_lines(const std::string& s) {
 }
 
 
+
+// A small run of another case, once per name: its output file.
+std::string small_case_run(const std::string& name, const std::vector<std::string>& sets) {
+  static std::map<std::string, std::string> done;
+  if (done.count(name)) return done.at(name);
+  static ScratchDir dir("plot_cases");
+  const std::string file = dir.file(name + ".nc");
+  std::vector<std::string> args{"run", source_path("cases/" + name + ".json")};
+  for (const auto& s : sets) args.insert(args.end(), {"--set", s});
+  args.insert(args.end(), {"--set", R"(output={"file": ")" + file + R"(", "interval_steps": 10})", "--backend", "cpu",
+                           "--progress", "0"});
+  const auto r = run_bouss(dir, args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  return done[name] = file;
+}
+
+std::string lock_exchange_2d_run() {
+  return small_case_run("lock_exchange_2d", {"grid.n=[128,1,8]", "time.steps=30"});
+}
+
+// Two boxes (x0, y0, x1, y1) overlap.
+bool overlap(const json& a, const json& b) {
+  return a[0].get<double>() < b[2].get<double>() && b[0].get<double>() < a[2].get<double>() &&
+         a[1].get<double>() < b[3].get<double>() && b[1].get<double>() < a[3].get<double>();
+}
+
+// Every legend lies beside its panels, over none of them.
+void expect_legends_hide_nothing(const json& legends) {
+  for (const auto& l : legends)
+    for (const auto& panel : l["panels"]) EXPECT_FALSE(overlap(l["legend_box"], panel)) << l;
+}
+
 }  // namespace
 
 TEST(Plot, SliceOfTemperatureAtMidHeight) {
@@ -276,6 +309,8 @@ TEST(Plot, ProfilesAgainstTheirZ) {
     EXPECT_EQ(v["count"], on_faces ? 9 : 8) << v;
   }
   expect_a_picture(dir, png, Picture::Lines);
+  expect_legends_hide_nothing(r["legends"]);
+  EXPECT_EQ(r["legends"].size(), 1u);  // the velocities' panel
   // The default is the last record.
   EXPECT_EQ(plot_json(dir, {file, "--profiles", "--output", png})["record"], 3);
 }
@@ -473,6 +508,179 @@ print(json.dumps(out))
   EXPECT_EQ(list["fields"]["T"]["dims"][0]["face"], false);
 }
 
+
+// T's colours are centred on the reference temperature (the plates' mean) over the range the
+// plates bound T to, whatever the data's range; a velocity's on zero; flags win.
+TEST(Plot, TemperatureColoursAreSymmetricAboutTheReference) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_centre");
+  const json rb = plot_json(dir, {run.file, "--output", dir.file("rb.png")});
+  EXPECT_EQ(rb["centre"], 0.5);  // plates at 1 and 0
+  EXPECT_EQ(rb["vmin"], 0.0);
+  EXPECT_EQ(rb["vmax"], 1.0);
+  EXPECT_GT(rb["min"].get<double>(), 0.0) << "the data's range lies inside: the limits are the plates', not the data's";
+  const json lock = plot_json(dir, {lock_exchange_2d_run(), "--output", dir.file("lock.png")});
+  EXPECT_EQ(lock["centre"], 0.0);  // the fluids at -0.5 and 0.5
+  EXPECT_EQ(lock["vmin"], -0.5);
+  EXPECT_EQ(lock["vmax"], 0.5);
+  const json w = plot_json(dir, {run.file, "--field", "w", "--output", dir.file("w.png")});
+  EXPECT_TRUE(w["centre"].is_null());
+  EXPECT_EQ(w["vmin"].get<double>(), -w["vmax"].get<double>());
+  const json given = plot_json(dir, {run.file, "--vmin", "0.2", "--vmax", "0.7", "--output", dir.file("g.png")});
+  EXPECT_EQ(given["vmin"], 0.2);
+  EXPECT_EQ(given["vmax"], 0.7);
+}
+
+// Units on the axes (the file's units_scale, or SI units in a dimensional file); a 2D run's
+// title has no plane and says case, field, time; the colour bar is as tall as the plot; a
+// channel flatter than 1:8 is drawn at 1:8 and says so.
+TEST(Plot, SliceLabelsCarryUnitsAndTitlesAreShort) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_labels");
+  const json lock = plot_json(dir, {lock_exchange_2d_run(), "--output", dir.file("lock.png")});
+  EXPECT_EQ(lock["plane"]["in_title"], false);
+  EXPECT_EQ(lock["title"].get<std::string>().rfind("lock_exchange_2d: T, t = ", 0), 0u) << lock["title"];
+  EXPECT_EQ(lock["title"].get<std::string>().find("y ="), std::string::npos) << lock["title"];
+  EXPECT_NE(lock["title"].get<std::string>().find("$h/u_b$"), std::string::npos) << lock["title"];
+  EXPECT_EQ(lock["xlabel"], "x / $h$");
+  EXPECT_EQ(lock["colorbar_label"], "T / $\\Delta T$");
+  EXPECT_EQ(lock["vertical_exaggeration"], 2.0);  // 32 x 2: 1:16 drawn at 1:8
+  EXPECT_EQ(lock["ylabel"], "z / $h$ (vertical scale x2)");
+  const json rb = plot_json(dir, {run.file, "--output", dir.file("rb.png")});
+  EXPECT_EQ(rb["title"].get<std::string>().rfind("rayleigh_benard: T at y = ", 0), 0u) << rb["title"];
+  EXPECT_EQ(rb["ylabel"], "z / $H$");
+  EXPECT_EQ(rb["vertical_exaggeration"], 1.0);
+  for (const json& r : {lock, rb}) {
+    // The colour bar spans the plot's height exactly; the title fits on the picture, one line.
+    EXPECT_NEAR(r["colorbar_box"][1].get<double>(), r["axes_box"][1].get<double>(), 0.5) << r;
+    EXPECT_NEAR(r["colorbar_box"][3].get<double>(), r["axes_box"][3].get<double>(), 0.5) << r;
+    EXPECT_EQ(r["title"].get<std::string>().find('\n'), std::string::npos);
+    EXPECT_LE(r["title_box"][2].get<double>(), r["figure_size"][0].get<double>());
+    EXPECT_LE(r["title_box"][3].get<double>(), r["figure_size"][1].get<double>());
+    // Fit for a slide at the default 150 dpi: over 1000 pixels wide.
+    EXPECT_GE(r["figure_size"][0].get<int>(), 1000) << r;
+  }
+  // The plot to scale: x from 0 to 2 over as many pixels as z from 0 to 1 over twice.
+  const double w = rb["axes_box"][2].get<double>() - rb["axes_box"][0].get<double>();
+  const double h = rb["axes_box"][3].get<double>() - rb["axes_box"][1].get<double>();
+  EXPECT_NEAR(w / h, 2.0, 0.01);
+  // A dimensional file's SI units (the 3D lock exchange, in metres and seconds).
+  const std::string dimensional = small_case_run("lock_exchange", {"grid.n=[16,8,8]", "time.steps=10"});
+  const json d = plot_json(dir, {dimensional, "--output", dir.file("d.png")});
+  EXPECT_EQ(d["xlabel"], "x [m]");
+  EXPECT_EQ(d["colorbar_label"], "T [K]");
+}
+
+// A stretched axis is drawn to scale: the cells' edges are the file's faces.
+TEST(Plot, AStretchedAxisIsDrawnToScale) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  ScratchDir dir("plot_stretched");
+  const std::string file = small_case_run("rayleigh_benard_ra1e8", {"grid.n=[8,8,32]", "time.steps=2"});
+  const json r = plot_json(dir, {file, "--output", dir.file("s.png")});
+  const std::vector<double> zf = read_variables(file).at("zf");
+  ASSERT_EQ(r["edges"]["vertical"].size(), zf.size());
+  for (std::size_t k = 0; k < zf.size(); ++k) EXPECT_DOUBLE_EQ(r["edges"]["vertical"][k].get<double>(), zf[k]) << k;
+  EXPECT_LT(zf[1] - zf[0], 0.5 * (zf[17] - zf[16])) << "the case's tanh grid is finer at the plates";
+}
+
+// The default series suit the case: the lock exchange's fronts and energy budget, convection's
+// Nusselt estimates, each panel labelled with its units, legends beside the panels.
+TEST(Plot, SeriesDefaultsSuitTheCase) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_series_defaults");
+  const json lock = plot_json(dir, {lock_exchange_2d_run(), "--series", "--output", dir.file("lock.png")});
+  EXPECT_EQ(lock["panels"], json::parse(R"([["kinetic_energy"], ["front_floor_travelled", "front_lid_travelled"],
+      ["kinetic_energy_total", "potential_energy", "dissipation", "conversion"]])"));
+  EXPECT_EQ(lock["panel_names"], json::parse(R"(["kinetic energy", "front distance from the lock", "energy budget"])"));
+  EXPECT_EQ(lock["ylabels"], json::parse(R"j(["kinetic energy / $u_b^{2}$", "front distance from the lock / $h$",
+      "energy budget / ($h^{3}\\,u_b^{2}$)"])j"));
+  EXPECT_EQ(lock["xlabel"], "t / ($h/u_b$)");
+  expect_legends_hide_nothing(lock["legends"]);
+  EXPECT_EQ(lock["legends"].size(), 2u);
+  expect_a_picture(dir, dir.file("lock.png"), Picture::Lines);
+  const json rb = plot_json(dir, {run.file, "--series", "--output", dir.file("rb.png")});
+  EXPECT_EQ(rb["panel_names"], json::parse(R"(["kinetic energy", "Nusselt number"])"));
+  EXPECT_EQ(rb["ylabels"][1], "Nusselt number");
+  EXPECT_EQ(rb["xlabel"], "t / ($H/U$)");
+  expect_legends_hide_nothing(rb["legends"]);
+}
+
+// One frame per record, in time order, stamped with its time; one colour range over all
+// records (the largest |w| of the plane over the run); the movie itself has that many frames.
+TEST(Plot, AMovieHasAFrameARecordInTimeOrderWithOneColourRange) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  if (std::system("ffmpeg -version >/dev/null 2>&1 && ffprobe -version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no ffmpeg/ffprobe (tools/setup.sh installs ffmpeg)";
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_movie");
+  const std::string movie = dir.file("w.mp4");
+  const json r = plot_json(dir, {run.plane, "--movie", movie, "--field", "w", "--fps", "5"});
+  const auto v = read_variables(run.plane);
+  const std::vector<double>& times = v.at("time");
+  ASSERT_EQ(r["count"], times.size());
+  ASSERT_EQ(r["stamps"].size(), times.size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    EXPECT_EQ(r["times"][i].get<double>(), times[i]);
+    if (i > 0) EXPECT_GT(times[i], times[i - 1]);
+    // The stamp says the record's time, with one count of decimals for all.
+    const std::string stamp = r["stamps"][i];
+    const std::size_t at = stamp.find("t = ");
+    ASSERT_NE(at, std::string::npos) << stamp;
+    const std::string number = stamp.substr(at + 4, stamp.find(' ', at + 4) - at - 4);
+    const std::size_t point = number.find('.');
+    const int decimals = point == std::string::npos ? 0 : int(number.size() - point - 1);
+    EXPECT_GE(decimals, 1) << stamp << ": the times are 2.48, 4.85, ...";
+    EXPECT_LE(std::fabs(std::stod(number) - times[i]), 0.5 * std::pow(10.0, -decimals) + 1e-12) << stamp;
+  }
+  double largest = 0;
+  for (double w : v.at("w")) largest = std::max(largest, std::fabs(w));
+  EXPECT_DOUBLE_EQ(r["vmax"].get<double>(), largest);
+  EXPECT_DOUBLE_EQ(r["vmin"].get<double>(), -largest);
+  EXPECT_EQ(r["movie"], movie);
+  const std::string probe = dir.file("probe.txt");
+  ASSERT_EQ(std::system(("ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+                         "stream=nb_read_frames,r_frame_rate,width,height -of default=nw=1 '" + movie + "' >" + probe)
+                            .c_str()),
+            0);
+  const std::string p = slurp(probe);
+  EXPECT_NE(p.find("nb_read_frames=" + std::to_string(times.size()) + "\n"), std::string::npos) << p;
+  EXPECT_NE(p.find("r_frame_rate=5/1"), std::string::npos) << p;
+  EXPECT_NE(p.find("width=" + std::to_string(r["frame_size"][0].get<int>())), std::string::npos) << p;
+  // Nothing but the movie left in the folder: no partial file.
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir.path())) entries += e.path().extension() == ".mp4";
+  EXPECT_EQ(entries, 1);
+}
+
+// Without ffmpeg: the frames beside the movie's name, one line saying so, exit 0, no movie.
+TEST(Plot, AMovieWithoutFfmpegLeavesItsFramesAndOneLine) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_movie_frames");
+  ::setenv("BOUSS_FFMPEG", "", 1);  // the forked bouss inherits it: no ffmpeg
+  const auto r = run_bouss(dir, {"plot", run.file, "--movie", dir.file("T.mp4")});
+  ::unsetenv("BOUSS_FFMPEG");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("ffmpeg not found"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(dir.file("T_frames")), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("T.mp4")));
+  for (int i = 0; i < 5; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/T_%05d.png", i);
+    expect_a_picture(dir, dir.file("T_frames") + name, Picture::Map);
+  }
+  EXPECT_FALSE(fs::exists(dir.file("T_frames") + "/T_00005.png"));
+}
+
 TEST(Plot, BadInputIsOneLineAndExitTwo) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
   const SmallRun& run = small_run();
@@ -512,12 +720,34 @@ TEST(Plot, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+TEST(Plot, ABadMovieIsOneLineAndExitTwo) {
+  SKIP_WITHOUT_PLOTTING_PYTHON();
+  const SmallRun& run = small_run();
+  ASSERT_EQ(run.code, 0) << run.err;
+  ScratchDir dir("plot_bad_movie");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"--movie", dir.file("T.gif")}, "expects a file name ending in .mp4"},
+      {{"--movie", dir.file("no/such/T.mp4")}, "does not exist"},
+      {{"--movie", dir.file("T.mp4"), "--fps", "0"}, "--fps expects 0.1 .. 120"},
+      {{"--movie", dir.file("T.mp4"), "--time", "5"}, "--time does not apply to --movie"},
+  };
+  for (const auto& [args, says] : cases) {
+    std::vector<std::string> all{"plot", run.file};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = run_bouss(dir, all);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(dir.file("T.mp4")));
+}
+
 TEST(Plot, HelpIsTheScripts) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
   const auto r = run_bouss(ScratchDir("plot_help"), {"plot", "--help"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Usage: bouss plot [OPTIONS] file\n"), std::string::npos) << r.out;
-  for (const char* flag : {"--series", "--profiles", "--frames", "--plane", "--field", "--time", "--output"})
+  for (const char* flag : {"--series", "--profiles", "--movie", "--frames", "--plane", "--field", "--time", "--output"})
     EXPECT_NE(r.out.find(flag), std::string::npos) << flag;
 }
 

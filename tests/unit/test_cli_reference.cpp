@@ -162,7 +162,7 @@ TEST(CliReference, EveryHelpShowsItsDefaults) {
       {"onset", {{"--resolutions", "the case's own grid"}, {"--ra", "the case's +-3%"}}},
       {"converge", {{"--resolutions", "the case's own grid"}, {"--diagnostic", "nusselt_bottom"}}},
       {"front", {{"--resolutions", "the case's own grid"}, {"--fraction", "0.5"}}},
-      {"plot", {{"--field", "T"}, {"--dpi", "100"}, {"--time", "the last record"}}},
+      {"plot", {{"--field", "T"}, {"--dpi", "150"}, {"--fps", "10"}, {"--time", "the last record"}}},
   };
   for (const auto& [command, options] : defaults) {
     const auto flags = help_flags(help_of(command));
