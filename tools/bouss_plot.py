@@ -17,6 +17,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -804,6 +805,8 @@ def draw_movie(ds, path, args):
         return r
     partial = os.path.join(folder, f".{os.path.basename(stem)}.{os.getpid()}.partial.mp4")
     state = {"proc": None, "size": None}
+    # A kill (SIGTERM) unwinds through the clean-up below, as Ctrl-C does: no partial file stays.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
     def sink(record, fig):
         fig.canvas.draw()

@@ -740,6 +740,19 @@ TEST(Plot, ABadMovieIsOneLineAndExitTwo) {
     EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
   }
   EXPECT_FALSE(fs::exists(dir.file("T.mp4")));
+  // An ffmpeg that fails (here: as on a full disk) is one line with its reason; no movie and
+  // no partial file are left.
+  const std::string fake = dir.file("ffmpeg");
+  std::ofstream(fake) << "#!/bin/sh\ncat >/dev/null\necho 'No space left on device' >&2\nexit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  ::setenv("BOUSS_FFMPEG", fake.c_str(), 1);
+  const auto r = run_bouss(dir, {"plot", run.file, "--movie", dir.file("T.mp4")});
+  ::unsetenv("BOUSS_FFMPEG");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("ffmpeg failed (No space left on device)"), std::string::npos) << r.err;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    EXPECT_EQ(e.path().string().find(".mp4"), std::string::npos) << e.path();
 }
 
 TEST(Plot, HelpIsTheScripts) {
