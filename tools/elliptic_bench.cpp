@@ -12,7 +12,10 @@
 //     preconditioner's systems), a random right-hand side; one direct solve, its residual checked.
 //   line_pcg, line_multigrid; multigrid (mg) and mg_mixed (fp32 cycles in fp64 defect
 //     correction) where there is no shift and z is uniform; fft (the direct
-//     pressure solver: walls in z, Fourier or cosine transforms along x and y); cufft3d (cuFFT's direct solve of the
+//     pressure solver: walls in z, Fourier or cosine transforms along x and y); direct_eigen (the
+//     same solve with x and y through their dense eigenbases as matrix products, what a
+//     stretched horizontal axis takes: solver/direct/plane_eigen.hpp; reports the products'
+//     FLOP rate); cufft3d (cuFFT's direct solve of the
 //     fully periodic box, the baseline);
 //     csr_cg (cuSPARSE CSR CG, uniform z, preconditioned by the lines except in the Poisson
 //     case): the equation for a random b to --tolerance, cold start.
@@ -60,6 +63,7 @@ struct EllipticRun {
   std::vector<double> residual_history;
   double ms = 0, bytes = 0, useful_bytes = 0;
   double final_max_residual = -1;  // max|b - L x| / max|b| of the solution, the same measure for every solver
+  double flops = 0;                // direct_eigen: the matrix products' floating-point operations a solve
 };
 
 FieldBC box_conditions() {
@@ -169,6 +173,8 @@ double poisson_bench_bytes(const BenchOptions& o, const Backend& backend, const 
     double bytes = Multigrid<double>::estimate_memory(backend, g, opt).first;
     if (s == "csr_cg") bytes += cells * (7 * (8 + 4) + 4 + 6 * 8);
     if (s == "cufft3d") bytes += 2 * cells * 16;
+    // The direct solve through eigenbases: its three arrays, the pivots, the matrices.
+    if (s == "direct_eigen") bytes += 4 * array + PlaneEigen<double>::work_bytes(backend, g.layout);
     // A registry solver: its own, and at most the arrays a run lends it (the bench lends none).
     if (const auto b = bench_solver(s, o, 0)) {
       const SolverContext ctx{backend, g, g, b->settings, sizeof(double)};
@@ -298,6 +304,7 @@ std::optional<std::string> skipped(const std::string& solver, const Backend& bac
   if (solver == "cufft3d")
     for (const auto& f : p.bc.face)
       if (f.kind != BoundaryKind::periodic) return std::string("the 3D FFT solve needs --bc periodic");
+  if (solver == "direct_eigen" && p.shift != 0) return std::string("direct_eigen solves lap x = b only (no --cfl)");
   if (const auto registry = bench_solver(solver, BenchOptions{}, p.shift)) {
     if (p.shift != 0 && !registry->type->solves_shifted()) return solver + " solves lap x = b only (no --cfl)";
     if (const auto why = registry->type->refuses(PressureGrid::of(p.grid, p.bc))) return why->message;
@@ -391,11 +398,29 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
       throw std::runtime_error(solver + ": cuFFT's baseline runs in double");
     }
   }
+  if (solver == "direct_eigen") {
+    if (const auto why = FourierSolver<double>::refuses(PressureGrid::of(g, bc))) throw std::runtime_error(*why);
+    FourierSolver<R> ps(backend, g, bc, true);
+    Field<R> b(backend, g.layout, Stagger::centre, "b");
+    SolveStats stats;
+    run.ms = median_ms(backend, o.repeats, [&] {
+      b.copy_from(r);
+      fill(x, 0);
+      stats = ps.solve(x, b, o.tolerance);
+    });
+    run.iterations = stats.cycles;
+    run.residual_history = stats.residual_history;
+    run.bytes = ps.bytes_per_solve(stats);
+    run.useful_bytes = run.bytes;
+    run.flops = 2 * ps.transform_flops() * stats.cycles;
+    run.final_max_residual = relative_residual(problem, backend, x, b);
+    return run;
+  }
   const std::optional<BenchSolver> chosen = bench_solver(solver, o, problem.shift);
   if (!chosen)
     throw std::runtime_error("unknown solver \"" + solver + "\": expected thomas, pcr, auto, cusparse_gtsv, "
                              "cusparse_gtsv_interleaved, " + solver_names_quoted().substr(0, solver_names_quoted().rfind(", ")) +
-                             ", mg (multigrid), mg_mixed, cufft3d or csr_cg");
+                             ", mg (multigrid), mg_mixed, direct_eigen, cufft3d or csr_cg");
   if (chosen->settings.mixed_precision.value_or(false) && sizeof(R) != sizeof(double))
     throw std::runtime_error(solver + ": fp32 cycles in fp64 defect correction need --precision double");
   const std::unique_ptr<PressureSolver<R>> ps = make_solver<R>(*chosen->type, backend, g, bc, chosen->settings);
@@ -506,7 +531,9 @@ int elliptic_bench(const BenchOptions& o) {
                           {"floor_ms", run.bytes / copy_bw * 1e3},
                           {"copy_GBps", copy_bw * 1e-9},
                           {"copy_bandwidth_GBps", copy_bw * 1e-9},
-                          {"fraction_of_copy", run.bytes / (run.ms * 1e-3) / copy_bw}};
+                          {"fraction_of_copy", run.bytes / (run.ms * 1e-3) / copy_bw},
+                          {"gemm_flops", run.flops},
+                          {"gemm_TFLOPs_over_solve", run.flops / (run.ms * 1e-3) * 1e-12}};
       if (o.json) {
         results.push_back(j);
       } else {
@@ -516,6 +543,9 @@ int elliptic_bench(const BenchOptions& o) {
                      run.ms / std::max(1, run.iterations), run.bytes * 1e-9, run.bytes / (run.ms * 1e-3) * 1e-9,
                      100 * run.bytes / (run.ms * 1e-3) / copy_bw, copy_bw * 1e-9, run.bytes / copy_bw * 1e3,
                      useful * 1e-9);
+        if (run.flops > 0)
+          spdlog::info("{:<26} matrix products: {:.2f} GFLOP a solve, {:.2f} TFLOP/s over the whole solve's time", solver,
+                       run.flops * 1e-9, run.flops / (run.ms * 1e-3) * 1e-12);
       }
     } catch (const std::exception& e) {
       print_error(command + " --solver " + solver + ": " + e.what());

@@ -265,7 +265,7 @@ int main(int argc, char** argv) {
   // methods, the CUDA libraries' baselines and mg/mg_mixed (the point multigrid with fp64 or
   // fp32 cycles).
   std::vector<std::string> bench_solvers = {"thomas", "pcr", "auto", "cusparse_gtsv", "cusparse_gtsv_interleaved",
-                                            "mg", "mg_mixed", "cufft3d", "csr_cg"};
+                                            "mg", "mg_mixed", "direct_eigen", "cufft3d", "csr_cg"};
   for (const bouss::SolverType* t : bouss::solver_types()) {
     bench_solvers.emplace_back(t->name());
     for (const std::string_view alias : t->aliases()) bench_solvers.emplace_back(alias);
@@ -342,7 +342,8 @@ int main(int argc, char** argv) {
                     "",
                     "thomas, pcr, auto (the batched tridiagonal solves), cusparse_gtsv, cusparse_gtsv_interleaved "
                     "(cuSPARSE's), line_pcg, line_multigrid, multigrid (mg; the pressure box only), mg_mixed, direct (fft), "
-                    "cufft3d, csr_cg (with --bc: bench poisson's)",
+                    "direct_eigen (the direct solve through dense eigenbases: matrix products), cufft3d, csr_cg (with "
+                    "--bc: bench poisson's)",
                     join(bench.elliptic_solvers));
   elliptic_cmd->add_option("--aspect", bench.aspect, "The pressure box: horizontal over vertical spacing, dx/dz (dz = 1/nz)")
       ->option_text("A")

@@ -2,7 +2,9 @@
 #include "solver/direct/fourier_solver.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
@@ -114,6 +116,22 @@ struct AxisEigen {
   }
 };
 
+// The eigenbases' modes: each axis's eigenvalues (on the backend), x's index i, y's j.
+struct TableEigen {
+  const double* lx;
+  const double* ly;
+  BOUSS_HD double operator()(int i, int j) const { return lx[i] + ly[j]; }
+};
+
+// The faces of a uniform axis of the grid (the eigenbases' input).
+std::vector<double> uniform_faces(const Grid& g, int a) {
+  const int n = g.global_n()[a];
+  std::vector<double> f(n + 1);
+  for (int i = 0; i <= n; ++i) f[i] = g.whole().lo[a] + i * g.h[a];
+  f[n] = g.whole().lo[a] + g.length(a);
+  return f;
+}
+
 }  // namespace
 
 template <class R>
@@ -125,7 +143,7 @@ std::optional<std::string> FourierSolver<R>::refuses(const PressureGrid& g) {
 }
 
 template <class R>
-FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc)
+FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc, bool eigenbases)
     : backend_(backend), grid_(grid), bc_(bc) {
   if (const auto why = refuses(PressureGrid::of(grid, bc))) throw std::invalid_argument("direct pressure solver: " + *why);
   for (int f = 4; f < 6; ++f)
@@ -146,7 +164,17 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   self_ = ghost_self<R>(bc, grid);
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
-  if (walled()) {
+  if (eigenbases) {
+    if (grid.decomposition && !backend.ranks().alone())
+      throw std::logic_error("direct pressure solver: the eigenbases' products take the whole grid, not a block");
+    const std::array<AxisEigenbasis, 2> bases{axis_eigenbasis(uniform_faces(grid, 0), kinds_[0]),
+                                              axis_eigenbasis(uniform_faces(grid, 1), kinds_[1])};
+    eigen_ = std::make_unique<PlaneEigen<R>>(backend, grid.layout, bases);
+    factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
+    const std::array<int, 3> n = grid.global_n();
+    factor_modes(backend, grid_, self_, bc.singular(), n[0], n[1], TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)},
+                 factor_);
+  } else if (walled()) {
     // Cut over ranks, a walled box is solved whole on rank 0 (the registry's solves_on_blocks).
     if (grid.decomposition && !backend.ranks().alone())
       throw std::logic_error("direct pressure solver: the cosine transforms take the whole grid, not a block");
@@ -238,6 +266,17 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const double rx2 = 1 / (grid_.h[0] * grid_.h[0]), ry2 = 1 / (grid_.h[1] * grid_.h[1]);
   // The field f's solve into g (x, or the refinement's correction in place of its residual).
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
+    if (eigen_) {  // the second array stages the products; the first holds the real spectrum
+      R* const real = work_arrays.fields[0]->data();
+      eigen_->forward(f.data() + origin, c, real);
+      // The (0, 0) mode is the plane integral over sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
+      const double sums = std::sqrt(grid_.length(0) * grid_.length(1)) / (double(n[0]) * n[1]);
+      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1],
+                  TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, sums, real,
+                  static_cast<R*>(nullptr), factor_, mean);
+      eigen_->inverse(real, c, g.data() + origin);
+      return;
+    }
     if (cosine_) {  // the second array stages the planes, then holds the real spectrum
       cosine_->to_half_spectrum(f.data() + origin, c, spectrum);
       cosine_->to_real_spectrum(spectrum, c);
@@ -318,7 +357,11 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   // (the half spectrum read, the real one written, and back); the mode solves read the real
   // spectrum and the stored pivots, write d', read both back and write the solution.
   const double walled_solves = 2 * (spectrum + cells) + 6 * cells;
+  // Eigenbases: each product reads a field's worth and writes one (two a direction), the
+  // mode solves as a walled box's (the matrices stay in cache).
+  const double eigen_solves = 4 * cells + 6 * cells + 4 * cells;
   const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
+                            : eigen_  ? eigen_solves
                             : cosine_ ? 2 * cells + (cells + spectrum) + walled_solves + (spectrum + cells) + 2 * cells
                                       : (cells + spectrum) + mode_solves + (spectrum + cells);
   // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the

@@ -21,6 +21,7 @@
 #include "solver/ghost_self.hpp"
 #include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/plane_cosine.hpp"
+#include "solver/direct/plane_eigen.hpp"
 #include "solver/direct/plane_fft.hpp"
 #include "solver/pressure_solver.hpp"
 #include "solver/direct/slab_transform.hpp"
@@ -30,7 +31,10 @@ namespace bouss {
 template <class R>
 class FourierSolver final : public PressureSolver<R> {
  public:
-  FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc);
+  // eigenbases: transform x and y through their dense eigenbases as matrix products
+  // (solver/direct/plane_eigen.hpp) instead of the FFT and cosine transforms: what a
+  // stretched horizontal axis needs; on uniform axes the tests compare the two.
+  FourierSolver(const Backend& backend, const Grid& grid, const FieldBC& bc, bool eigenbases = false);
   ~FourierSolver() override;
   FourierSolver(const FourierSolver&) = delete;
   FourierSolver& operator=(const FourierSolver&) = delete;
@@ -49,6 +53,9 @@ class FourierSolver final : public PressureSolver<R> {
   bool solves_in_fixed_passes() const override { return true; }
   SolveStats solve_passes(Field<R>& x, Field<R>& b, int passes, const LentArrays<R>& lent) override;
   double residual_norm(const Field<R>& x, const Field<R>& b) const override;
+  // The eigenbases' matrix products' floating-point operations in one direction (forward or
+  // inverse) of one pass; 0 without eigenbases.
+  double transform_flops() const { return eigen_ ? eigen_->flops() : 0.0; }
   // The forward transforms (b read, the spectrum written), the mode solves (the spectrum
   // read, c' and d' written and read, the spectrum written), the inverse transforms
   // (spectrum read, x written) and the residual check with max|b - mean| (x and b read, not
@@ -75,6 +82,8 @@ class FourierSolver final : public PressureSolver<R> {
   // the planes along the walled ones and map their half spectra to the real cosine modes.
   std::array<AxisTransform, 2> kinds_{AxisTransform::periodic, AxisTransform::periodic};
   std::unique_ptr<PlaneCosine<R>> cosine_;
+  // The horizontal axes through their eigenbases (the whole grid, on one rank).
+  std::unique_ptr<PlaneEigen<R>> eigen_;
   R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values: the rows never change)
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves

@@ -15,6 +15,7 @@
 #include "profile_checks.hpp"
 #include "projection_checks.hpp"
 #include "plane_cosine_checks.hpp"
+#include "plane_eigen_checks.hpp"
 #include "process.hpp"
 #include "run_checks.hpp"
 #include "step_checks.hpp"
@@ -463,6 +464,17 @@ TYPED_TEST_SUITE(GpuPlaneR2R, Precisions);
 TYPED_TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
   BOUSS_GPU_OR_SKIP();
   check_plane_cosine_equals_fftw<TypeParam>(gpu);
+}
+
+// The eigenbases' plane transforms through cuBLAS and the direct solve through them against
+// the FFT and cosine transforms' on uniform axes (tests/plane_eigen_checks.hpp).
+TYPED_TEST(GpuPlaneR2R, EigenbasisProductsRoundTripOnTheInterior) {
+  BOUSS_GPU_OR_SKIP();
+  check_plane_eigen_round_trip<TypeParam>(gpu);
+}
+TYPED_TEST(GpuPlaneR2R, TheSolveThroughEigenbasesEqualsTheFastTransforms) {
+  BOUSS_GPU_OR_SKIP();
+  check_eigen_solve_equals_fast_transforms<TypeParam>(gpu);
 }
 
 template <class R>

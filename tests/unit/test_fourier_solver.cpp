@@ -4,6 +4,7 @@
 // applies and the rules refuse it elsewhere.
 #include "line_solver_checks.hpp"
 #include "plane_cosine_checks.hpp"
+#include "plane_eigen_checks.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -138,4 +139,13 @@ TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
   FieldBC dirichlet_x = pressure_walls(false, true);
   dirichlet_x.face[0] = FaceBC{BoundaryKind::value, 0, 0};
   EXPECT_THROW(FourierSolver<double>(Backend::cpu(), g, dirichlet_x), std::invalid_argument);
+}
+
+// The eigenbases of stretched and uniform axes (tests/plane_eigen_checks.hpp), their plane
+// transforms through the CPU's BLAS, and the direct solve through them against the FFT and
+// cosine transforms' (the gpu tests check cuBLAS's).
+TEST(AxisEigenbasis, DiagonalizesTheSecondDifferenceOfStretchedAndUniformAxes) { check_axis_eigenbases(); }
+TYPED_TEST(FourierSolverTest, PlaneEigenTransformsRoundTripOnTheInterior) { check_plane_eigen_round_trip<TypeParam>(Backend::cpu()); }
+TYPED_TEST(FourierSolverTest, TheSolveThroughEigenbasesEqualsTheFastTransformsOnUniformAxes) {
+  check_eigen_solve_equals_fast_transforms<TypeParam>(Backend::cpu());
 }
