@@ -85,8 +85,9 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       throw std::logic_error("fill_ghosts: fields filled together must share a layout and a backend");
   const int ghost = L.ghost;
   // The spacing at each wall that a gradient condition steps over: the wall cells' (their
-  // ghosts mirror them), which for a stretched z is exact in the first ghost layer only.
-  if (g.stretched() && ghost > 1) throw std::logic_error("fill_ghosts: a stretched z grid has one ghost layer");
+  // ghosts mirror them), which for a stretched axis is exact in the first ghost layer only.
+  if ((g.stretched() || g.stretched_horizontally()) && ghost > 1)
+    throw std::logic_error("fill_ghosts: a stretched grid has one ghost layer");
   const ZView<double> zt = g.z_view<double>(fields[0]->backend());
   const double z0 = g.lo[2];
   for (int a = 0; a < 3; ++a) {
@@ -121,7 +122,7 @@ void fill_ghosts(Field<S>* const fields[], const FieldBC* const bcs[], int count
       hib = std::max(hib, F.hib);
       hic = std::max(hic, F.hic);
     }
-    const S hlo = S(a == 2 ? g.dz(0) : g.h[a]), hhi = S(a == 2 ? g.dz(L.n[2] - 1) : g.h[a]);
+    const S hlo = S(g.width(a, 0)), hhi = S(g.width(a, L.n[a] - 1));
     std::string names;  // for BOUSS_CHECK_KERNELS reports
     if (check_kernels_enabled())
       for (int q = 0; q < count; ++q) names += (q ? ", " : "") + fields[q]->name();

@@ -17,28 +17,70 @@ namespace bouss {
 template <class R>
 using CView = View<const R>;
 
-// Z: the z geometry, ZView<R> (tables per level) or UniformZ<R> (one spacing): the step's
-// kernels are compiled for both (grid/stencil.hpp with_stencil).
-template <class R, class Z = ZView<R>>
+// Z: the z geometry, ZView<R> (tables per level) or UniformZ<R> (one spacing); XY: the
+// horizontal one, UniformXY (rd, rd2: one spacing per axis, nothing loaded) or TableXY<R>
+// (x's and y's tables, for a grid stretched along x or y). The step's kernels are compiled for
+// each kind a grid can have (grid/stencil.hpp with_stencil); on uniform horizontal axes every
+// operator computes exactly what it did before x and y could stretch.
+struct UniformXY {
+  static constexpr bool uniform = true;
+};
+template <class R>
+struct TableXY {
+  static constexpr bool uniform = false;
+  ZView<R> x, y;  // each axis's tables (grid/z_tables.hpp), read at i and j
+};
+
+template <class R, class Z = ZView<R>, class XY = UniformXY>
 struct Stencil {
   std::ptrdiff_t s[3];
   R rd[2];
   R rd2[2];
   Z z;
+  XY xy;
 };
 
-// Divergence of the face velocities (u, v, w) over the cell at idx (level k).
-template <class R, class Z>
-BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, int k, CView<R> u, CView<R> v, CView<R> w,
-                                       const Stencil<R, Z>& st) {
-  return (u[idx + st.s[0]] - u[idx]) * st.rd[0] + (v[idx + st.s[1]] - v[idx]) * st.rd[1] +
+// Along horizontal axis B of a stencil, at index n along it: the inverse width of cell n, the
+// inverse distance across face n (between the centres of cells n - 1 and n), and a cell value
+// carried linearly to face n from cells n - 1 (lo) and n (hi). Uniform axes: the one spacing.
+template <int B, class R, class Z, class XY>
+BOUSS_HD inline R rd_cell(const Stencil<R, Z, XY>& st, int n) {
+  if constexpr (XY::uniform) {
+    return st.rd[B];
+  } else {
+    return (B == 0 ? st.xy.x : st.xy.y).rdz[n];
+  }
+}
+template <int B, class R, class Z, class XY>
+BOUSS_HD inline R rd_across(const Stencil<R, Z, XY>& st, int n) {
+  if constexpr (XY::uniform) {
+    return st.rd[B];
+  } else {
+    return (B == 0 ? st.xy.x : st.xy.y).rdzc[n];
+  }
+}
+template <int B, class R, class Z, class XY>
+BOUSS_HD inline R to_face(const Stencil<R, Z, XY>& st, int n, R lo, R hi) {
+  if constexpr (XY::uniform) {
+    return R(0.5) * (lo + hi);
+  } else {
+    return (B == 0 ? st.xy.x : st.xy.y).to_face(n, lo, hi);
+  }
+}
+
+// Divergence of the face velocities (u, v, w) over the cell (i, j, k) at idx.
+template <class R, class Z, class XY>
+BOUSS_HD inline R divergence_at_centre(std::ptrdiff_t idx, int i, int j, int k, CView<R> u, CView<R> v, CView<R> w,
+                                       const Stencil<R, Z, XY>& st) {
+  return (u[idx + st.s[0]] - u[idx]) * rd_cell<0>(st, i) + (v[idx + st.s[1]] - v[idx]) * rd_cell<1>(st, j) +
          (w[idx + st.s[2]] - w[idx]) * st.z.rdz[k];
 }
 
-// d(phi)/dx_A on the face normal to A at idx (level k), from the centres on either side.
-template <int A, class R, class Z>
-BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, int k, CView<R> phi, const Stencil<R, Z>& st) {
-  return (phi[idx] - phi[idx - st.s[A]]) * (A == 2 ? st.z.rdzc[k] : st.rd[A]);
+// d(phi)/dx_A on the face normal to A at idx (indices i, j, k), from the centres on either side.
+template <int A, class R, class Z, class XY>
+BOUSS_HD inline R gradient_at_face(std::ptrdiff_t idx, int i, int j, int k, CView<R> phi, const Stencil<R, Z, XY>& st) {
+  const R rd = A == 2 ? st.z.rdzc[k] : A == 0 ? rd_across<0>(st, i) : rd_across<1>(st, j);
+  return (phi[idx] - phi[idx - st.s[A]]) * rd;
 }
 
 // The 7-point Laplacian's three parts, written once for the step (laplacian below) and the
@@ -61,12 +103,30 @@ BOUSS_HD inline R stretched_z_laplacian(std::ptrdiff_t idx, V f, R c, std::ptrdi
   return ((f[idx + sz] - c) * up - (c - f[idx - sz]) * down) * across;
 }
 
-// 7-point Laplacian at level k of a field centred in z (T, p, u, v: ZFace false) or on the
-// z faces (w: ZFace true).
-template <bool ZFace, class R, class Z>
-BOUSS_HD inline R laplacian(std::ptrdiff_t idx, int k, CView<R> f, const Stencil<R, Z>& st) {
+// The flux form of the second difference along stretched axis B at index n for a field on
+// its faces along B (OnFaces: u along x, v along y) or at its centres: the difference of the
+// fluxes through the control volume's two ends over its width.
+template <int B, bool OnFaces, class R, class V, class Z, class XY>
+BOUSS_HD inline R stretched_axis_laplacian(std::ptrdiff_t idx, V f, R c, int n, const Stencil<R, Z, XY>& st) {
+  const R up = OnFaces ? rd_cell<B>(st, n) : rd_across<B>(st, n + 1);
+  const R down = OnFaces ? rd_cell<B>(st, n - 1) : rd_across<B>(st, n);
+  const R across = OnFaces ? rd_across<B>(st, n) : rd_cell<B>(st, n);
+  return ((f[idx + st.s[B]] - c) * up - (c - f[idx - st.s[B]]) * down) * across;
+}
+
+// 7-point Laplacian at (i, j, k) of a field on the faces normal to axis FaceAxis (0: u,
+// 1: v, 2: w) or at the cell centres (FaceAxis -1: T, p).
+template <int FaceAxis, class R, class Z, class XY>
+BOUSS_HD inline R laplacian(std::ptrdiff_t idx, int i, int j, int k, CView<R> f, const Stencil<R, Z, XY>& st) {
+  constexpr bool ZFace = FaceAxis == 2;
   const R c = f[idx];
-  const R horizontal = horizontal_laplacian(idx, f, c, st.s[0], st.s[1], st.rd2[0], st.rd2[1]);
+  R horizontal;
+  if constexpr (XY::uniform) {
+    horizontal = horizontal_laplacian(idx, f, c, st.s[0], st.s[1], st.rd2[0], st.rd2[1]);
+  } else {
+    horizontal = stretched_axis_laplacian<0, FaceAxis == 0>(idx, f, c, i, st) +
+                 stretched_axis_laplacian<1, FaceAxis == 1>(idx, f, c, j, st);
+  }
   if constexpr (Z::uniform) {
     return horizontal + uniform_z_laplacian(idx, f, c, st.s[2], st.z.rd2);
   } else {

@@ -1,12 +1,13 @@
-// The geometry of one C-grid: its layout and spacings. Along x and y cell i spans
-// [lo + i h, lo + (i+1) h]; along z the cells may be stretched: cell k spans
-// [z_face(k), z_face(k+1)], the face positions given by the case (grid.z) or uniform.
-// T and p sit at centres, u, v, w on the x-, y-, z-faces. The geometry is double whatever the
-// fields' precision; the layout's rows are aligned for the fields' element size (elem_bytes).
+// The geometry of one C-grid: its layout and spacings. Along each axis a cell i spans
+// [face(a, i), face(a, i + 1)]: lo + i h on a uniform axis, or the face positions given for
+// a stretched one (the case's grid.z; x and y where a grid is made so). T and p sit at
+// centres, u, v, w on the x-, y-, z-faces. The geometry is double whatever the fields'
+// precision; the layout's rows are aligned for the fields' element size (elem_bytes).
 //
-// Ghost cells beyond a z wall mirror the cells inside (dz(-1-m) = dz(m)), so the wall rule
-// (grid/boundary.hpp) sees the wall half-way between a ghost centre and its mirror image.
-// A stretched z axis is never periodic (the case validator says so).
+// Ghost cells beyond a wall of a stretched axis mirror the cells inside (width(-1-m) =
+// width(m)), so the wall rule (grid/boundary.hpp) sees the wall half-way between a ghost
+// centre and its mirror image; beyond a periodic stretched axis (x or y: a stretched z is
+// never periodic, as the case validator says) they are the cells at the other end.
 #pragma once
 
 #include <array>
@@ -34,10 +35,15 @@ struct LevelLine {
 struct Grid {
   Layout layout;
   std::array<double, 3> lo{};  // domain origin
-  // Spacing; along a stretched z, the mean spacing (length / n): use dz(k) and dz_centres(k).
+  // Spacing; along a stretched axis, the mean spacing (length / n): use width(a, i) and
+  // centre_distance(a, i) (dz(k) and dz_centres(k) along z).
   std::array<double, 3> h{};
-  // z-face positions z_face(0) = lo[2] .. z_face(n) = lo[2] + length, when stretched.
-  std::shared_ptr<const std::vector<double>> stretched_z;
+  // The whole grid's face positions along each stretched axis, faces[0] = the whole grid's lo
+  // .. faces[n] = its lo + length (null: uniform); a block's index i is the whole grid's
+  // i + offset()[a]. stretched_z is z's.
+  std::array<std::shared_ptr<const std::vector<double>>, 3> stretched_faces;
+  // A stretched periodic axis (x or y): its ghosts are the other end's cells.
+  std::array<bool, 3> periodic_stretch{};
   // The z tables this geometry has put on each backend (z_view), shared by copies of it.
   mutable std::shared_ptr<ZTableCache> z_cache;
   // Where this block lies in a grid cut over ranks (part()); null for a whole grid.
@@ -55,18 +61,29 @@ struct Grid {
   static Grid make_stretched(const std::array<int, 3>& n, const std::array<double, 3>& lo,
                              const std::array<double, 3>& length, const std::vector<double>& z_faces, int ghost = 1,
                              std::size_t elem_bytes = sizeof(double)) {
-    if (int(z_faces.size()) != n[2] + 1) throw std::invalid_argument("Grid::make_stretched: need n_z + 1 z faces");
     Grid g = make(n, lo, length, ghost, elem_bytes);
-    g.stretched_z = std::make_shared<const std::vector<double>>(z_faces);
+    g.stretch(2, z_faces, false);
     return g;
+  }
+  // Stretches axis a: its faces at `faces` (n[a] + 1 increasing values from lo[a] to
+  // lo[a] + length); `periodic`: its ghosts wrap (x or y).
+  void stretch(int a, const std::vector<double>& faces, bool periodic) {
+    if (int(faces.size()) != layout.n[a] + 1) throw std::invalid_argument("Grid::stretch: need n + 1 faces");
+    if (a == 2 && periodic) throw std::invalid_argument("Grid::stretch: a stretched z is never periodic");
+    stretched_faces[a] = std::make_shared<const std::vector<double>>(faces);
+    periodic_stretch[a] = periodic;
+    z_cache.reset();
   }
   // The same geometry with another layout (a multigrid level coarsened in x and y only, a
   // field of another precision): the z faces carry over when n_z does.
   Grid with_layout(const Layout& L, const std::array<double, 3>& length) const {
     Grid g = *this;
     g.layout = L;
-    for (int a = 0; a < 3; ++a) g.h[a] = length[a] / L.n[a];
-    if (stretched_z && L.n[2] != layout.n[2]) throw std::invalid_argument("Grid::with_layout: a stretched z is not coarsened");
+    for (int a = 0; a < 3; ++a) {
+      g.h[a] = length[a] / L.n[a];
+      if (stretched_faces[a] && L.n[a] != layout.n[a])
+        throw std::invalid_argument("Grid::with_layout: a stretched axis is not coarsened");
+    }
     g.z_cache.reset();
     return g;
   }
@@ -77,7 +94,7 @@ struct Grid {
     if (d.global_n != layout.n) throw std::invalid_argument("Grid::part: the decomposition is of another grid");
     Grid g = *this;
     g.layout = Layout::make(d.n, layout.ghost, layout.elem_bytes);
-    for (int a = 0; a < 2; ++a) g.lo[a] = lo[a] + d.offset[a] * h[a];
+    for (int a = 0; a < 2; ++a) g.lo[a] = stretched_faces[a] ? (*stretched_faces[a])[d.offset[a]] : lo[a] + d.offset[a] * h[a];
     g.z_cache.reset();
     g.decomposition = std::make_shared<const Decomposition>(d);
     return g;
@@ -87,7 +104,8 @@ struct Grid {
     if (!decomposition) return *this;
     Grid g = *this;
     g.layout = Layout::make(decomposition->global_n, layout.ghost, layout.elem_bytes);
-    for (int a = 0; a < 2; ++a) g.lo[a] = lo[a] - decomposition->offset[a] * h[a];
+    for (int a = 0; a < 2; ++a)
+      g.lo[a] = stretched_faces[a] ? stretched_faces[a]->front() : lo[a] - decomposition->offset[a] * h[a];
     g.z_cache.reset();
     g.decomposition.reset();
     return g;
@@ -105,49 +123,83 @@ struct Grid {
   std::array<int, 3> global_n() const { return decomposition ? decomposition->global_n : layout.n; }
 
   const std::array<int, 3>& n() const { return layout.n; }
-  bool stretched() const { return bool(stretched_z); }
-  double length(int a) const { return h[a] * layout.n[a]; }
-
-  // Position of z face k, 0 <= k <= n_z; beyond, the mirror images of the ghost cells' faces.
-  double z_face(int k) const {
-    const int nz = layout.n[2];
-    if (!stretched_z) return lo[2] + k * h[2];
-    const auto& f = *stretched_z;
-    if (k < 0) return 2 * f[0] - f[-k];
-    if (k > nz) return 2 * f[nz] - f[2 * nz - k];
-    return f[k];
+  // z is stretched (the kernels' stretched-z geometry); stretched(a): axis a is.
+  bool stretched() const { return bool(stretched_faces[2]); }
+  bool stretched(int a) const { return bool(stretched_faces[a]); }
+  // x or y is stretched (the kernels' general geometry, tables along every axis).
+  bool stretched_horizontally() const { return stretched(0) || stretched(1); }
+  // This block's extent along axis a (the whole grid's for a whole grid).
+  double length(int a) const {
+    return stretched_faces[a] ? face(a, layout.n[a]) - face(a, 0) : h[a] * layout.n[a];
   }
-  // Thickness of cell k (ghost cells included) and the distance between the centres of
-  // cells k - 1 and k (the spacing across z face k).
-  // On a uniform grid both are h[2], exactly.
-  double dz(int k) const { return stretched_z ? z_face(k + 1) - z_face(k) : h[2]; }
-  double z_centre(int k) const { return stretched_z ? 0.5 * (z_face(k) + z_face(k + 1)) : lo[2] + (k + 0.5) * h[2]; }
-  double dz_centres(int k) const { return stretched_z ? z_centre(k) - z_centre(k - 1) : h[2]; }
-  // The smallest cell thickness along z.
-  double min_dz() const {
-    double m = dz(0);
-    for (int k = 1; k < layout.n[2]; ++k) m = dz(k) < m ? dz(k) : m;
+
+  // Position of face i along axis a of this block (0 <= i <= n; beyond, the ghost cells'
+  // faces: a wall's mirror images, a periodic axis's other end).
+  double face(int a, int i) const {
+    if (!stretched_faces[a]) return lo[a] + i * h[a];
+    const auto& f = *stretched_faces[a];
+    const int n = int(f.size()) - 1, at = i + offset()[a];
+    if (at >= 0 && at <= n) return f[at];
+    if (periodic_stretch[a]) return at < 0 ? f[at + n] - (f[n] - f[0]) : f[at - n] + (f[n] - f[0]);
+    return at < 0 ? 2 * f[0] - f[-at] : 2 * f[n] - f[2 * n - at];
+  }
+  // Width of cell i along axis a (ghosts included), its centre, and the distance between the
+  // centres of cells i - 1 and i (the spacing across face i). On a uniform axis the widths
+  // and distances are h[a], exactly.
+  double width(int a, int i) const { return stretched_faces[a] ? face(a, i + 1) - face(a, i) : h[a]; }
+  double centre(int a, int i) const {
+    return stretched_faces[a] ? 0.5 * (face(a, i) + face(a, i + 1)) : lo[a] + (i + 0.5) * h[a];
+  }
+  double centre_distance(int a, int i) const { return stretched_faces[a] ? centre(a, i) - centre(a, i - 1) : h[a]; }
+  // The smallest cell width along axis a of this block.
+  double min_width(int a) const {
+    double m = width(a, 0);
+    for (int i = 1; i < layout.n[a]; ++i) m = width(a, i) < m ? width(a, i) : m;
     return m;
   }
+  // The whole grid's faces along axis a (n + 1 values, uniform ones computed).
+  std::vector<double> faces(int a) const {
+    if (stretched_faces[a]) return *stretched_faces[a];
+    const Grid w = whole();
+    std::vector<double> f(w.layout.n[a] + 1);
+    for (int i = 0; i <= w.layout.n[a]; ++i) f[i] = w.lo[a] + i * h[a];
+    f.back() = w.lo[a] + w.length(a);
+    return f;
+  }
 
-  // The spacings that limit the time step: dx, dy and the thinnest z cell.
-  std::array<double, 3> smallest_spacings() const { return {h[0], h[1], min_dz()}; }
+  // Along z (never cut over ranks): face k, the thickness of cell k, its centre, the
+  // distance across face k; on a uniform z dz and dz_centres are h[2], exactly.
+  double z_face(int k) const { return face(2, k); }
+  double dz(int k) const { return width(2, k); }
+  double z_centre(int k) const { return centre(2, k); }
+  double dz_centres(int k) const { return centre_distance(2, k); }
+  // The smallest cell thickness along z.
+  double min_dz() const { return min_width(2); }
 
-  // The z tables on `backend` (made on first use, kept while any copy of this grid lives).
+  // The spacings that limit the time step: the thinnest cell along each axis.
+  std::array<double, 3> smallest_spacings() const { return {min_width(0), min_width(1), min_width(2)}; }
+
+  // The z tables on `backend` (made on first use, kept while any copy of this grid lives);
+  // axis_view: axis a's.
   template <class R>
   ZView<R> z_view(const Backend& backend) const {
+    return axis_view<R>(backend, 2);
+  }
+  template <class R>
+  ZView<R> axis_view(const Backend& backend, int a) const {
     if (!z_cache) z_cache = std::make_shared<ZTableCache>();
     for (const auto& t : z_cache->tables)
-      if (t->backend() == backend) return t->template view<R>();
-    z_cache->tables.push_back(std::make_unique<ZTables>(*this, backend));
+      if (t->backend() == backend && t->axis() == a) return t->template view<R>();
+    z_cache->tables.push_back(std::make_unique<ZTables>(*this, backend, a));
     return z_cache->tables.back()->template view<R>();
   }
 
   // Coordinate of point index i along axis a for a field of stagger s.
   double coordinate(Stagger s, int a, int i) const {
-    if (a == 2) return staggered_along(s, 2) ? z_face(i) : z_centre(i);
-    return lo[a] + (i + (staggered_along(s, a) ? 0.0 : 0.5)) * h[a];
+    if (!stretched_faces[a]) return lo[a] + (i + (staggered_along(s, a) ? 0.0 : 0.5)) * h[a];
+    return staggered_along(s, a) ? face(a, i) : centre(a, i);
   }
+  double cell_volume(int i, int j, int k) const { return width(0, i) * width(1, j) * dz(k); }
   double cell_volume(int k) const { return h[0] * h[1] * dz(k); }
   double volume() const { return length(0) * length(1) * length(2); }
 };

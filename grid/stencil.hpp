@@ -37,12 +37,30 @@ inline Stencil<R, UniformZ<R>> make_uniform_stencil(const Grid& g, const Backend
   return st;
 }
 
-// Calls f(stencil) with the stencil the grid's z needs: the step's launch sites compile
-// their kernels for both kinds through it. f is a named function object (a CUDA extended
-// lambda may not sit inside another lambda).
+// The same with x's and y's tables too: a grid stretched along x or y (its z tables as they
+// are, uniform or not).
+template <class R>
+inline Stencil<R, ZView<R>, TableXY<R>> make_general_stencil(const Grid& g, const Backend& backend) {
+  const Stencil<R> t = make_stencil<R>(g, backend);
+  Stencil<R, ZView<R>, TableXY<R>> st{};
+  for (int a = 0; a < 3; ++a) st.s[a] = t.s[a];
+  for (int a = 0; a < 2; ++a) {
+    st.rd[a] = t.rd[a];
+    st.rd2[a] = t.rd2[a];
+  }
+  st.z = t.z;
+  st.xy = TableXY<R>{g.axis_view<R>(backend, 0), g.axis_view<R>(backend, 1)};
+  return st;
+}
+
+// Calls f(stencil) with the stencil the grid's geometry needs: uniform, a stretched z, or
+// stretched x or y (tables along every axis). The step's launch sites compile their kernels
+// for the three kinds through it. f is a named function object (a CUDA extended lambda may
+// not sit inside another lambda).
 template <class R, class F>
 inline void with_stencil(const Grid& g, const Backend& backend, F&& f) {
-  if (g.stretched()) f(make_stencil<R>(g, backend));
+  if (g.stretched_horizontally()) f(make_general_stencil<R>(g, backend));
+  else if (g.stretched()) f(make_stencil<R>(g, backend));
   else f(make_uniform_stencil<R>(g, backend));
 }
 

@@ -6,20 +6,20 @@
 
 namespace bouss {
 
-ZTables::ZTables(const Grid& g, const Backend& backend) : backend_(backend) {
-  const int nz = g.layout.n[2], gh = g.layout.ghost;
+ZTables::ZTables(const Grid& g, const Backend& backend, int axis) : backend_(backend), axis_(axis) {
+  const int a = axis, nz = g.layout.n[a], gh = g.layout.ghost;
   const int levels = nz + 2 * gh + 1;  // k = -g .. n_z + g (z_table_bytes counts them)
   // Layout of one host block: double rdz, rdzc, upper, zc, zf; then float rdz, rdzc, upper.
   std::vector<double> d(5 * std::size_t(levels));
   std::vector<float> f(3 * std::size_t(levels));
   for (int k = -gh; k <= nz + gh; ++k) {
     const std::size_t i = std::size_t(k + gh);
-    const double dz = g.dz(k), dzc = g.dz_centres(k), below = g.dz(k - 1);
+    const double dz = g.width(a, k), dzc = g.centre_distance(a, k), below = g.width(a, k - 1);
     d[i] = 1 / dz;
     d[levels + i] = 1 / dzc;
-    d[2 * levels + i] = g.stretched() ? below / (below + dz) : 0.5;
-    d[3 * levels + i] = g.z_centre(k);
-    d[4 * levels + i] = g.z_face(k);
+    d[2 * levels + i] = g.stretched(a) ? below / (below + dz) : 0.5;
+    d[3 * levels + i] = g.centre(a, k);
+    d[4 * levels + i] = g.face(a, k);
     for (int t = 0; t < 3; ++t) f[t * levels + i] = float(d[t * levels + i]);
   }
   const std::size_t dbytes = d.size() * sizeof(double), fbytes = f.size() * sizeof(float);

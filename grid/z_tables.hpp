@@ -1,7 +1,9 @@
-// The z geometry of a grid as tables per level k, resident where the kernels run (device
-// memory on CUDA): the pointwise operators read the local vertical spacing through them
-// (physics/operators_kernels.hpp), so one kernel serves a uniform and a stretched z.
-// On a uniform grid every entry is the one spacing, exactly (Grid::dz returns h[2]).
+// The geometry of a grid's axis as tables per index (z: per level k), resident where the
+// kernels run (device memory on CUDA): the pointwise operators read the local spacing through
+// them (physics/operators_kernels.hpp), so one kernel serves a uniform and a stretched axis.
+// On a uniform axis every entry is the one spacing, exactly (Grid::width returns h[a]).
+// z's tables serve the stretched-z kernels; x's and y's the kernels of a grid stretched
+// horizontally (grid/stencil.hpp). Written for z below; along x and y read i or j for k.
 //
 // Indices are z levels, ghosts included: for a grid of n_z cells and g ghost layers,
 //   rdz[k]   = 1 / dz(k)                   k = -g .. n_z + g - 1  (cell thickness)
@@ -70,25 +72,30 @@ struct UniformZ {
 // One backend's copy of a grid's tables; the grid keeps them (Grid::z_view) for its lifetime.
 class ZTables {
  public:
-  ZTables(const Grid& g, const Backend& backend);
+  ZTables(const Grid& g, const Backend& backend, int axis = 2);
   ~ZTables();
   ZTables(const ZTables&) = delete;
   ZTables& operator=(const ZTables&) = delete;
   const Backend& backend() const { return backend_; }
+  int axis() const { return axis_; }
   template <class R>
   ZView<R> view() const;
 
  private:
   Backend backend_;
+  int axis_ = 2;
   void* data_ = nullptr;
   ZView<double> d_;
   ZView<float> f_;
 };
 
-// Bytes one backend's tables of a grid laid out as L take (memory estimates).
-inline double z_table_bytes(const Layout& L) {
-  return double(L.n[2] + 2 * L.ghost + 1) * (5 * sizeof(double) + 3 * sizeof(float));
+// Bytes one backend's tables of a grid laid out as L take along axis a (memory estimates).
+inline double z_table_bytes(const Layout& L, int a = 2) {
+  return double(L.n[a] + 2 * L.ghost + 1) * (5 * sizeof(double) + 3 * sizeof(float));
 }
+// An axis's tables have the z tables' form.
+template <class R>
+using AxisView = ZView<R>;
 
 // The tables a grid has made, one per backend kind.
 struct ZTableCache {

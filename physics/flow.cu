@@ -45,8 +45,8 @@ Box union_of(const std::array<Box, N>& boxes) {
 // blocks (at most 64) made the developed fft step 10% slower on an H100 (1.52 ms against 1.38).
 constexpr int advance_blocks_per_sm = 3;
 
-template <class R, class Z>
-void advance_all(const Stencil<R, Z>& st, const Coefficients& c, KernelScalar dt, KernelScalar ab_a, KernelScalar ab_b,
+template <class R, class Z, class XY>
+void advance_all(const Stencil<R, Z, XY>& st, const Coefficients& c, KernelScalar dt, KernelScalar ab_a, KernelScalar ab_b,
                  const FlowFields<R>& now, FlowFields<R>& G, FlowFields<R>& next, const std::array<Box, 4>& unknown) {
   const CView<R> u = now.u.cview(), v = now.v.cview(), w = now.w.cview(), T = now.T.cview();
   const View<R> Gu = G.u.view(), Gv = G.v.view(), Gw = G.w.view(), GT = G.T.view();
@@ -59,27 +59,27 @@ void advance_all(const Stencil<R, Z>& st, const Coefficients& c, KernelScalar dt
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     const R a = R(ab_a()), b = R(ab_b()), h = R(dt());
     if (in_u.contains(i, j, k)) {
-      const R t = -momentum_advection_at_face<0>(idx, k, u, v, w, st) + nu * laplacian<false>(idx, k, u, st);
+      const R t = -momentum_advection_at_face<0>(idx, i, j, k, u, v, w, st) + nu * laplacian<0>(idx, i, j, k, u, st);
       const R old = Gu[idx];
       Gu[idx] = t;
       nu_out[idx] = u[idx] + h * (a * t + b * old);
     }
     if (in_v.contains(i, j, k)) {
-      const R t = -momentum_advection_at_face<1>(idx, k, u, v, w, st) + nu * laplacian<false>(idx, k, v, st);
+      const R t = -momentum_advection_at_face<1>(idx, i, j, k, u, v, w, st) + nu * laplacian<1>(idx, i, j, k, v, st);
       const R old = Gv[idx];
       Gv[idx] = t;
       nv_out[idx] = v[idx] + h * (a * t + b * old);
     }
     if (in_w.contains(i, j, k)) {
-      R t = -momentum_advection_at_face<2>(idx, k, u, v, w, st) + nu * laplacian<true>(idx, k, w, st);
+      R t = -momentum_advection_at_face<2>(idx, i, j, k, u, v, w, st) + nu * laplacian<2>(idx, i, j, k, w, st);
       t += buoyancy_at_zface(idx, k, T, b_T, st);
       const R old = Gw[idx];
       Gw[idx] = t;
       nw_out[idx] = w[idx] + h * (a * t + b * old);
     }
     if (in_T.contains(i, j, k)) {
-      const R t = -advection_at_centre(idx, k, T, u, v, w, st) - reference_advection_at_centre(idx, w, gradient, st) +
-                  kappa * laplacian<false>(idx, k, T, st);
+      const R t = -advection_at_centre(idx, i, j, k, T, u, v, w, st) - reference_advection_at_centre(idx, w, gradient, st) +
+                  kappa * laplacian<-1>(idx, i, j, k, T, st);
       const R old = GT[idx];
       GT[idx] = t;
       nT_out[idx] = T[idx] + h * (a * t + b * old);
@@ -91,8 +91,8 @@ void advance_all(const Stencil<R, Z>& st, const Coefficients& c, KernelScalar dt
 // unknown boxes updates each component whose box holds the point, so phi's neighbourhood is
 // read once for the three (a launch per component read phi three times: 9 arrays of
 // traffic where this moves 7).
-template <class R, class Z>
-void subtract_gradient_all(const Stencil<R, Z>& st, const Field<R>& phi, KernelScalar dt, FlowFields<R>& f,
+template <class R, class Z, class XY>
+void subtract_gradient_all(const Stencil<R, Z, XY>& st, const Field<R>& phi, KernelScalar dt, FlowFields<R>& f,
                            const std::array<Box, 4>& unknown) {
   const CView<R> p = phi.cview();
   const View<R> u = f.u.view(), v = f.v.view(), w = f.w.view();
@@ -102,9 +102,9 @@ void subtract_gradient_all(const Stencil<R, Z>& st, const Field<R>& phi, KernelS
   for_each(phi.backend(), union_of(velocity), [=] BOUSS_HD(int i, int j, int k) {
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     const R h = R(dt());
-    if (in_u.contains(i, j, k)) u[idx] -= h * gradient_at_face<0>(idx, k, p, st);
-    if (in_v.contains(i, j, k)) v[idx] -= h * gradient_at_face<1>(idx, k, p, st);
-    if (in_w.contains(i, j, k)) w[idx] -= h * gradient_at_face<2>(idx, k, p, st);
+    if (in_u.contains(i, j, k)) u[idx] -= h * gradient_at_face<0>(idx, i, j, k, p, st);
+    if (in_v.contains(i, j, k)) v[idx] -= h * gradient_at_face<1>(idx, i, j, k, p, st);
+    if (in_w.contains(i, j, k)) w[idx] -= h * gradient_at_face<2>(idx, i, j, k, p, st);
   }, "subtract_gradient");
 }
 
@@ -117,8 +117,8 @@ struct AdvanceAll {
   FlowFields<R>& G;
   FlowFields<R>& next;
   const std::array<Box, 4>& unknown;
-  template <class Z>
-  void operator()(const Stencil<R, Z>& st) const {
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
     advance_all(st, c, dt, a, b, now, G, next, unknown);
   }
 };
@@ -129,15 +129,15 @@ struct DivergenceInto {
   const FlowFields<R>& f;
   Field<R>& out;
   KernelScalar scale;
-  template <class Z>
-  void operator()(const Stencil<R, Z>& st) const {
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
     const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
     const View<R> o = out.view();
     const KernelScalar s = scale;
     const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
     for_each(out.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
       const std::ptrdiff_t idx = i + j * sy + k * sz;
-      o[idx] = R(s()) * divergence_at_centre(idx, k, u, v, w, st);
+      o[idx] = R(s()) * divergence_at_centre(idx, i, j, k, u, v, w, st);
     }, "divergence");
   }
 };
@@ -148,8 +148,8 @@ struct SubtractGradient {
   KernelScalar dt;
   FlowFields<R>& f;
   const std::array<Box, 4>& unknown;
-  template <class Z>
-  void operator()(const Stencil<R, Z>& st) const {
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
     subtract_gradient_all(st, phi, dt, f, unknown);
   }
 };
@@ -159,13 +159,13 @@ struct StateRateInto {
   const Grid& g;
   const FlowFields<R>& f;
   double* out;
-  template <class Z>
-  void operator()(const Stencil<R, Z>& st) const {
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
     const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
     const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
     reduce_into(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
-                  return double(state_rate_at_centre(i + j * sy + k * sz, k, u, v, w, T, st));
+                  return double(state_rate_at_centre(i + j * sy + k * sz, i, j, k, u, v, w, T, st));
                 },
                 out, "state check (advective rate, non-finite values)");
   }
@@ -204,7 +204,7 @@ double max_abs_divergence(const Grid& g, const FlowFields<R>& f) {
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
   return reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                 [=] BOUSS_HD(int i, int j, int k) {
-                  const double d = divergence_at_centre(i + j * sy + k * sz, k, u, v, w, st);
+                  const double d = divergence_at_centre(i + j * sy + k * sz, i, j, k, u, v, w, st);
                   return d < 0 ? -d : d;
                 }, "max_abs_divergence");
 }

@@ -157,7 +157,7 @@ void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients
                 double conversion = 0;
                 const double dz = z.zf[k + 1] - z.zf[k], dzc = z.zc[k] - z.zc[k - 1];
                 const double work = viscous_work(i, j, k, idx, dz, dzc);
-                if (cells.contains(i, j, k)) conversion = z.zc[k] * double(laplacian<false>(idx, k, T, st)) * dz;
+                if (cells.contains(i, j, k)) conversion = z.zc[k] * double(laplacian<-1>(idx, i, j, k, T, st)) * dz;
                 return EnergyRates{viscous * work, diffusive * conversion};
               },
               out, "lock exchange energy rates");

@@ -50,9 +50,9 @@ struct LevelSums {
 
 // One point's terms of its level's sums: its cell's (k < nz; T shifted by `shift`) and its
 // z face's.
-template <class R, class Z>
+template <class R, class Z, class XY>
 BOUSS_HD inline LevelSums level_sums_at(std::ptrdiff_t idx, int k, int nz, CView<R> u, CView<R> v, CView<R> w,
-                                        CView<R> T, R shift, LevelLine on_faces, const Stencil<R, Z>& st) {
+                                        CView<R> T, R shift, LevelLine on_faces, const Stencil<R, Z, XY>& st) {
   LevelSums s{0, 0, 0, 0, 0, 0};
   if (k < nz) {
     const double t = double(T[idx]) - double(shift);  // T' (LevelSums)
@@ -266,8 +266,8 @@ struct CheckAndSumLevels {
   const ReferenceProfile& reference;
   double* rate;
   LevelSums* sums;
-  template <class Z>
-  void operator()(const Stencil<R, Z>& st) const {
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
     const auto& n = g.layout.n;
     const int nz = n[2];
     const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
@@ -280,7 +280,7 @@ struct CheckAndSumLevels {
         [=] BOUSS_HD(int i, int j, int k) {
           const std::ptrdiff_t idx = i + j * sy + k * sz;
           return LevelSumsAndRate{level_sums_at(idx, k, nz, u, v, w, T, shift[k < nz ? k * sz : 0], on_faces, st),
-                                  k < nz ? double(state_rate_at_centre(idx, k, u, v, w, T, st)) : 0.0};
+                                  k < nz ? double(state_rate_at_centre(idx, i, j, k, u, v, w, T, st)) : 0.0};
         },
         "state check and level sums");
     double* const out_rate = rate;

@@ -28,8 +28,8 @@ inline GhostSelf<S> ghost_self(const FieldBC& bc, const Grid& g) {
         // A face cut between ranks: its ghosts are the neighbour's cells, filled by the
         // exchange before each colour, whatever the domain's condition on that side.
       } else if (f.kind != BoundaryKind::periodic) {  // grid/boundary.hpp cell_wall_ghost
-        // The wall cell's spacing (a stretched z's thickness of its first or last cell).
-        const double h = a == 2 ? g.dz(side ? n - 1 : 0) : g.h[a];
+        // The wall cell's spacing (a stretched axis's width of its first or last cell).
+        const double h = g.width(a, side ? n - 1 : 0);
         const WallGhost<double> ghost = cell_wall_ghost(f.kind, f.value, h, side);
         self = static_cast<signed char>(ghost.self);
         data = S(ghost.offset);

@@ -139,7 +139,8 @@ class PressureSolver {
 struct PressureGrid {
   std::array<int, 3> n{};
   std::array<double, 3> h{1, 1, 1};
-  bool stretched = false;
+  bool stretched = false;     // z
+  bool stretched_xy = false;  // x or y
   bool periodic_x = false, periodic_y = false, periodic_z = false;
   static PressureGrid of(const Grid& g, const FieldBC& bc);
   // The largest ratio of a horizontal spacing to the thinnest vertical one (axes of one cell

@@ -13,6 +13,7 @@ PressureGrid PressureGrid::of(const Grid& grid, const FieldBC& bc) {
   g.n = grid.global_n();
   g.h = grid.smallest_spacings();
   g.stretched = grid.stretched();
+  g.stretched_xy = grid.stretched_horizontally();
   g.periodic_x = bc.periodic(0);
   g.periodic_y = bc.periodic(1);
   g.periodic_z = bc.periodic(2);

@@ -123,15 +123,6 @@ struct TableEigen {
   BOUSS_HD double operator()(int i, int j) const { return lx[i] + ly[j]; }
 };
 
-// The faces of a uniform axis of the grid (the eigenbases' input).
-std::vector<double> uniform_faces(const Grid& g, int a) {
-  const int n = g.global_n()[a];
-  std::vector<double> f(n + 1);
-  for (int i = 0; i <= n; ++i) f[i] = g.whole().lo[a] + i * g.h[a];
-  f[n] = g.whole().lo[a] + g.length(a);
-  return f;
-}
-
 }  // namespace
 
 template <class R>
@@ -164,11 +155,12 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   self_ = ghost_self<R>(bc, grid);
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
-  if (eigenbases) {
+  // A stretched x or y has no fast transform: its eigenbasis (and so the other axis's too).
+  if (eigenbases || grid.stretched_horizontally()) {
     if (grid.decomposition && !backend.ranks().alone())
       throw std::logic_error("direct pressure solver: the eigenbases' products take the whole grid, not a block");
-    const std::array<AxisEigenbasis, 2> bases{axis_eigenbasis(uniform_faces(grid, 0), kinds_[0]),
-                                              axis_eigenbasis(uniform_faces(grid, 1), kinds_[1])};
+    const std::array<AxisEigenbasis, 2> bases{axis_eigenbasis(grid.faces(0), kinds_[0]),
+                                              axis_eigenbasis(grid.faces(1), kinds_[1])};
     eigen_ = std::make_unique<PlaneEigen<R>>(backend, grid.layout, bases);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
     const std::array<int, 3> n = grid.global_n();
@@ -270,7 +262,7 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
       R* const real = work_arrays.fields[0]->data();
       eigen_->forward(f.data() + origin, c, real);
       // The (0, 0) mode is the plane integral over sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
-      const double sums = std::sqrt(grid_.length(0) * grid_.length(1)) / (double(n[0]) * n[1]);
+      const double sums = std::sqrt(grid_.whole().length(0) * grid_.whole().length(1)) / (double(n[0]) * n[1]);
       solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1],
                   TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, sums, real,
                   static_cast<R*>(nullptr), factor_, mean);

@@ -21,12 +21,13 @@ class FourierType final : public SolverType {
   }
   std::optional<std::string> suits(const PressureGrid& g) const override {
     if (g.periodic_z) return std::nullopt;
+    if (g.stretched_xy) return "x or y stretched, walls in z: one direct solve through their eigenbases (matrix products)";
     if (g.periodic_x && g.periodic_y) return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
     return "walls in z and in x or y: one direct solve, cosine transforms along the walled axes";
   }
   // The periodic planes through the slab transposes; a walled box whole on rank 0.
   bool solves_on_blocks(const PressureGrid& g, int ranks) const override {
-    return g.periodic_x && g.periodic_y && SlabTransform<double>::applies(g.n, ranks);
+    return g.periodic_x && g.periodic_y && !g.stretched_xy && SlabTransform<double>::applies(g.n, ranks);
   }
   std::string gathered_because() const override {
     return "its transposes need x and y periodic, a z level and a y row per rank";
@@ -36,6 +37,10 @@ class FourierType final : public SolverType {
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
+    if (c.pressure.stretched_xy)
+      return fmt::format("direct solve (x and y through their eigenbases as {} matrix products, a tridiagonal solve "
+                         "per horizontal mode){}",
+                         c.backend.is_cuda() ? "cuBLAS" : "BLAS", c.single() ? " (fp32)" : " (fp64)");
     const char* library = c.backend.is_cuda() ? "cuFFT" : "FFTW";
     const auto kind = [](bool periodic) { return periodic ? "Fourier" : "cosine (walls)"; };
     const std::string method =
@@ -58,6 +63,12 @@ class FourierType final : public SolverType {
     const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
                        (lent ? 0.0 : z_table_bytes(grid.layout));
+    // Stretched x or y: the eigenbases' matrices and the products' work area, the pivots.
+    if (c.pressure.stretched_xy)
+      return {own + double(grid.layout.cells()) * c.value_bytes +
+                  (c.single() ? PlaneEigen<float>::work_bytes(c.backend, grid.layout)
+                              : PlaneEigen<double>::work_bytes(c.backend, grid.layout)),
+              0.0};
     // A walled box: the plane transforms' work area (their staging array is c''s) and the
     // mode lines' stored reciprocal pivots (a value per cell).
     if (!c.pressure.periodic_x || !c.pressure.periodic_y)

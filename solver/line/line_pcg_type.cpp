@@ -11,7 +11,10 @@ namespace {
 class LinePcgType final : public SolverType {
  public:
   std::string_view name() const override { return "line_pcg"; }
-  std::optional<SolverRefusal> refuses(const PressureGrid& g) const override { return refuses_periodic_z(name(), g); }
+  std::optional<SolverRefusal> refuses(const PressureGrid& g) const override {
+    if (auto why = refuses_stretched_xy(name(), g)) return why;
+    return refuses_periodic_z(name(), g);
+  }
   std::optional<std::string> suits(const PressureGrid&) const override { return std::nullopt; }  // named only
   bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
   std::string gathered_because() const override { return ""; }

@@ -9,6 +9,7 @@
 #include "grid/field_ops.hpp"
 #include "grid/for_each.hpp"
 #include "grid/reduce.hpp"
+#include "grid/stencil.hpp"
 #include "solver/ghost_self.hpp"
 #include "solver/line/line_kernels.hpp"
 #include "solver/multigrid/driver_impl.hpp"
@@ -264,9 +265,29 @@ struct ResidualNormsOp {
 };
 }  // namespace
 
+// On a grid stretched along x or y: the 7-point flux form of every axis's tables
+// (grid/difference_kernels.hpp laplacian, grid/stencil.hpp make_general_stencil), the shift
+// subtracted as the line operator subtracts it.
+template <class R>
+ResidualNorms stretched_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
+                                       const Field<R>& b, const double* b_offset) {
+  const auto st = make_general_stencil<R>(g, backend);
+  const R sh = R(shift);
+  const View<const R> xv = x.cview(), bv = b.cview();
+  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+  return reduce(backend, g.layout.interior(Stagger::centre), ResidualNorms{}, ResidualNormsOp{},
+                [=] BOUSS_HD(int i, int j, int k) {
+                  const std::ptrdiff_t idx = i + j * sy + k * sz;
+                  const R rhs = bv[idx] - (b_offset ? R(*b_offset) : R(0));
+                  const R lx = laplacian<-1>(idx, i, j, k, xv, st) - sh * xv[idx];
+                  return ResidualNorms{double(std::fabs(rhs - lx)), double(std::fabs(rhs))};
+                }, "residual norm (stretched x or y)");
+}
+
 template <class R>
 ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
                                   const Field<R>& b, const double* b_offset) {
+  if (g.stretched_horizontally()) return stretched_residual_norms(g, backend, shift, x, b, b_offset);
   const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
@@ -295,6 +316,18 @@ template double line_residual_norm<float>(const Grid&, const Backend&, double, c
 template <class R>
 void line_residual_into(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
                         const double* b_offset, Field<R>& r) {
+  if (g.stretched_horizontally()) {  // as stretched_residual_norms
+    const auto st = make_general_stencil<R>(g, backend);
+    const R sh = R(shift);
+    const View<const R> xv = x.cview(), bv = b.cview();
+    const View<R> rv = r.view();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    for_each(backend, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const std::ptrdiff_t idx = i + j * sy + k * sz;
+      rv[idx] = bv[idx] - (b_offset ? R(*b_offset) : R(0)) - (laplacian<-1>(idx, i, j, k, xv, st) - sh * xv[idx]);
+    }, "residual (stretched x or y)");
+    return;
+  }
   const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
   const View<const R> xv = x.cview(), bv = b.cview();
   const View<R> rv = r.view();

@@ -12,7 +12,10 @@ namespace {
 class LineMultigridType final : public SolverType {
  public:
   std::string_view name() const override { return "line_multigrid"; }
-  std::optional<SolverRefusal> refuses(const PressureGrid& g) const override { return refuses_periodic_z(name(), g); }
+  std::optional<SolverRefusal> refuses(const PressureGrid& g) const override {
+    if (auto why = refuses_stretched_xy(name(), g)) return why;
+    return refuses_periodic_z(name(), g);
+  }
   std::optional<std::string> suits(const PressureGrid& g) const override {
     if (g.periodic_z) return std::nullopt;
     if (g.stretched) return "z is stretched (the point multigrid takes a uniform z)";

@@ -200,7 +200,7 @@ class PointRelaxation {
     return reduce(x.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
                   [=] BOUSS_HD(int i, int j, int k) {
                     const std::ptrdiff_t idx = i + j * sy + k * sz;
-                    return double(std::fabs(bv[idx] - laplacian<false>(idx, k, xv, st)));
+                    return double(std::fabs(bv[idx] - laplacian<-1>(idx, i, j, k, xv, st)));
                   }, "multigrid residual norm");
   }
   // out = b - lap(x) in S, stored in out's precision T.
@@ -212,7 +212,7 @@ class PointRelaxation {
     const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
     for_each(x.backend(), g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
       const std::ptrdiff_t idx = i + j * sy + k * sz;
-      ov[idx] = T(bv[idx] - laplacian<false>(idx, k, xv, st));
+      ov[idx] = T(bv[idx] - laplacian<-1>(idx, i, j, k, xv, st));
     }, "multigrid defect");
   }
   static void remove_mean(const Grid&, Field<S>& x) { bouss::remove_mean(x); }

@@ -6,6 +6,7 @@
 #include "grid/coarsening.hpp"
 #include "solver/multigrid/multigrid.hpp"
 #include "solver/registry.hpp"
+#include "solver/walls_in_z.hpp"
 
 namespace bouss {
 namespace {
@@ -51,6 +52,7 @@ class PointMultigridType final : public SolverType {
  public:
   std::string_view name() const override { return "multigrid"; }
   std::optional<SolverRefusal> refuses(const PressureGrid& g) const override {
+    if (auto why = refuses_stretched_xy(name(), g)) return why;
     if (g.stretched)
       return SolverRefusal{"expected a line solver (\"line_multigrid\" or \"auto\") on a stretched z (the point "
                            "multigrid's coarse levels halve z, and its stencil takes one z spacing), got \"multigrid\"",

@@ -314,6 +314,21 @@ TYPED_TEST(GpuOperators, MomentumAdvectionExact) { BOUSS_GPU_OR_SKIP(); check_mo
 TYPED_TEST(GpuOperators, BuoyancyExact) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu); }
 TYPED_TEST(GpuOperators, DivergenceExactOnAStretchedGrid) { BOUSS_GPU_OR_SKIP(); check_divergence_exact<TypeParam>(gpu, true); }
 TYPED_TEST(GpuOperators, BuoyancyExactOnAStretchedGrid) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu, true); }
+// Stretched x and y too: the general stencil's kernels (grid/stencil.hpp make_general_stencil).
+TYPED_TEST(GpuOperators, DivergenceExactOnStretchedXYAndZ) { BOUSS_GPU_OR_SKIP(); check_divergence_exact<TypeParam>(gpu, true, true); }
+TYPED_TEST(GpuOperators, BuoyancyExactOnStretchedXYAndZ) { BOUSS_GPU_OR_SKIP(); check_buoyancy_exact<TypeParam>(gpu, true, true); }
+TYPED_TEST(GpuOperators, LinearFieldsExactOnStretchedXYAndZ) {
+  BOUSS_GPU_OR_SKIP();
+  check_linear_fields_exact_on_stretched_axes<TypeParam>(gpu);
+}
+TYPED_TEST(GpuOperators, FluxFormsConserveOnAGridStretchedAlongEveryAxis) {
+  BOUSS_GPU_OR_SKIP();
+  check_conservation_on_a_stretched_grid<TypeParam>(gpu, true);
+}
+TEST(GpuOperatorsOrder, SecondOrderOnStretchedXYAndZ) {
+  BOUSS_GPU_OR_SKIP();
+  check_second_order_on_stretched_axes(gpu);
+}
 TYPED_TEST(GpuOperators, FluxFormsConserveOnAStretchedGrid) {
   BOUSS_GPU_OR_SKIP();
   check_conservation_on_a_stretched_grid<TypeParam>(gpu);
@@ -471,6 +486,10 @@ TYPED_TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
 TYPED_TEST(GpuPlaneR2R, EigenbasisProductsRoundTripOnTheInterior) {
   BOUSS_GPU_OR_SKIP();
   check_plane_eigen_round_trip<TypeParam>(gpu);
+}
+TYPED_TEST(GpuPlaneR2R, SolvesAGridStretchedAlongXAndY) {
+  BOUSS_GPU_OR_SKIP();
+  check_eigen_solve_on_stretched_axes<TypeParam>(gpu);
 }
 TYPED_TEST(GpuPlaneR2R, TheSolveThroughEigenbasesEqualsTheFastTransforms) {
   BOUSS_GPU_OR_SKIP();

@@ -146,6 +146,9 @@ TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
 // cosine transforms' (the gpu tests check cuBLAS's).
 TEST(AxisEigenbasis, DiagonalizesTheSecondDifferenceOfStretchedAndUniformAxes) { check_axis_eigenbases(); }
 TYPED_TEST(FourierSolverTest, PlaneEigenTransformsRoundTripOnTheInterior) { check_plane_eigen_round_trip<TypeParam>(Backend::cpu()); }
+TYPED_TEST(FourierSolverTest, SolvesAGridStretchedAlongXAndYThroughTheirEigenbases) {
+  check_eigen_solve_on_stretched_axes<TypeParam>(Backend::cpu());
+}
 TYPED_TEST(FourierSolverTest, TheSolveThroughEigenbasesEqualsTheFastTransformsOnUniformAxes) {
   check_eigen_solve_equals_fast_transforms<TypeParam>(Backend::cpu());
 }

@@ -17,6 +17,15 @@ TYPED_TEST(Operators, MomentumAdvectionExactOnLinearVelocity) { check_momentum_a
 TYPED_TEST(Operators, BuoyancyExactOnLinearTemperature) { check_buoyancy_exact<TypeParam>(Backend::cpu()); }
 TYPED_TEST(Operators, DivergenceExactOnAStretchedGrid) { check_divergence_exact<TypeParam>(Backend::cpu(), true); }
 TYPED_TEST(Operators, BuoyancyExactOnAStretchedGrid) { check_buoyancy_exact<TypeParam>(Backend::cpu(), true); }
+TYPED_TEST(Operators, DivergenceExactOnStretchedXYAndZ) { check_divergence_exact<TypeParam>(Backend::cpu(), true, true); }
+TYPED_TEST(Operators, BuoyancyExactOnStretchedXYAndZ) { check_buoyancy_exact<TypeParam>(Backend::cpu(), true, true); }
+TYPED_TEST(Operators, LinearFieldsExactOnStretchedXYAndZ) {
+  check_linear_fields_exact_on_stretched_axes<TypeParam>(Backend::cpu());
+}
+TYPED_TEST(Operators, FluxFormsConserveOnAGridStretchedAlongEveryAxis) {
+  check_conservation_on_a_stretched_grid<TypeParam>(Backend::cpu(), true);
+}
+TEST(Operators, SecondOrderOnStretchedXYAndZ) { check_second_order_on_stretched_axes(Backend::cpu()); }
 TYPED_TEST(Operators, FluxFormsConserveOnAStretchedGrid) {
   check_conservation_on_a_stretched_grid<TypeParam>(Backend::cpu());
 }
