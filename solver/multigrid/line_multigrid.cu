@@ -265,38 +265,78 @@ struct ResidualNormsOp {
 };
 }  // namespace
 
-// On a grid stretched along x or y: the 7-point flux form of every axis's tables
-// (grid/difference_kernels.hpp laplacian, grid/stencil.hpp make_general_stencil), the shift
-// subtracted as the line operator subtracts it.
+// The operator a residual applies at (idx, i, j, k): the line operator's (uniform x and y;
+// solver/line/line_kernels.hpp), or on a grid stretched along x or y the 7-point flux form of
+// every axis's tables (grid/difference_kernels.hpp laplacian, grid/stencil.hpp
+// make_general_stencil) with the shift subtracted as the line operator subtracts it.
 template <class R>
-ResidualNorms stretched_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
-                                       const Field<R>& b, const double* b_offset) {
-  const auto st = make_general_stencil<R>(g, backend);
-  const R sh = R(shift);
-  const View<const R> xv = x.cview(), bv = b.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(backend, g.layout.interior(Stagger::centre), ResidualNorms{}, ResidualNormsOp{},
-                [=] BOUSS_HD(int i, int j, int k) {
-                  const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  const R rhs = bv[idx] - (b_offset ? R(*b_offset) : R(0));
-                  const R lx = laplacian<-1>(idx, i, j, k, xv, st) - sh * xv[idx];
-                  return ResidualNorms{double(std::fabs(rhs - lx)), double(std::fabs(rhs))};
-                }, "residual norm (stretched x or y)");
+struct LineOperator {
+  LineStencil<R> st;
+  View<const R> x;
+  BOUSS_HD R operator()(std::ptrdiff_t idx, int, int, int k) const { return line_laplacian(idx, k, x, st); }
+};
+template <class R>
+struct StretchedOperator {
+  Stencil<R, ZView<R>, TableXY<R>> st;
+  View<const R> x;
+  R shift;
+  BOUSS_HD R operator()(std::ptrdiff_t idx, int i, int j, int k) const {
+    return laplacian<-1>(idx, i, j, k, x, st) - shift * x[idx];
+  }
+};
+
+// Calls f(op) with the grid's residual operator for x.
+template <class R, class F>
+auto with_residual_operator(const Grid& g, const Backend& backend, double shift, const Field<R>& x, F&& f) {
+  if (g.stretched_horizontally()) return f(StretchedOperator<R>{make_general_stencil<R>(g, backend), x.cview(), R(shift)});
+  return f(LineOperator<R>{make_line_stencil<R>(g, backend, shift), x.cview()});
 }
+
+template <class R>
+struct ResidualNormsWith {
+  const Grid& g;
+  const Backend& backend;
+  const Field<R>& b;
+  const double* b_offset;
+  template <class Op>
+  ResidualNorms operator()(const Op& op) const {
+    const View<const R> bv = b.cview();
+    const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+    const double* offset = b_offset;
+    return reduce(backend, g.layout.interior(Stagger::centre), ResidualNorms{}, ResidualNormsOp{},
+                  [=] BOUSS_HD(int i, int j, int k) {
+                    const std::ptrdiff_t idx = i + j * sy + k * sz;
+                    const R rhs = bv[idx] - (offset ? R(*offset) : R(0));
+                    return ResidualNorms{double(std::fabs(rhs - op(idx, i, j, k))), double(std::fabs(rhs))};
+                  }, "line residual norm");
+  }
+};
+
+template <class R>
+struct ResidualInto {
+  const Grid& g;
+  const Backend& backend;
+  const Field<R>& b;
+  const double* b_offset;
+  Field<R>& r;
+  template <class Op>
+  int operator()(const Op& op) const {
+    const View<const R> bv = b.cview();
+    const View<R> rv = r.view();
+    const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+    const double* offset = b_offset;
+    for_each(backend, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
+      const std::ptrdiff_t idx = i + j * sy + k * sz;
+      rv[idx] = bv[idx] - (offset ? R(*offset) : R(0)) - op(idx, i, j, k);
+    }, "line residual");
+    return 0;
+  }
+};
 
 template <class R>
 ResidualNorms line_residual_norms(const Grid& g, const Backend& backend, double shift, const Field<R>& x,
                                   const Field<R>& b, const double* b_offset) {
-  if (g.stretched_horizontally()) return stretched_residual_norms(g, backend, shift, x, b, b_offset);
-  const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
-  const View<const R> xv = x.cview(), bv = b.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(backend, g.layout.interior(Stagger::centre), ResidualNorms{}, ResidualNormsOp{},
-                [=] BOUSS_HD(int i, int j, int k) {
-                  const std::ptrdiff_t idx = i + j * sy + k * sz;
-                  const R rhs = bv[idx] - (b_offset ? R(*b_offset) : R(0));
-                  return ResidualNorms{double(std::fabs(rhs - line_laplacian(idx, k, xv, st))), double(std::fabs(rhs))};
-                }, "line residual norm");
+  return with_residual_operator(g, backend, shift, x, ResidualNormsWith<R>{g, backend, b, b_offset});
 }
 template ResidualNorms line_residual_norms<double>(const Grid&, const Backend&, double, const Field<double>&,
                                                    const Field<double>&, const double*);
@@ -316,26 +356,7 @@ template double line_residual_norm<float>(const Grid&, const Backend&, double, c
 template <class R>
 void line_residual_into(const Grid& g, const Backend& backend, double shift, const Field<R>& x, const Field<R>& b,
                         const double* b_offset, Field<R>& r) {
-  if (g.stretched_horizontally()) {  // as stretched_residual_norms
-    const auto st = make_general_stencil<R>(g, backend);
-    const R sh = R(shift);
-    const View<const R> xv = x.cview(), bv = b.cview();
-    const View<R> rv = r.view();
-    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-    for_each(backend, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-      const std::ptrdiff_t idx = i + j * sy + k * sz;
-      rv[idx] = bv[idx] - (b_offset ? R(*b_offset) : R(0)) - (laplacian<-1>(idx, i, j, k, xv, st) - sh * xv[idx]);
-    }, "residual (stretched x or y)");
-    return;
-  }
-  const LineStencil<R> st = make_line_stencil<R>(g, backend, shift);
-  const View<const R> xv = x.cview(), bv = b.cview();
-  const View<R> rv = r.view();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  for_each(backend, g.layout.interior(Stagger::centre), [=] BOUSS_HD(int i, int j, int k) {
-    const std::ptrdiff_t idx = i + j * sy + k * sz;
-    rv[idx] = bv[idx] - (b_offset ? R(*b_offset) : R(0)) - line_laplacian(idx, k, xv, st);
-  }, "line residual");
+  with_residual_operator(g, backend, shift, x, ResidualInto<R>{g, backend, b, b_offset, r});
 }
 template void line_residual_into<double>(const Grid&, const Backend&, double, const Field<double>&,
                                          const Field<double>&, const double*, Field<double>&);
