@@ -53,6 +53,27 @@ inline Stencil<R, ZView<R>, TableXY<R>> make_general_stencil(const Grid& g, cons
   return st;
 }
 
+// The horizontal area of cell (i, j) over the mean cell's, dx_i dy_j / (hx hy), for the sums
+// that weight cells by their volume (means, integrals, profiles): exactly 1 on uniform x and
+// y, so that those sums are bitwise the unweighted ones there. i and j index this block.
+struct AreaWeights {
+  const double* xf = nullptr;  // x's face positions (the axis tables' zf), null: uniform x
+  const double* yf = nullptr;
+  double rhx = 1, rhy = 1;     // 1/hx, 1/hy: the mean widths
+  BOUSS_HD double operator()(int i, int j) const {
+    if (!xf && !yf) return 1.0;
+    return (xf ? (xf[i + 1] - xf[i]) * rhx : 1.0) * (yf ? (yf[j + 1] - yf[j]) * rhy : 1.0);
+  }
+};
+inline AreaWeights area_weights(const Grid& g, const Backend& backend) {
+  AreaWeights w;
+  if (g.stretched(0)) w.xf = g.axis_view<double>(backend, 0).zf.p;
+  if (g.stretched(1)) w.yf = g.axis_view<double>(backend, 1).zf.p;
+  w.rhx = 1 / g.h[0];
+  w.rhy = 1 / g.h[1];
+  return w;
+}
+
 // Calls f(stencil) with the stencil the grid's geometry needs: uniform, a stretched z, or
 // stretched x or y (tables along every axis). The step's launch sites compile their kernels
 // for the three kinds through it. f is a named function object (a CUDA extended lambda may

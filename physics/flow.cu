@@ -198,30 +198,44 @@ void subtract_gradient(const Grid& g, const Field<R>& phi, KernelScalar dt, Flow
 }
 
 template <class R>
+struct MaxAbsDivergence {
+  const Grid& g;
+  const FlowFields<R>& f;
+  double* out;
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
+    const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    *out = reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
+                  [=] BOUSS_HD(int i, int j, int k) {
+                    const double d = divergence_at_centre(i + j * sy + k * sz, i, j, k, u, v, w, st);
+                    return d < 0 ? -d : d;
+                  }, "max_abs_divergence");
+  }
+};
+
+template <class R>
 double max_abs_divergence(const Grid& g, const FlowFields<R>& f) {
-  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
-  const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  return reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, MaxOp{},
-                [=] BOUSS_HD(int i, int j, int k) {
-                  const double d = divergence_at_centre(i + j * sy + k * sz, i, j, k, u, v, w, st);
-                  return d < 0 ? -d : d;
-                }, "max_abs_divergence");
+  double out = 0;
+  with_stencil<R>(g, f.u.backend(), MaxAbsDivergence<R>{g, f, &out});
+  return out;
 }
 
-// The squares in R, their sum in double, each cell weighted by its thickness.
+// The squares in R, their sum in double, each cell weighted by its volume (its thickness times
+// its area over the mean cell's: a face's share is then half of each cell beside it).
 template <class R>
 double kinetic_energy(const Grid& g, const FlowFields<R>& f) {
   const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const ZView<R> z = g.z_view<R>(f.u.backend());
+  const AreaWeights area = area_weights(g, f.u.backend());
   const double sum = reduce(f.u.backend(), g.layout.interior(Stagger::centre), 0.0, SumOp{},
                             [=] BOUSS_HD(int i, int j, int k) {
                               const std::ptrdiff_t idx = i + j * sy + k * sz;
                               const R u0 = u[idx], u1 = u[idx + 1], v0 = v[idx], v1 = v[idx + sy];
                               const R w0 = w[idx], w1 = w[idx + sz];
                               return double(R(0.25) * (u0 * u0 + u1 * u1 + v0 * v0 + v1 * v1 + w0 * w0 + w1 * w1)) *
-                                     (z.zf[k + 1] - z.zf[k]);
+                                     (z.zf[k + 1] - z.zf[k]) * area(i, j);
                             }, "kinetic_energy");
   return sum / (double(g.global_n()[0]) * g.global_n()[1] * g.length(2));
 }
@@ -275,13 +289,16 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   const LevelLine centres = c.reference.on_centres(g, Backend::cpu()), faces = c.reference.on_zfaces(g, backend);
   const double below = centres(0) - T_bottom, above = T_top - centres(top);
   const ZView<R> z = st.z;
+  // Each cell's share of the plate: its area over the mean cell's (1 on uniform x and y).
+  const AreaWeights area = area_weights(g, backend);
   Nusselt nu;
   const double grad_bottom = reduce(backend, Box{{0, 0, 0}, {n[0], n[1], 1}}, 0.0, SumOp{},
-                                    [=] BOUSS_HD(int i, int j, int) { return (double(T[i + j * sy]) + below) / half_bottom; },
-                                    "nusselt bottom") / plate_cells;
+                                    [=] BOUSS_HD(int i, int j, int) {
+                                      return (double(T[i + j * sy]) + below) / half_bottom * area(i, j);
+                                    }, "nusselt bottom") / plate_cells;
   const double grad_top = reduce(backend, Box{{0, 0, top}, {n[0], n[1], top + 1}}, 0.0, SumOp{},
                                  [=] BOUSS_HD(int i, int j, int k) {
-                                   return (above - double(T[i + j * sy + k * sz])) / half_top;
+                                   return (above - double(T[i + j * sy + k * sz])) / half_top * area(i, j);
                                  }, "nusselt top") / plate_cells;
   // The flux on each interior z face times the thickness of its control volume (the
   // distance between the centres it separates), over the domain's volume.
@@ -289,7 +306,7 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
                            [=] BOUSS_HD(int i, int j, int k) {
                              const std::ptrdiff_t idx = i + j * sy + k * sz;
                              return (double(advective_heat_flux_at_zface(idx, k, w, T, st)) + double(w[idx]) * faces(k)) *
-                                    (z.zc[k] - z.zc[k - 1]);
+                                    (z.zc[k] - z.zc[k - 1]) * area(i, j);
                            }, "nusselt volume") / (plate_cells * H);
   nu.bottom = -c.kappa * grad_bottom / conductive;
   nu.top = -c.kappa * grad_top / conductive;

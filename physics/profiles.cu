@@ -50,9 +50,12 @@ struct LevelSums {
 
 // One point's terms of its level's sums: its cell's (k < nz; T shifted by `shift`) and its
 // z face's.
+// Each term weighted by the cell's area over the mean cell's (`area`: 1 on uniform x and y),
+// so that a level's sums over nx ny are its area-weighted means.
 template <class R, class Z, class XY>
-BOUSS_HD inline LevelSums level_sums_at(std::ptrdiff_t idx, int k, int nz, CView<R> u, CView<R> v, CView<R> w,
-                                        CView<R> T, R shift, LevelLine on_faces, const Stencil<R, Z, XY>& st) {
+BOUSS_HD inline LevelSums level_sums_at(std::ptrdiff_t idx, int i, int j, int k, int nz, CView<R> u, CView<R> v,
+                                        CView<R> w, CView<R> T, R shift, LevelLine on_faces, const Stencil<R, Z, XY>& st,
+                                        const AreaWeights& area) {
   LevelSums s{0, 0, 0, 0, 0, 0};
   if (k < nz) {
     const double t = double(T[idx]) - double(shift);  // T' (LevelSums)
@@ -65,7 +68,8 @@ BOUSS_HD inline LevelSums level_sums_at(std::ptrdiff_t idx, int k, int nz, CView
   const double w0 = w[idx];
   s.ww = w0 * w0;
   s.wT = double(advective_heat_flux_at_zface(idx, k, w, T, st)) + w0 * on_faces(k);
-  return s;
+  const double a = area(i, j);
+  return {s.T * a, s.T2 * a, s.uu * a, s.vv * a, s.ww * a, s.wT * a};
 }
 
 // Which profiles go where in dst: plan.kind[p] into dst[plan.offset[p] + k], k < plan.levels[p].
@@ -164,6 +168,7 @@ LevelSumsPass<R> level_sums(const Grid& g, const FlowFields<R>& f, const Referen
   const Backend& backend = f.T.backend();
   pass.on_centres = reference.on_centres(g, backend);
   const LevelLine on_faces = reference.on_zfaces(g, backend);
+  const AreaWeights area = area_weights(g, backend);
   // Each level's sums are of T less a shift, T at (0, 0, k) of the whole grid (for the
   // round-off of the variance): read in place on one rank; under several ranks rank 0's
   // column, broadcast, so that every rank's sums share it.
@@ -188,7 +193,8 @@ LevelSumsPass<R> level_sums(const Grid& g, const FlowFields<R>& f, const Referen
   pass.sums = reduce_levels_to_scratch(
       backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSums{0, 0, 0, 0, 0, 0}, SumOp{},
       [=] BOUSS_HD(int i, int j, int k) {
-        return level_sums_at(i + j * sy + k * sz, k, nz, u, v, w, T, shift[k < nz ? k * shift_stride : 0], on_faces, st);
+        return level_sums_at(i + j * sy + k * sz, i, j, k, nz, u, v, w, T, shift[k < nz ? k * shift_stride : 0], on_faces, st,
+                             area);
       },
       "horizontal profiles (level sums)");
   pass.points = double(g.global_n()[0]) * double(g.global_n()[1]);  // every rank's levels together
@@ -274,12 +280,13 @@ struct CheckAndSumLevels {
     const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
     const Backend& backend = f.T.backend();
     const LevelLine on_faces = reference.on_zfaces(g, backend);
+    const AreaWeights area = area_weights(g, backend);
     const R* shift = T.origin;  // each level's first cell (LevelSums)
     const LevelSumsAndRate* levels = reduce_levels_to_scratch(
         backend, Box{{0, 0, 0}, {n[0], n[1], nz + 1}}, LevelSumsAndRate{{0, 0, 0, 0, 0, 0}, 0.0}, SumsAndMaxOp{},
         [=] BOUSS_HD(int i, int j, int k) {
           const std::ptrdiff_t idx = i + j * sy + k * sz;
-          return LevelSumsAndRate{level_sums_at(idx, k, nz, u, v, w, T, shift[k < nz ? k * sz : 0], on_faces, st),
+          return LevelSumsAndRate{level_sums_at(idx, i, j, k, nz, u, v, w, T, shift[k < nz ? k * sz : 0], on_faces, st, area),
                                   k < nz ? double(state_rate_at_centre(idx, i, j, k, u, v, w, T, st)) : 0.0};
         },
         "state check and level sums");

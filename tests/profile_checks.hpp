@@ -29,8 +29,9 @@ inline std::vector<double> profiles_of(const Grid& g, const FlowFields<double>& 
   return host;
 }
 
-// One profile computed plainly on the host: sums in k, j, i order, T_rms about the mean from
-// a second pass.
+// One profile computed plainly on the host: sums in k, j, i order, each cell weighted by its
+// area (dx_i dy_j: a direct integration over the level on stretched x and y), T_rms about the
+// mean from a second pass.
 inline std::vector<double> host_profile(const Grid& g, const FlowFields<double>& f, const std::string& name) {
   const Layout& L = g.layout;
   const int nx = L.n[0], ny = L.n[1], nz = L.n[2];
@@ -38,23 +39,27 @@ inline std::vector<double> host_profile(const Grid& g, const FlowFields<double>&
   auto at = [&](const std::vector<double>& a, int i, int j, int k) { return a[L.origin + L.index(i, j, k)]; };
   const int levels = profile_on_faces(name) ? nz + 1 : nz;
   std::vector<double> out(levels);
+  const auto area = [&](int i, int j) { return g.width(0, i) * g.width(1, j); };
+  const double A = g.length(0) * g.length(1);
   for (int k = 0; k < levels; ++k) {
     double sum = 0, mean_T = 0;
     if (name == "T_rms") {
       for (int j = 0; j < ny; ++j)
-        for (int i = 0; i < nx; ++i) mean_T += at(T, i, j, k);
-      mean_T /= nx * ny;
+        for (int i = 0; i < nx; ++i) mean_T += at(T, i, j, k) * area(i, j);
+      mean_T /= A;
     }
     for (int j = 0; j < ny; ++j)
       for (int i = 0; i < nx; ++i) {
-        if (name == "T_mean") sum += at(T, i, j, k);
-        if (name == "T_rms") sum += std::pow(at(T, i, j, k) - mean_T, 2);
-        if (name == "u_rms") sum += (std::pow(at(u, i, j, k), 2) + std::pow(at(u, i + 1, j, k), 2)) / 2;
-        if (name == "v_rms") sum += (std::pow(at(v, i, j, k), 2) + std::pow(at(v, i, j + 1, k), 2)) / 2;
-        if (name == "w_rms") sum += std::pow(at(w, i, j, k), 2);
-        if (name == "wT_mean") sum += at(w, i, j, k) * (at(T, i, j, k) + at(T, i, j, k - 1)) / 2;
+        double term = 0;
+        if (name == "T_mean") term = at(T, i, j, k);
+        if (name == "T_rms") term = std::pow(at(T, i, j, k) - mean_T, 2);
+        if (name == "u_rms") term = (std::pow(at(u, i, j, k), 2) + std::pow(at(u, i + 1, j, k), 2)) / 2;
+        if (name == "v_rms") term = (std::pow(at(v, i, j, k), 2) + std::pow(at(v, i, j + 1, k), 2)) / 2;
+        if (name == "w_rms") term = std::pow(at(w, i, j, k), 2);
+        if (name == "wT_mean") term = at(w, i, j, k) * (at(T, i, j, k) + at(T, i, j, k - 1)) / 2;
+        sum += term * area(i, j);
       }
-    const double mean = sum / (nx * ny);
+    const double mean = sum / A;
     out[k] = name == "T_mean" || name == "wT_mean" ? mean : std::sqrt(mean);
   }
   return out;

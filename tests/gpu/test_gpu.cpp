@@ -87,6 +87,18 @@ TEST(GpuProfiles, EqualTheCpuProfilesOfTheSameState) {
   EXPECT_EQ(profiles_of(g, on_gpu, names), gpu_values);
 }
 
+// On a grid stretched along x and y: area-weighted, as the host's direct integration
+// (tests/profile_checks.hpp), on the device's face tables.
+TEST(GpuProfiles, AreaWeightedOnAGridStretchedAlongXAndY) {
+  BOUSS_GPU_OR_SKIP();
+  Grid g = Grid::make({37, 19, 11}, {0, 0, 0}, {1.9, 1.0, 0.6});
+  g.stretch(0, tanh_faces(37, 0.0, 1.9, 1.5, Cluster::both), false);
+  g.stretch(1, tanh_faces(19, 0.0, 1.0, 1.0, Cluster::bottom), true);
+  FlowFields<double> f = FlowFields<double>::make(gpu, g.layout, "");
+  set_random_flow(f, 7);
+  check_profiles_match_host(g, f, profile_names(), 1e-13);
+}
+
 TEST(GpuRestart, StoppedAndRestartedEqualsUninterruptedBitForBit) {
   BOUSS_GPU_OR_SKIP();
   check_restart_equivalence(gpu);

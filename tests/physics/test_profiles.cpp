@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "profile_checks.hpp"
+#include "grid/field_ops.hpp"
+#include "grid/stretching.hpp"
 #include "model/flow_simulation.hpp"
+#include "solver/volume_mean.hpp"
 
 using namespace bouss;
 using namespace bouss::test;
@@ -110,6 +113,82 @@ TEST(Profiles, EqualAPlainHostComputationOfAnyState) {
   // Any order and any subset: each profile where `names` puts it.
   check_profiles_match_host(g, f, {"wT_mean", "u_rms", "T_mean", "w_rms", "T_rms", "v_rms"}, 1e-13);
   check_profiles_match_host(g, f, {"v_rms", "wT_mean"}, 1e-13);
+}
+
+// On a grid stretched along x and y the profiles are area-weighted means: a direct
+// integration over each level, and for T = 3x - 2y + z the mean of a linear field, exact.
+TEST(Profiles, AreaWeightedOnAGridStretchedAlongXAndY) {
+  Grid g = Grid::make({7, 5, 4}, {0, 0, 0}, {1.4, 1.0, 0.8});
+  g.stretch(0, tanh_faces(7, 0.0, 1.4, 1.5, Cluster::both), false);
+  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::bottom), true);
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  set_random_flow(f, 11);
+  check_profiles_match_host(g, f, profile_names(), 1e-13);
+  set_field(f.T, g, [](double x, double y, double z) { return 3 * x - 2 * y + z; });
+  const std::vector<double> got = profiles_of(g, f, {"T_mean"});
+  for (int k = 0; k < 4; ++k)
+    EXPECT_NEAR(got[k], 3 * 0.7 - 2 * 0.5 + g.coordinate(Stagger::centre, 2, k), 1e-14) << k;
+  // An unweighted mean would miss by the stretching's offset of the centres.
+  double plain = 0;
+  for (int j = 0; j < 5; ++j)
+    for (int i = 0; i < 7; ++i) plain += 3 * g.centre(0, i) - 2 * g.centre(1, j);
+  EXPECT_GT(std::fabs(plain / 35 - (3 * 0.7 - 2 * 0.5)), 1e-3) << "the test tells weighted from unweighted";
+}
+
+// The kinetic energy and the volume mean weight each cell by its volume on stretched x and
+// y: equal to a direct integration, and a field less its volume mean integrates to zero.
+TEST(FlowDiagnostics, VolumeWeightedOnAGridStretchedAlongXAndY) {
+  Grid g = Grid::make_stretched({6, 5, 4}, {0, 0, 0}, {1.5, 1.0, 1.0}, tanh_faces(4, 0.0, 1.0, 1.0, Cluster::both));
+  g.stretch(0, tanh_faces(6, 0.0, 1.5, 1.5, Cluster::both), false);
+  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::top), false);
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  set_random_flow(f, 5);
+  const Layout& L = g.layout;
+  const std::vector<double> u = f.u.to_host(), v = f.v.to_host(), w = f.w.to_host();
+  double ke = 0, volume = 0;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 6; ++i) {
+        const auto at = [&](const std::vector<double>& a, int di, int dj, int dk) {
+          return a[L.origin + L.index(i + di, j + dj, k + dk)];
+        };
+        const double dV = g.cell_volume(i, j, k);
+        ke += 0.25 * (std::pow(at(u, 0, 0, 0), 2) + std::pow(at(u, 1, 0, 0), 2) + std::pow(at(v, 0, 0, 0), 2) +
+                      std::pow(at(v, 0, 1, 0), 2) + std::pow(at(w, 0, 0, 0), 2) + std::pow(at(w, 0, 0, 1), 2)) * dV;
+        volume += dV;
+      }
+  EXPECT_NEAR(kinetic_energy(g, f), ke / volume, 1e-14 * ke / volume);
+  remove_volume_mean(g, f.T);
+  const std::vector<double> t = f.T.to_host();
+  double integral = 0, size = 0;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 5; ++j)
+      for (int i = 0; i < 6; ++i) {
+        integral += t[L.origin + L.index(i, j, k)] * g.cell_volume(i, j, k);
+        size += std::fabs(t[L.origin + L.index(i, j, k)]) * g.cell_volume(i, j, k);
+      }
+  EXPECT_LT(std::fabs(integral), 1e-14 * size);
+}
+
+// The plates' Nusselt numbers are area-weighted means: for T = 1 - z + a (x - 0.75) z (1 - z)
+// on [0, 1.5] the x-dependent part's weighted mean vanishes (the midpoint rule on a linear
+// function), so both plates give exactly 1; unweighted they would not on a stretched x.
+TEST(FlowDiagnostics, PlateNusseltNumbersAreAreaWeightedOnAStretchedX) {
+  Grid g = Grid::make({8, 3, 6}, {0, 0, 0}, {1.5, 1.0, 1.0});
+  g.stretch(0, tanh_faces(8, 0.0, 1.5, 1.5, Cluster::bottom), false);
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  for (int c = 0; c < 4; ++c) fill(f[c], 0);
+  set_field(f.T, g, [](double x, double, double z) { return 1 - z + 0.3 * (x - 0.75) * z * (1 - z); });
+  Coefficients c;
+  c.kappa = 1;
+  std::array<Box, 4> unknown;
+  for (int q = 0; q < 4; ++q) unknown[q] = g.layout.interior(q == 3 ? Stagger::centre : Stagger(q + 1));
+  const Nusselt nu = nusselt_numbers(g, f, c, 1.0, 0.0, unknown, false);
+  EXPECT_NEAR(nu.bottom, 1.0, 1e-14);
+  EXPECT_NEAR(nu.top, 1.0, 1e-14);
+  double plain = 0;
+  for (int i = 0; i < 8; ++i) plain += g.centre(0, i) - 0.75;
+  EXPECT_GT(std::fabs(plain / 8), 1e-2) << "the test tells weighted from unweighted";
 }
 
 // Convection between plates from the conduction state plus a mode: the profiles of the
