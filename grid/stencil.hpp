@@ -74,6 +74,29 @@ inline AreaWeights area_weights(const Grid& g, const Backend& backend) {
   return w;
 }
 
+// The horizontal extents of the control volumes of the faces and the cells over the mean
+// cell's, exactly 1 on uniform axes: a u face's dxc_i dy_j (dxc_i the distance between the
+// centres either side of x face i), a v face's dx_i dyc_j, a w face's and a cell's dx_i dy_j.
+struct ControlAreas {
+  AreaWeights area;
+  const double* xc = nullptr;  // x's centres (the axis tables' zc), null: uniform x
+  const double* yc = nullptr;
+  BOUSS_HD double x_width(int i) const { return area.xf ? (area.xf[i + 1] - area.xf[i]) * area.rhx : 1.0; }
+  BOUSS_HD double y_width(int j) const { return area.yf ? (area.yf[j + 1] - area.yf[j]) * area.rhy : 1.0; }
+  BOUSS_HD double x_across(int i) const { return xc ? (xc[i] - xc[i - 1]) * area.rhx : 1.0; }
+  BOUSS_HD double y_across(int j) const { return yc ? (yc[j] - yc[j - 1]) * area.rhy : 1.0; }
+  BOUSS_HD double u_face(int i, int j) const { return x_across(i) * y_width(j); }
+  BOUSS_HD double v_face(int i, int j) const { return x_width(i) * y_across(j); }
+  BOUSS_HD double cell(int i, int j) const { return area(i, j); }
+};
+inline ControlAreas control_areas(const Grid& g, const Backend& backend) {
+  ControlAreas c;
+  c.area = area_weights(g, backend);
+  if (g.stretched(0)) c.xc = g.axis_view<double>(backend, 0).zc.p;
+  if (g.stretched(1)) c.yc = g.axis_view<double>(backend, 1).zc.p;
+  return c;
+}
+
 // Calls f(stencil) with the stencil the grid's geometry needs: uniform, a stretched z, or
 // stretched x or y (tables along every axis). The step's launch sites compile their kernels
 // for the three kinds through it. f is a named function object (a CUDA extended lambda may

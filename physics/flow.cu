@@ -268,6 +268,74 @@ struct DissipationSumsOp {
     return {a.viscous + b.viscous, a.thermal + b.thermal};
   }
 };
+
+// One pass over the points 0..n of every axis: the viscous work u . lap u of each velocity
+// face that is an unknown of the step (as the energy budget's), and at each cell the squared
+// differences of T across its upper x, y and z faces (the periodic wrap and the insulating
+// walls' zero through the ghosts; the plates' half cells explicitly), each times its face's
+// control volume over the mean cell's area (grid/stencil.hpp ControlAreas).
+template <class R>
+struct DissipationSumsOf {
+  const Grid& g;
+  const FlowFields<R>& f;
+  const Coefficients& c;
+  double T_bottom, T_top;
+  const std::array<Box, 4>& unknown;
+  DissipationSums* out;
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
+    const Backend& backend = f.T.backend();
+    const ControlAreas areas = control_areas(g, backend);
+    const ViscousWork<R, Stencil<R, Z, XY>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
+                                                         IndexRange::of(unknown[2]), f.u.cview(), f.v.cview(),
+                                                         f.w.cview(), st, areas};
+    const CView<R> T = f.T.cview();
+    const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
+    const auto& n = g.layout.n;
+    const LevelLine ref_c = c.reference.on_centres(g, backend);
+    const double hx = g.h[0], hy = g.h[1], Tb = T_bottom, Tt = T_top;
+    const ZView<double> zd = g.z_view<double>(backend);
+    *out = reduce(
+        backend, Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, DissipationSums{}, DissipationSumsOp{},
+        [=] BOUSS_HD(int i, int j, int k) {
+          const std::ptrdiff_t idx = i + j * sy + k * sz;
+          DissipationSums s;
+          const double dz = zd.zf[k + 1] - zd.zf[k], dzc = zd.zc[k] - zd.zc[k - 1];
+          s.viscous = viscous_work(i, j, k, idx, dz, dzc);
+          if (i < n[0] && j < n[1] && k < n[2]) {
+            const double here = double(T[idx]);
+            // Across x face i + 1 and y face j + 1: the difference over the centres' distance
+            // (h on a uniform axis), times the face's control volume.
+            const double gx = (double(T[idx + 1]) - here) / (hx * areas.x_across(i + 1));
+            const double gy = (double(T[idx + sy]) - here) / (hy * areas.y_across(j + 1));
+            s.thermal += (gx * gx * areas.u_face(i + 1, j) + gy * gy * areas.v_face(i, j + 1)) * dz;
+            const double T_here = here + ref_c(k);
+            const double a = areas.cell(i, j);
+            if (k + 1 < n[2]) {
+              const double up = zd.zc[k + 1] - zd.zc[k], gz = (double(T[idx + sz]) + ref_c(k + 1) - T_here) / up;
+              s.thermal += gz * gz * up * a;
+            } else {
+              const double gz = (Tt - T_here) / (dz / 2);
+              s.thermal += gz * gz * dz / 2 * a;
+            }
+            if (k == 0) {
+              const double gz = (T_here - Tb) / (dz / 2);
+              s.thermal += gz * gz * dz / 2 * a;
+            }
+          }
+          return s;
+        },
+        "nusselt dissipation");
+  }
+};
+
+template <class R>
+DissipationSums dissipation_sums(const Grid& g, const FlowFields<R>& f, const Coefficients& c, double T_bottom,
+                                 double T_top, const std::array<Box, 4>& unknown) {
+  DissipationSums out;
+  with_stencil<R>(g, f.T.backend(), DissipationSumsOf<R>{g, f, c, T_bottom, T_top, unknown, &out});
+  return out;
+}
 }  // namespace
 
 // The plate gradients and the heat flux of theta in R at each point, T_ref(z) added in
@@ -312,42 +380,8 @@ Nusselt nusselt_numbers(const Grid& g, const FlowFields<R>& f, const Coefficient
   nu.top = -c.kappa * grad_top / conductive;
   nu.volume = 1 + wT / conductive;
   if (!exact_relations) return nu;
-  // One pass over the points 0..n of every axis: the viscous work u . lap u of each velocity
-  // face that is an unknown of the step (as the energy budget's), and at each cell the squared
-  // differences of T across its upper x, y and z faces (the periodic wrap and the insulating
-  // walls' zero through the ghosts; the plates' half cells explicitly).
-  const ViscousWork<R, Stencil<R>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
-                                                 IndexRange::of(unknown[2]), f.u.cview(), f.v.cview(), w, st};
-  const LevelLine ref_c = c.reference.on_centres(g, backend);
-  const double hx = g.h[0], hy = g.h[1], Tb = T_bottom, Tt = T_top;
-  const ZView<double> zd = g.z_view<double>(backend);
-  const DissipationSums sums = reduce(
-      backend, Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, DissipationSums{}, DissipationSumsOp{},
-      [=] BOUSS_HD(int i, int j, int k) {
-        const std::ptrdiff_t idx = i + j * sy + k * sz;
-        DissipationSums s;
-        const double dz = zd.zf[k + 1] - zd.zf[k], dzc = zd.zc[k] - zd.zc[k - 1];
-        s.viscous = viscous_work(i, j, k, idx, dz, dzc);
-        if (i < n[0] && j < n[1] && k < n[2]) {
-          const double here = double(T[idx]);
-          const double gx = (double(T[idx + 1]) - here) / hx, gy = (double(T[idx + sy]) - here) / hy;
-          s.thermal += (gx * gx + gy * gy) * dz;
-          const double T_here = here + ref_c(k);
-          if (k + 1 < n[2]) {
-            const double up = zd.zc[k + 1] - zd.zc[k], gz = (double(T[idx + sz]) + ref_c(k + 1) - T_here) / up;
-            s.thermal += gz * gz * up;
-          } else {
-            const double gz = (Tt - T_here) / (dz / 2);
-            s.thermal += gz * gz * dz / 2;
-          }
-          if (k == 0) {
-            const double gz = (T_here - Tb) / (dz / 2);
-            s.thermal += gz * gz * dz / 2;
-          }
-        }
-        return s;
-      },
-      "nusselt dissipation");
+  const DissipationSums sums = dissipation_sums(g, f, c, T_bottom, T_top, unknown);
+  const double hx = g.h[0], hy = g.h[1];
   const double dA = hx * hy, volume = plate_cells * dA * H;
   const double eps_u = c.nu * -sums.viscous * dA / volume, grad2 = sums.thermal * dA / volume;
   nu.kinetic_dissipation = 1 + eps_u * H / (c.b_T * c.kappa * dT);

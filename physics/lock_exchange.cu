@@ -88,6 +88,10 @@ FrontPositions front_positions(const Grid& g, const FlowFields<R>& f, const Refe
   floor.x0 = lid.x0 = whole.coordinate(Stagger::centre, 0, 0);
   floor.h = lid.h = g.h[0];
   floor.n = lid.n = whole.layout.n[0];
+  if (g.stretched(0)) {
+    floor.xc = lid.xc = g.axis_view<double>(f.T.backend(), 0).zc.p;
+    floor.offset = lid.offset = o;
+  }
   const double none = -INFINITY;
   const CView<R> T = f.T.cview();
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
@@ -113,13 +117,15 @@ TemperatureIntegrals temperature_integrals(const Grid& g, const FlowFields<R>& f
   const std::ptrdiff_t sy = g.layout.sy, sz = g.layout.sz;
   const LevelLine T_ref = c.reference.on_centres(g, f.T.backend());
   const ZView<double> z = g.z_view<double>(f.T.backend());
+  const AreaWeights area = area_weights(g, f.T.backend());
   // Sums of T dz and theta z dz: the cell volumes are dx dy dz(k).
   const TemperatureSums s = reduce(
       f.T.backend(), g.layout.interior(Stagger::centre), TemperatureSums{0, 0, INFINITY, -INFINITY},
       TemperatureSumsOp{},
       [=] BOUSS_HD(int i, int j, int k) {
         const double theta = T[i + j * sy + k * sz], t = theta + T_ref(k), dz = z.zf[k + 1] - z.zf[k];
-        return TemperatureSums{t * dz, theta * z.zc[k] * dz, t, t};
+        const double a = area(i, j);  // the cell's area over the mean cell's (1 on uniform x and y)
+        return TemperatureSums{t * dz * a, theta * z.zc[k] * dz * a, t, t};
       },
       "lock exchange temperature integrals");
   const double dA = g.h[0] * g.h[1];
@@ -136,31 +142,46 @@ LockDiagnostics lock_diagnostics(const Grid& g, const FlowFields<R>& f, const Co
 }
 
 // One pass over the points 0..n of every axis: each adds its u, v and w faces' viscous work
-// where they are unknowns of the step, and its cell's conversion where it is a cell.
+// where they are unknowns of the step, and its cell's conversion where it is a cell, each
+// times its control volume (grid/stencil.hpp ControlAreas: 1 horizontally on uniform axes).
+template <class R>
+struct EnergyRatesInto {
+  const Grid& g;
+  const FlowFields<R>& f;
+  const Coefficients& c;
+  const std::array<Box, 4>& unknown;
+  EnergyRates* out;
+  template <class Z, class XY>
+  void operator()(const Stencil<R, Z, XY>& st) const {
+    const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
+    const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
+    const ControlAreas areas = control_areas(g, f.u.backend());
+    const ViscousWork<R, Stencil<R, Z, XY>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
+                                                         IndexRange::of(unknown[2]), u, v, w, st, areas};
+    const IndexRange cells = IndexRange::of(g.layout.interior(Stagger::centre));
+    // Control volumes dx dy dz(k) for u, v and T, dx dy dz_centres(k) for w.
+    const double dA = g.h[0] * g.h[1];
+    const double viscous = -c.nu * dA, diffusive = -c.kappa * c.b_T * dA;
+    const ZView<double> z = g.z_view<double>(f.u.backend());
+    const auto& n = g.layout.n;
+    reduce_into(f.u.backend(), Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, EnergyRates{0, 0}, EnergyRatesSum{},
+                [=] BOUSS_HD(int i, int j, int k) {
+                  const std::ptrdiff_t idx = i + j * sy + k * sz;
+                  double conversion = 0;
+                  const double dz = z.zf[k + 1] - z.zf[k], dzc = z.zc[k] - z.zc[k - 1];
+                  const double work = viscous_work(i, j, k, idx, dz, dzc);
+                  if (cells.contains(i, j, k))
+                    conversion = z.zc[k] * double(laplacian<-1>(idx, i, j, k, T, st)) * dz * areas.cell(i, j);
+                  return EnergyRates{viscous * work, diffusive * conversion};
+                },
+                out, "lock exchange energy rates");
+  }
+};
+
 template <class R>
 void energy_rates_into(const Grid& g, const FlowFields<R>& f, const Coefficients& c, const std::array<Box, 4>& unknown,
                        EnergyRates* out) {
-  const Stencil<R> st = make_stencil<R>(g, f.u.backend());
-  const CView<R> u = f.u.cview(), v = f.v.cview(), w = f.w.cview(), T = f.T.cview();
-  const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const ViscousWork<R, Stencil<R>> viscous_work{IndexRange::of(unknown[0]), IndexRange::of(unknown[1]),
-                                                 IndexRange::of(unknown[2]), u, v, w, st};
-  const IndexRange cells = IndexRange::of(g.layout.interior(Stagger::centre));
-  // Control volumes dx dy dz(k) for u, v and T, dx dy dz_centres(k) for w.
-  const double dA = g.h[0] * g.h[1];
-  const double viscous = -c.nu * dA, diffusive = -c.kappa * c.b_T * dA;
-  const ZView<double> z = g.z_view<double>(f.u.backend());
-  const auto& n = g.layout.n;
-  reduce_into(f.u.backend(), Box{{0, 0, 0}, {n[0] + 1, n[1] + 1, n[2] + 1}}, EnergyRates{0, 0}, EnergyRatesSum{},
-              [=] BOUSS_HD(int i, int j, int k) {
-                const std::ptrdiff_t idx = i + j * sy + k * sz;
-                double conversion = 0;
-                const double dz = z.zf[k + 1] - z.zf[k], dzc = z.zc[k] - z.zc[k - 1];
-                const double work = viscous_work(i, j, k, idx, dz, dzc);
-                if (cells.contains(i, j, k)) conversion = z.zc[k] * double(laplacian<-1>(idx, i, j, k, T, st)) * dz;
-                return EnergyRates{viscous * work, diffusive * conversion};
-              },
-              out, "lock exchange energy rates");
+  with_stencil<R>(g, f.u.backend(), EnergyRatesInto<R>{g, f, c, unknown, out});
 }
 
 #define BOUSS_LOCK_EXCHANGE(R)                                                                                    \

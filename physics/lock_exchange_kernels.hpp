@@ -22,6 +22,11 @@ struct FrontRow {
   int direction = 1;
   double x0 = 0, h = 1;
   int n = 1;
+  // A stretched x: the centres of this block's cells (its axis table, ghosts included), cell
+  // i of the whole grid at xc[i - offset]; null on a uniform x (x0 + i h).
+  const double* xc = nullptr;
+  int offset = 0;
+  BOUSS_HD double centre(int i) const { return xc ? xc[i - offset] : x0 + i * h; }
 };
 
 // The signed position of the front as seen from cell i, whose temperature is T_here and whose
@@ -35,12 +40,13 @@ struct FrontRow {
 BOUSS_HD inline double front_crossing(const FrontRow& row, int i, double T_here, double T_next, double none) {
   const double here = std::fabs(T_here - row.ahead);
   if (!(here > row.threshold)) return none;
-  const double s = row.direction * (row.x0 + i * row.h);
+  const double s = row.direction * row.centre(i);
   const int next = i + row.direction;
   if (next < 0 || next >= row.n) return s;
   const double there = std::fabs(T_next - row.ahead);
   if (!(there <= row.threshold)) return s;  // reached as well (or NaN): that cell answers
-  return s + row.h * (here - row.threshold) / (here - there);
+  const double gap = row.xc ? row.direction * (row.centre(next) - row.centre(i)) : row.h;
+  return s + gap * (here - row.threshold) / (here - there);
 }
 
 }  // namespace bouss

@@ -25,6 +25,7 @@
 #include "grid/box.hpp"
 #include "grid/config.hpp"
 #include "grid/difference_kernels.hpp"
+#include "grid/stencil.hpp"
 
 namespace bouss {
 
@@ -185,20 +186,22 @@ BOUSS_HD inline R velocity_times_laplacian(std::ptrdiff_t idx, int i, int j, int
 
 // The discrete energy budget's viscous work at point (i, j, k) of the points 0..n of every
 // axis: each of its u, v and w faces that is an unknown of the step (on_u, on_v, on_w: the
-// simulation's unknowns()) adds u_i lap u_i times its control volume's thickness (dz for u
-// and v, dzc, the centres' distance, for w). Summed over the points and times -nu dx dy it is
-// the viscous dissipation (the lock exchange's energy budget, the Nusselt number of the
-// kinetic dissipation).
+// simulation's unknowns()) adds u_i lap u_i times its control volume: its thickness (dz for u
+// and v, dzc, the centres' distance, for w) times its horizontal extent over the mean cell's
+// (`areas`: 1 on uniform x and y). Summed over the points and times -nu dx dy it is the
+// viscous dissipation (the lock exchange's energy budget, the Nusselt number of the kinetic
+// dissipation).
 template <class R, class St>
 struct ViscousWork {
   IndexRange on_u, on_v, on_w;
   CView<R> u, v, w;
   St st;
+  ControlAreas areas;
   BOUSS_HD double operator()(int i, int j, int k, std::ptrdiff_t idx, double dz, double dzc) const {
     double work = 0;
-    if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian<0>(idx, i, j, k, u, st)) * dz;
-    if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian<1>(idx, i, j, k, v, st)) * dz;
-    if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian<2>(idx, i, j, k, w, st)) * dzc;
+    if (on_u.contains(i, j, k)) work += double(velocity_times_laplacian<0>(idx, i, j, k, u, st)) * dz * areas.u_face(i, j);
+    if (on_v.contains(i, j, k)) work += double(velocity_times_laplacian<1>(idx, i, j, k, v, st)) * dz * areas.v_face(i, j);
+    if (on_w.contains(i, j, k)) work += double(velocity_times_laplacian<2>(idx, i, j, k, w, st)) * dzc * areas.cell(i, j);
     return work;
   }
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "profile_checks.hpp"
+#include "grid/boundary.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/stretching.hpp"
 #include "model/flow_simulation.hpp"
@@ -189,6 +190,57 @@ TEST(FlowDiagnostics, PlateNusseltNumbersAreAreaWeightedOnAStretchedX) {
   double plain = 0;
   for (int i = 0; i < 8; ++i) plain += g.centre(0, i) - 0.75;
   EXPECT_GT(std::fabs(plain / 8), 1e-2) << "the test tells weighted from unweighted";
+}
+
+// The dissipation estimates weight each face by its control volume on a stretched x: the
+// thermal one is the mean of |grad T|^2 over the faces' control volumes (the x faces'
+// dxc_i dy_j dz_k, the z faces' and the plates' half cells' dx_i dy_j dz), here summed
+// directly from the grid's widths; for u = x (Lx - x) between no-slip walls (v = w = 0) the
+// kinetic one is 1 + nu sum (u_{i+1} - u_i)^2 / dx_i / Lx (b_T = kappa = dT = H = 1): the
+// summation by parts of the discrete budget, exact.
+TEST(FlowDiagnostics, DissipationEstimatesOnAStretchedXAreTheirExactSums) {
+  const int nx = 10;
+  const double Lx = 1.5, a = 0.4;
+  Grid g = Grid::make({nx, 2, 6}, {0, 0, 0}, {Lx, 1.0, 1.0});
+  g.stretch(0, tanh_faces(nx, 0.0, Lx, 1.5, Cluster::both), false);
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  for (int q = 0; q < 4; ++q) fill(f[q], 0);
+  set_field(f.T, g, [&](double x, double, double z) { return 1 - z + a * x; });
+  FieldBC insulating;
+  for (int face = 0; face < 6; ++face) insulating.face[face] = FaceBC{BoundaryKind::gradient, 0, 0};
+  insulating.face[2] = insulating.face[3] = FaceBC{};  // periodic y
+  fill_ghosts(f.T, insulating, g);
+  set_field(f.u, g, [&](double x, double, double) { return x * (Lx - x); });
+  Coefficients c;
+  c.kappa = 1;
+  c.nu = 1;
+  c.b_T = 1;
+  std::array<Box, 4> unknown;
+  for (int q = 0; q < 4; ++q) unknown[q] = g.layout.interior(q == 3 ? Stagger::centre : Stagger(q + 1));
+  unknown[0] = Box{{1, 0, 0}, {nx, 2, 6}};  // u's faces inside the walls
+  const Nusselt nu = nusselt_numbers(g, f, c, 1.0, 0.0, unknown, true);
+  const Layout& L = g.layout;
+  const std::vector<double> T = f.T.to_host();
+  const auto at = [&](int i, int j, int k) { return T[L.origin + L.index(i, j, k)]; };
+  double grad2 = 0;
+  for (int k = 0; k < 6; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const double dx = g.width(0, i), dy = g.width(1, j), dz = g.dz(k);
+        const double dxc = g.centre_distance(0, i + 1), dyc = g.centre_distance(1, j + 1);
+        grad2 += std::pow((at(i + 1, j, k) - at(i, j, k)) / dxc, 2) * dxc * dy * dz;
+        grad2 += std::pow((at(i, j + 1, k) - at(i, j, k)) / dyc, 2) * dx * dyc * dz;
+        if (k + 1 < 6) grad2 += std::pow((at(i, j, k + 1) - at(i, j, k)) / g.dz_centres(k + 1), 2) * g.dz_centres(k + 1) * dx * dy;
+        else grad2 += std::pow((0.0 - at(i, j, k)) / (dz / 2), 2) * dz / 2 * dx * dy;
+        if (k == 0) grad2 += std::pow((at(i, j, k) - 1.0) / (dz / 2), 2) * dz / 2 * dx * dy;
+      }
+  EXPECT_NEAR(nu.thermal_dissipation, grad2 / (Lx * 1.0 * 1.0), 1e-12 * grad2);
+  double squares = 0;
+  for (int i = 0; i < nx; ++i) {
+    const double x0 = g.face(0, i), x1 = g.face(0, i + 1);
+    squares += std::pow(x1 * (Lx - x1) - x0 * (Lx - x0), 2) / (x1 - x0);
+  }
+  EXPECT_NEAR(nu.kinetic_dissipation, 1 + squares / Lx, 1e-13);
 }
 
 // Convection between plates from the conduction state plus a mode: the profiles of the

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lock_exchange_checks.hpp"
+#include "grid/stretching.hpp"
 #include "physics/lock_exchange_kernels.hpp"
 
 using namespace bouss;
@@ -70,4 +71,28 @@ TEST(LockExchangeDiagnostics, FrontCrossingOfOneCell) {
   row.direction = -1;
   EXPECT_EQ(front_crossing(row, 3, -1.0, 1.0, none), -3.0) << "toward -x: between 3.5 and 2.5, signed";
   EXPECT_EQ(front_crossing(row, 0, -1.0, 1.0, none), -0.5) << "the first cell before the wall";
+}
+
+// On a stretched x: a T linear in x crosses the interface's temperature half-way along the
+// channel, and the front interpolated between the cells' true centres finds it exactly; the
+// heat content of T = x is its exact integral (the midpoint rule on a linear field).
+TEST(LockExchangeDiagnostics, FrontsAndHeatOnAStretchedX) {
+  Grid g = Grid::make({12, 2, 4}, {0, 0, 0}, {3.0, 0.5, 1.0});
+  g.stretch(0, tanh_faces(12, 0.0, 3.0, 1.5, Cluster::bottom), false);
+  FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
+  for (int q = 0; q < 4; ++q) fill(f[q], 0);
+  Lock lock;
+  lock.dense = -0.5;
+  lock.light = 0.5;
+  lock.position = 1.0;
+  lock.dense_direction = 1;
+  set_field(f.T, g, [](double x, double, double) { return -0.5 + x / 3.0; });
+  const FrontPositions p = front_positions(g, f, ReferenceProfile{}, lock);
+  EXPECT_NEAR(p.floor_x, 1.5, 1e-13);
+  EXPECT_NEAR(p.lid_x, 1.5, 1e-13);
+  EXPECT_NEAR(p.floor_travelled, 0.5, 1e-13);
+  set_field(f.T, g, [](double x, double, double) { return x; });
+  Coefficients c;
+  const TemperatureIntegrals t = temperature_integrals(g, f, c);
+  EXPECT_NEAR(t.heat, 3.0 * 3.0 / 2 * 0.5 * 1.0, 1e-13);
 }
