@@ -60,10 +60,10 @@ struct AreaWeights {
   const double* xf = nullptr;  // x's face positions (the axis tables' zf), null: uniform x
   const double* yf = nullptr;
   double rhx = 1, rhy = 1;     // 1/hx, 1/hy: the mean widths
-  BOUSS_HD double operator()(int i, int j) const {
-    if (!xf && !yf) return 1.0;
-    return (xf ? (xf[i + 1] - xf[i]) * rhx : 1.0) * (yf ? (yf[j + 1] - yf[j]) * rhy : 1.0);
-  }
+  // Each axis's share: the cell's width over the mean one.
+  BOUSS_HD double x_width(int i) const { return xf ? (xf[i + 1] - xf[i]) * rhx : 1.0; }
+  BOUSS_HD double y_width(int j) const { return yf ? (yf[j + 1] - yf[j]) * rhy : 1.0; }
+  BOUSS_HD double operator()(int i, int j) const { return !xf && !yf ? 1.0 : x_width(i) * y_width(j); }
 };
 inline AreaWeights area_weights(const Grid& g, const Backend& backend) {
   AreaWeights w;
@@ -81,8 +81,8 @@ struct ControlAreas {
   AreaWeights area;
   const double* xc = nullptr;  // x's centres (the axis tables' zc), null: uniform x
   const double* yc = nullptr;
-  BOUSS_HD double x_width(int i) const { return area.xf ? (area.xf[i + 1] - area.xf[i]) * area.rhx : 1.0; }
-  BOUSS_HD double y_width(int j) const { return area.yf ? (area.yf[j + 1] - area.yf[j]) * area.rhy : 1.0; }
+  BOUSS_HD double x_width(int i) const { return area.x_width(i); }
+  BOUSS_HD double y_width(int j) const { return area.y_width(j); }
   BOUSS_HD double x_across(int i) const { return xc ? (xc[i] - xc[i - 1]) * area.rhx : 1.0; }
   BOUSS_HD double y_across(int j) const { return yc ? (yc[j] - yc[j - 1]) * area.rhy : 1.0; }
   BOUSS_HD double u_face(int i, int j) const { return x_across(i) * y_width(j); }

@@ -93,9 +93,6 @@ class ZTables {
 inline double z_table_bytes(const Layout& L, int a = 2) {
   return double(L.n[a] + 2 * L.ghost + 1) * (5 * sizeof(double) + 3 * sizeof(float));
 }
-// An axis's tables have the z tables' form.
-template <class R>
-using AxisView = ZView<R>;
 
 // The tables a grid has made, one per backend kind.
 struct ZTableCache {

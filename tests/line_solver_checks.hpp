@@ -34,14 +34,7 @@ inline FieldBC pressure_walls(bool periodic_x, bool periodic_y) {
 // A random right-hand side (seeded), its mean left for the solver to remove.
 template <class R>
 void random_rhs(Field<R>& b, const Grid& g, unsigned seed) {
-  std::vector<R> host(g.layout.size, 0);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> U(-1, 1);
-  const auto& n = g.layout.n;
-  for (int k = 0; k < n[2]; ++k)
-    for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < n[0]; ++i) host[g.layout.origin + g.layout.index(i, j, k)] = R(U(rng));
-  b.from_host(host);
+  b.from_host(random_interior<R>(g.layout, seed));
 }
 
 // The mean factor per cycle over cycles 2.. of a solve (the first cycle's is often better).

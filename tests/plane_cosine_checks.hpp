@@ -17,6 +17,7 @@
 #include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/plane_cosine.hpp"
 #include "solver/direct/plane_fft.hpp"
+#include "test_support.hpp"
 
 namespace bouss {
 
@@ -33,12 +34,7 @@ void check_plane_cosine_equals_fftw(const Backend& be) {
       const Layout L = Layout::make(n, 1, sizeof(R));
       Field<R> f_cpu(Backend::cpu(), L, Stagger::centre, "f"), s_cpu(Backend::cpu(), L, Stagger::centre, "spectrum");
       Field<R> f_be(be, L, Stagger::centre, "f"), s_be(be, L, Stagger::centre, "spectrum");
-      std::vector<R> host(std::size_t(L.size), R(0));
-      std::mt19937_64 rng(5);
-      std::uniform_real_distribution<double> U(-1, 1);
-      for (int k = 0; k < n[2]; ++k)
-        for (int j = 0; j < n[1]; ++j)
-          for (int i = 0; i < n[0]; ++i) host[L.origin + L.index(i, j, k)] = R(U(rng));
+      const std::vector<R> host = test::random_interior<R>(L, 5);
       f_cpu.from_host(host);
       f_be.from_host(host);
       const auto fftw = make_fftw_plane_r2r<R>(L, kinds);

@@ -91,12 +91,7 @@ void check_plane_eigen_round_trip(const Backend& be) {
                                               axis_eigenbasis(eigenbasis_test_axes(n[1])[2], AxisTransform::periodic)};
     PlaneEigen<R> plane(be, L, bases);
     Field<R> f(be, L, Stagger::centre, "f"), s(be, L, Stagger::centre, "spectrum"), g(be, L, Stagger::centre, "back");
-    std::vector<R> host(std::size_t(L.size), R(0));
-    std::mt19937_64 rng(5);
-    std::uniform_real_distribution<double> U(-1, 1);
-    for (int k = 0; k < n[2]; ++k)
-      for (int j = 0; j < n[1]; ++j)
-        for (int i = 0; i < n[0]; ++i) host[L.origin + L.index(i, j, k)] = R(U(rng));
+    const std::vector<R> host = test::random_interior<R>(L, 5);
     f.from_host(host);
     g.from_host(std::vector<R>(std::size_t(L.size), R(7)));  // ghosts and padding: the inverse writes the interior alone
     plane.forward(f.data() + L.origin, s.data());

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -163,5 +164,17 @@ inline double max_abs_over(const Grid& g, Stagger s, const Box& box,
 #define BOUSS_GPU_OR_SKIP()                                                          \
   if (!::bouss::Backend::cuda_available()) GTEST_SKIP() << "no CUDA device present"; \
   const ::bouss::Backend gpu = ::bouss::Backend::cuda()
+
+// A layout's values on the host: its interior uniform in [-1, 1) (seeded), ghosts and padding 0.
+template <class R>
+std::vector<R> random_interior(const Layout& L, unsigned seed) {
+  std::vector<R> host(std::size_t(L.size), R(0));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> U(-1, 1);
+  for (int k = 0; k < L.n[2]; ++k)
+    for (int j = 0; j < L.n[1]; ++j)
+      for (int i = 0; i < L.n[0]; ++i) host[L.origin + L.index(i, j, k)] = R(U(rng));
+  return host;
+}
 
 }  // namespace bouss::test

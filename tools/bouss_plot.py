@@ -804,7 +804,7 @@ def draw_movie(ds, path, args):
         r.update({"kind": "movie", "movie": None, "fps": args.fps, "ffmpeg": line})
         return r
     partial = os.path.join(folder, f".{os.path.basename(stem)}.{os.getpid()}.partial.mp4")
-    state = {"proc": None, "size": None}
+    state = {"proc": None}
     # A kill (SIGTERM) unwinds through the clean-up below, as Ctrl-C does: no partial file stays.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
 
@@ -812,7 +812,6 @@ def draw_movie(ds, path, args):
         fig.canvas.draw()
         w, h = fig.canvas.get_width_height()
         if state["proc"] is None:
-            state["size"] = (w, h)
             state["proc"] = subprocess.Popen(
                 [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba",
                  "-s", f"{w}x{h}", "-framerate", f"{args.fps:g}", "-i", "-", "-c:v", "libx264", "-pix_fmt", "yuv420p",

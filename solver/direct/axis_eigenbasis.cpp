@@ -102,7 +102,6 @@ AxisEigenbasis axis_eigenbasis(const std::vector<double>& faces, AxisTransform k
   for (int m = 0; m < n; ++m) {
     const int source = n - 1 - m;  // descending
     const double* q = Q.data() + std::size_t(n) * source;
-    const double sign = 1;
     if (m == 0 && std::fabs(lambda[source]) > 1e-10 * std::max(largest, 1.0))
       throw std::runtime_error("axis_eigenbasis: the largest eigenvalue is not the constant mode's 0");
     e.eigenvalues[m] = m == 0 ? 0.0 : lambda[source];
@@ -110,9 +109,8 @@ AxisEigenbasis axis_eigenbasis(const std::vector<double>& faces, AxisTransform k
     // over sqrt(L) to the last bit, so a singular problem's mean comes out exactly.
     const double length = faces[n] - faces[0];
     for (int i = 0; i < n; ++i) {
-      const double qi = m == 0 ? root[i] / std::sqrt(length) : sign * q[i];
-      e.forward[m + std::size_t(n) * i] = m == 0 ? w.dx[i] / std::sqrt(length) : qi * root[i];
-      e.inverse[i + std::size_t(n) * m] = m == 0 ? 1 / std::sqrt(length) : qi / root[i];
+      e.forward[m + std::size_t(n) * i] = m == 0 ? w.dx[i] / std::sqrt(length) : q[i] * root[i];
+      e.inverse[i + std::size_t(n) * m] = m == 0 ? 1 / std::sqrt(length) : q[i] / root[i];
     }
   }
   return e;

@@ -1,5 +1,6 @@
 // Batched matrix products through the system BLAS's CBLAS (solver/direct/dense_gemm.hpp).
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -28,7 +29,8 @@ class CpuGemm final : public DenseGemm<R> {
   // share of each product's columns (the reference BLAS runs on one thread).
   void multiply(const GemmShape& s, const R* A, const R* B, R* C) override {
     if (s.m == 0 || s.n == 0 || s.batch == 0) return;
-    const int chunks = s.batch >= 8 ? 1 : std::max(1, std::min(s.n, 8 / s.batch));
+    const int threads = omp_get_max_threads();
+    const int chunks = s.batch >= threads ? 1 : std::max(1, std::min(s.n, threads / s.batch));
     const int per = (s.n + chunks - 1) / chunks;
 #pragma omp parallel for collapse(2) schedule(static)
     for (int b = 0; b < s.batch; ++b)

@@ -262,7 +262,7 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
       R* const real = work_arrays.fields[0]->data();
       eigen_->forward(f.data() + origin, c, real);
       // The (0, 0) mode is the plane integral over sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
-      const double sums = std::sqrt(grid_.whole().length(0) * grid_.whole().length(1)) / (double(n[0]) * n[1]);
+      const double sums = std::sqrt(grid_.length(0) * grid_.length(1)) / (double(n[0]) * n[1]);
       solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1],
                   TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, sums, real,
                   static_cast<R*>(nullptr), factor_, mean);
