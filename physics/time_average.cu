@@ -6,9 +6,11 @@
 
 namespace bouss {
 
-void plan_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step, bool first, int every_steps) {
+void plan_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step, bool first, int every_steps,
+                    const SampleHorizon& horizon) {
+  const SampleHorizon h = horizon;
   for_each(backend, Box{{0, 0, 0}, {1, 1, 1}},
-           [=] BOUSS_HD(int, int, int) { plan_sample(*clock, *step, first, every_steps); }, "plan_sample");
+           [=] BOUSS_HD(int, int, int) { plan_sample(*clock, *step, first, every_steps, h); }, "plan_sample");
 }
 
 void plan_closing_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step) {

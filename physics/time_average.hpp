@@ -16,7 +16,8 @@ namespace bouss {
 
 // The weight of a sample taken at the start of the step `step` (after plan_step), and of the
 // closing sample of a window at the end of the step that `step` last planned.
-void plan_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step, bool first, int every_steps);
+void plan_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step, bool first, int every_steps,
+                    const SampleHorizon& horizon);
 void plan_closing_sample_on(const Backend& backend, AveragingClock* clock, const StepClock* step);
 
 // One factor of a sample: a field read as an output reads it (grid/output_kernels.hpp: the

@@ -28,6 +28,11 @@ class Schedule {
   // an interval of 0.1 is the double nearest 0.3 (what `ds.sel(time=0.3)` looks for), not
   // 3 * 0.1 = 0.30000000000000004.
   double next_time() const { return next_time_; }
+  // The steps from `step` (steps done) to the next step the step interval makes it due at
+  // (the largest int64 without a step interval).
+  std::int64_t steps_to_next(std::int64_t step) const {
+    return interval_steps_ ? *interval_steps_ - step % *interval_steps_ : std::numeric_limits<std::int64_t>::max();
+  }
   // Continues from a stored next_time() (a checkpoint's).
   void set_next_time(double t);
 

@@ -2,6 +2,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "grid/gather.hpp"
@@ -105,9 +106,14 @@ void StreamAverage::sample(const Simulation& sim) {
   if (!stream_.profiles.empty()) sim.accumulate_profiles(clock_, data_ + profile_offset_);  // every rank
 }
 
-void StreamAverage::at_step_start(const Simulation& sim) {
-  if ((sim.steps_done() - start_step_) % stream_.average.every_steps != 0) return;
-  plan_sample_on(backend_, clock_, sim.step_clock(), samples_ == 0, stream_.average.every_steps);
+void StreamAverage::at_step_start(const Simulation& sim, const Schedule& schedule, bool lands) {
+  const int every = stream_.average.every_steps;
+  if ((sim.steps_done() - start_step_) % every != 0) return;
+  SampleHorizon horizon;
+  horizon.steps = int(std::min<std::int64_t>(every, schedule.steps_to_next(sim.steps_done())));
+  horizon.until = schedule.next_time();
+  horizon.lands = lands;
+  plan_sample_on(backend_, clock_, sim.step_clock(), samples_ == 0, every, horizon);
   sample(sim);
   ++samples_;
 }

@@ -22,6 +22,7 @@
 #include "grid/layout.hpp"
 #include "io/checkpoint.hpp"
 #include "physics/time_average_kernels.hpp"
+#include "run/schedule.hpp"
 
 namespace bouss {
 
@@ -43,7 +44,9 @@ class StreamAverage {
 
   // At the start of a step: samples the state it starts from when due (the window's first
   // step, then every every_steps steps).
-  void at_step_start(const Simulation& sim);
+  // `schedule`: the stream's, which says where the window ends (the half ahead of a sample
+  // taken every N steps stops there); `lands`: the run's steps land on its times.
+  void at_step_start(const Simulation& sim, const Schedule& schedule, bool lands);
   // Whether the window holds a sample (a record of it may be written).
   bool has_samples() const { return samples_ > 0; }
   double window_start() const { return start_time_; }

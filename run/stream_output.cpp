@@ -105,7 +105,7 @@ void StreamOutput::begin_averaging(Simulation& sim) {
 }
 
 void StreamOutput::at_step_start(const Simulation& sim) {
-  if (average_) average_->at_step_start(sim);
+  if (average_) average_->at_step_start(sim, schedule_, case_.time.land_on_outputs);
 }
 
 // Asynchronous: no device sync here (but under several ranks: see write_gathered). The next
