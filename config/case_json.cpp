@@ -72,13 +72,17 @@ ojson case_to_json(const Case& c) {
   } else {
     perturbation["shape"] = "random";
   }
-  j["initial"] = {{"temperature", temperature}, {"perturbation", perturbation}};
+  if (const auto& from = ic.from)  // the whole initial state from a file: no profile beside it
+    j["initial"] = {{"from", from->path}, {"record", from->record}, {"continue_time", from->continue_time}};
+  else
+    j["initial"] = {{"temperature", temperature}, {"perturbation", perturbation}};
 
   ojson time;
   if (c.time.steps) time["steps"] = *c.time.steps;
   if (c.time.end) time["end"] = *c.time.end;
   time["cfl"] = c.time.cfl;
   if (c.time.dt) time["dt"] = *c.time.dt;
+  time["land_on_outputs"] = c.time.land_on_outputs;
   j["time"] = time;
 
   const PressureParams& p = c.pressure;

@@ -328,6 +328,12 @@ void Run::start_from_checkpoint() {
   if (case_.checkpoint.interval && ck.state.count("checkpoint_interval") &&
       ck.state.at("checkpoint_interval") == *case_.checkpoint.interval)
     checkpoints_.set_next_time(state_value(ck, "checkpoint_next_time"));
+  // The record a run from another run's file started from, for the provenance of the files
+  // this restart writes (a checkpoint written before it was kept has none: left as 0).
+  if (auto& from = case_.initial.from; from && ck.state.count("initial_record")) {
+    from->source_record = long(ck.state.at("initial_record"));
+    from->source_time = ck.state.at("initial_time");
+  }
 
   open_outputs();
   const std::string history = "restarted from " + path + " at step " + std::to_string(ck.step) + " by " +
@@ -539,6 +545,10 @@ std::string Run::write_checkpoint() {
   ck.state["pressure_failures"] = pressure_failures_;
   ck.state["pressure_cycles"] = sim_->last_solve().cycles;
   ck.state["series_at_step"] = series_step_ == ck.step;
+  if (const auto& from = case_.initial.from) {  // the outputs' provenance, for a restart's new files
+    ck.state["initial_record"] = double(from->source_record);
+    ck.state["initial_time"] = from->source_time;
+  }
   const std::string path = checkpoint_path(checkpoint_stem(), ck.step);
   // Each stream's schedule and files, under "KEY" for the first stream, "KEY.N" for the others.
   for (auto& s : streams_) {

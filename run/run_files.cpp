@@ -110,6 +110,12 @@ void RunFiles::refuse_clashes() const {
   if (!restart_.empty()) inputs.push_back({restart_, "the checkpoint this run restarts from"});
   if (!initial_.empty()) inputs.push_back({initial_, "the file its initial state comes from (initial.from)"});
   const std::string never = ": a run never writes over its inputs, whatever --overwrite says; choose another file";
+  // A checkpoint of this run's own stem as its initial state: the run's checkpoints (or
+  // --overwrite's removal of an earlier run's) would replace or delete it.
+  if (!initial_.empty() && !stem_.empty() && is_checkpoint_name(initial_, stem_))
+    throw CaseError(source_ + ": /initial/from: " + initial_ + " is a name of this run's checkpoints (" + stem_ +
+                    ".checkpoint.<step>.nc), which the run writes and --overwrite removes" + never +
+                    " (copy it elsewhere, or give the run another checkpoint.file)");
   for (const Written* w : written) {
     for (const Input& in : inputs)
       if (same_file(w->path, in.path))

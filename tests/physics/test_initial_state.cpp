@@ -139,6 +139,31 @@ TEST(InitialState, TheRa1e8CasesCampaignRunsSmall) {
   EXPECT_EQ(file_text_attribute(fine, "initial_from"), coarse);
 }
 
+// A run from another run's record, stopped at a checkpoint and restarted: the restarted
+// run's file still names the record and the time it started from.
+TEST(InitialState, ARestartKeepsTheProvenanceOfTheRecordItStartedFrom) {
+  ScratchDir dir("initial_restart");
+  const std::string a = dir.file("a.nc"), b = dir.file("b.nc");
+  run_case(state_case(a, {"time.steps=10"}), Backend::cpu());
+  const double source_time = read_variables(a).at("time").at(1);
+  const Case c = state_case(b, {R"(initial={"from": ")" + a + R"(", "record": 1})", "time.steps=6",
+                                "checkpoint.interval_steps=3"});
+  const std::string checkpoint = run_case(c, Backend::cpu(), 3);
+  ASSERT_FALSE(checkpoint.empty());
+  run_case(c, Backend::cpu(), -1, checkpoint);
+  int nc = -1;
+  ASSERT_EQ(nc_open(b.c_str(), NC_NOWRITE, &nc), NC_NOERR);
+  long long record = -1;
+  double time = -1;
+  EXPECT_EQ(nc_get_att_longlong(nc, NC_GLOBAL, "initial_record", &record), NC_NOERR);
+  EXPECT_EQ(nc_get_att_double(nc, NC_GLOBAL, "initial_time", &time), NC_NOERR);
+  nc_close(nc);
+  EXPECT_EQ(record, 1);
+  EXPECT_EQ(time, source_time);
+  EXPECT_GT(source_time, 0.0);
+  EXPECT_EQ(file_text_attribute(b, "initial_from"), a);
+}
+
 // The run's refusal ("" when it ran), and that it is one line.
 std::string refusal(const Case& c) {
   try {
@@ -191,6 +216,17 @@ TEST(InitialState, RefusalsAreOneLineNamingWhatDiffers) {
   EXPECT_NE(e.find(killed + ": record 1 is not complete (T holds fill values)"), std::string::npos) << e;
   EXPECT_EQ(refusal(state_case(dir.file("c.nc"), {R"(initial={"from": ")" + killed + R"(", "record": 0})"})), "")
       << "an earlier, complete record of the same file starts a run";
+  // A checkpoint of the run's own stem: its checkpoints, or --overwrite's removal of the
+  // earlier run's, would replace or delete it; refused, with or without overwrite, and kept.
+  const std::string own = dir.file("d.checkpoint.5.nc");
+  run_case(state_case(dir.file("d.nc"), {"checkpoint.interval_steps=5"}), Backend::cpu());
+  ASSERT_TRUE(std::filesystem::exists(own));
+  for (const char* overwrite : {"overwrite=false", "overwrite=true"}) {
+    e = refusal(state_case(dir.file("d2.nc"), {R"(initial={"from": ")" + own + R"("})",
+                                                "checkpoint.file=\"" + dir.file("d") + "\"", "checkpoint.interval_steps=5", overwrite}));
+    EXPECT_NE(e.find("/initial/from: " + own + " is a name of this run's checkpoints"), std::string::npos) << e;
+    EXPECT_TRUE(std::filesystem::exists(own)) << overwrite;
+  }
 }
 
 }  // namespace

@@ -373,6 +373,20 @@ TEST(CaseFile, StretchedZWrittenBackReadsTheSame) {
   EXPECT_EQ(again.z_faces, c.z_faces);
 }
 
+// bouss check --json keeps a start from a file and the landing of steps on outputs.
+TEST(CaseFile, InitialFromAndLandingWrittenBackReadTheSame) {
+  json j = minimal_case();
+  j["initial"] = {{"from", "runs/coarse.nc"}, {"record", -2}, {"continue_time", true}};
+  j["time"]["land_on_outputs"] = false;
+  const Case c = parse(j);
+  const Case again = parse_case(case_to_json(c).dump(), kSource);
+  ASSERT_TRUE(again.initial.from.has_value());
+  EXPECT_EQ(again.initial.from->path, "runs/coarse.nc");
+  EXPECT_EQ(again.initial.from->record, -2);
+  EXPECT_TRUE(again.initial.from->continue_time);
+  EXPECT_FALSE(again.time.land_on_outputs);
+}
+
 TEST(CaseFile, TanhFacesClusterTowardsTheChosenWalls) {
   const std::vector<double> both = tanh_faces(16, 1.0, 2.0, 1.2, Cluster::both);
   ASSERT_EQ(both.size(), 17u);
