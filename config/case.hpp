@@ -192,10 +192,10 @@ struct Case {
   std::string description;
   std::array<int, 3> n{};                    // cells per axis
   std::array<std::array<double, 2>, 3> extent{};  // [axis][lo, hi]
-  // The z-face positions (n_z + 1, from extent[2][0] to extent[2][1]) when /grid/z stretches
-  // the z axis; empty for a uniform z.
-  std::vector<double> z_faces;
-  std::string z_stretching;  // how /grid/z gave them, for the log and the output's attributes
+  // The face positions of axis a (n[a] + 1, from extent[a][0] to extent[a][1]) when /grid/x,
+  // /grid/y or /grid/z stretches it; empty for a uniform axis.
+  std::array<std::vector<double>, 3> axis_faces;
+  std::array<std::string, 3> stretching;  // how /grid/<axis> gave them, for the log and the output
   PhysicsParams physics;
   std::array<FaceCondition, 6> faces{};  // x_lo, x_hi, y_lo, y_hi, z_lo, z_hi
   InitialCondition initial;
@@ -217,9 +217,19 @@ struct Case {
   std::string run_id;
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
-  bool stretched() const { return !z_faces.empty(); }
+  bool stretched(int axis) const { return !axis_faces[axis].empty(); }
+  bool stretched_any() const { return stretched(0) || stretched(1) || stretched(2); }
   double length(int axis) const { return extent[axis][1] - extent[axis][0]; }
+  // The mean spacing (length / n): a stretched axis's cells are face(i + 1) - face(i) wide.
   double spacing(int axis) const { return length(axis) / n[axis]; }
+  // Face i (0..n) and the centre of cell i of an axis, uniform or stretched.
+  double face(int axis, int i) const {
+    if (stretched(axis)) return axis_faces[axis][std::size_t(i)];
+    return i == n[axis] ? extent[axis][1] : extent[axis][0] + i * spacing(axis);
+  }
+  double centre(int axis, int i) const {
+    return stretched(axis) ? 0.5 * (face(axis, i) + face(axis, i + 1)) : extent[axis][0] + (i + 0.5) * spacing(axis);
+  }
 };
 
 

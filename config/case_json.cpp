@@ -26,7 +26,8 @@ ojson case_to_json(const Case& c) {
   j["name"] = c.name;
   if (!c.description.empty()) j["description"] = c.description;
   j["grid"] = {{"n", c.n}, {"extent", c.extent}};
-  if (c.stretched()) j["grid"]["z"] = c.z_faces;  // the faces themselves (exact in JSON's 17 digits)
+  for (int a = 0; a < 3; ++a)  // the faces themselves (exact in JSON's 17 digits)
+    if (c.stretched(a)) j["grid"][std::string(1, "xyz"[a])] = c.axis_faces[a];
 
   ojson physics;
   if (c.physics.rayleigh) {

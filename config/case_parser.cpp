@@ -88,8 +88,8 @@ BlamedPlate blamed_plate(const json& root, const Faces& faces) {
 // been read, in this order:
 //   boundaries  check_periodic_pairs, check_conducting_walls (side walls with the plates)
 //   grid        check_grid_cells (/grid/n with the axes' periodicity),
-//               check_cell_sizes (/grid/n with /grid/extent), parse_grid_z (/grid/z with
-//               /grid/n, /grid/extent and the z boundaries)
+//               check_cell_sizes (/grid/n with /grid/extent), parse_grid_axis (/grid/x, y
+//               and z with /grid/n, /grid/extent and the axis's boundaries)
 //   physics     check_rayleigh_plates (rayleigh with the plates), check_coefficients
 //               (nu, kappa, buoyancy: from rayleigh, prandtl, the height and the plates),
 //               check_one_of_two (grashof or reynolds, schmidt or prandtl),
@@ -455,73 +455,87 @@ std::array<std::array<double, 2>, 3> parse_extent(Validator& v, const json& grid
   return extent;
 }
 
-// /grid/z: the z faces given explicitly (n_z + 1 increasing numbers from z0 to z1), or a
-// stretching {"stretching": "tanh", "parameter": BETA, "cluster": "both"|"bottom"|"top"}
-// (grid/stretching.hpp). A stretched z has walls at both ends, and adjacent cells differ by a
-// ratio of at most max_stretch_ratio. `v` is at /grid; c.n, c.extent and c.faces are parsed.
-void parse_grid_z(Validator& v, const json& grid, Case& c) {
-  const json* given = Validator::find(grid, "z");
+// /grid/x, /grid/y, /grid/z: an axis's faces given explicitly (n + 1 increasing numbers from
+// its lo to its hi), or a stretching {"stretching": "tanh", "parameter": BETA, "cluster":
+// "both"|"low"|"high"} (z says "bottom" and "top" for low and high; grid/stretching.hpp).
+// Adjacent cells differ by a ratio of at most max_stretch_ratio (across the ends too, on a
+// periodic x or y); a stretched z has walls at both ends. `v` is at /grid; c.n, c.extent and
+// c.faces are parsed.
+void parse_grid_axis(Validator& v, const json& grid, Case& c, int a) {
+  const std::string axis(1, "xyz"[a]);
+  const json* given = Validator::find(grid, axis);
   if (!given) return;
-  const int nz = c.n[2];
-  const double z0 = c.extent[2][0], z1 = c.extent[2][1];
-  const std::string expected_list = std::to_string(nz + 1) + " increasing numbers from z0 = " + format_number(z0) +
-                                    " to z1 = " + format_number(z1) + " (the z faces)";
+  const int n = c.n[a];
+  const double lo = c.extent[a][0], hi = c.extent[a][1];
+  const std::string lo_name = axis + "0", hi_name = axis + "1";
+  const std::string expected_list = std::to_string(n + 1) + " increasing numbers from " + lo_name + " = " +
+                                    format_number(lo) + " to " + hi_name + " = " + format_number(hi) + " (the " +
+                                    axis + " faces)";
   const std::string expected = expected_list + " or {\"stretching\": \"tanh\", \"parameter\": NUMBER}";
-  if (c.periodic(2)) v.fail("z", "expected walls at z_lo and z_hi for a stretched z (a periodic z is uniform), got "
-                                 "periodic z boundaries and " + describe(*given));
-  std::string blame = "z";  // the key a too-wild grid is blamed on (z/parameter for a stretching)
+  if (a == 2 && c.periodic(2))
+    v.fail("z", "expected walls at z_lo and z_hi for a stretched z (a periodic z is uniform), got "
+                "periodic z boundaries and " + describe(*given));
+  if (n < 2) v.fail(axis, "expected at least 2 " + axis + " cells (/grid/n) for a stretched " + axis + ", got " +
+                              std::to_string(n));
+  std::vector<double>& faces = c.axis_faces[a];
+  std::string blame = axis;  // the key a too-wild grid is blamed on (<axis>/parameter for a stretching)
   if (given->is_array()) {
-    if (given->size() != std::size_t(nz) + 1) v.fail_expected("z", expected_list, *given);
-    const auto scope = v.enter("z");
+    if (given->size() != std::size_t(n) + 1) v.fail_expected(axis, expected_list, *given);
+    const auto scope = v.enter(axis);
     for (std::size_t k = 0; k < given->size(); ++k) {
       const json& zk = (*given)[k];
       if (!zk.is_number() || !std::isfinite(zk.get<double>())) v.fail_expected(std::to_string(k), "a finite number", zk);
-      c.z_faces.push_back(zk.get<double>());
-      if (k > 0 && !(c.z_faces[k] > c.z_faces[k - 1]))
-        v.fail_expected(std::to_string(k), "a number above the face before it (" + format_number(c.z_faces[k - 1]) + ")", zk);
+      faces.push_back(zk.get<double>());
+      if (k > 0 && !(faces[k] > faces[k - 1]))
+        v.fail_expected(std::to_string(k), "a number above the face before it (" + format_number(faces[k - 1]) + ")", zk);
     }
-    const double tolerance = 1e-12 * (z1 - z0);
-    if (std::fabs(c.z_faces.front() - z0) > tolerance) v.fail_expected("0", "z0 = " + format_number(z0) + " (/grid/extent/2)", (*given)[0]);
-    if (std::fabs(c.z_faces.back() - z1) > tolerance) v.fail_expected(std::to_string(nz), "z1 = " + format_number(z1) + " (/grid/extent/2)", given->back());
-    c.z_faces.front() = z0;
-    c.z_faces.back() = z1;
-    c.z_stretching = "explicit faces";
+    const double tolerance = 1e-12 * (hi - lo);
+    const std::string extent_path = " (/grid/extent/" + std::to_string(a) + ")";
+    if (std::fabs(faces.front() - lo) > tolerance)
+      v.fail_expected("0", lo_name + " = " + format_number(lo) + extent_path, (*given)[0]);
+    if (std::fabs(faces.back() - hi) > tolerance)
+      v.fail_expected(std::to_string(n), hi_name + " = " + format_number(hi) + extent_path, given->back());
+    faces.front() = lo;
+    faces.back() = hi;
+    c.stretching[a] = "explicit faces";
   } else if (given->is_object()) {
-    const auto scope = v.enter("z");
+    const auto scope = v.enter(axis);
     v.check_no_unknown_keys(*given, {"stretching", "parameter", "cluster"});
     v.require_string_in(*given, "stretching", {"tanh"});
     const double beta = v.require_number(*given, "parameter", positive);
-    const std::string cluster = v.optional_string_in(*given, "cluster", {"both", "bottom", "top"}).value_or("both");
-    c.z_faces = tanh_faces(nz, z0, z1 - z0, beta,
-                           cluster == "both" ? Cluster::both : cluster == "bottom" ? Cluster::bottom : Cluster::top);
-    c.z_stretching = "tanh, parameter " + format_number(beta) + ", clustered towards " +
-                     (cluster == "both" ? std::string("both plates") : "the " + cluster);
-    blame = "z/parameter";
+    const char* low = a == 2 ? "bottom" : "low";
+    const char* high = a == 2 ? "top" : "high";
+    const std::string cluster = v.optional_string_in(*given, "cluster", {"both", low, high}).value_or("both");
+    faces = tanh_faces(n, lo, hi - lo, beta, cluster == "both" ? Cluster::both : cluster == low ? Cluster::low : Cluster::high);
+    c.stretching[a] = "tanh, parameter " + format_number(beta) + ", clustered towards " +
+                      (cluster == "both" ? std::string(a == 2 ? "both plates" : "both ends") : "the " + cluster);
+    blame = axis + "/parameter";
   } else {
-    v.fail_expected("z", expected, *given);
+    v.fail_expected(axis, expected, *given);
   }
-  const StretchRatio r = largest_stretch_ratio(c.z_faces);
-  const bool by_parameter = blame == "z/parameter";
+  const StretchRatio r = largest_stretch_ratio(faces, c.periodic(a));
+  const bool by_parameter = blame != axis;
   auto fail = [&](const std::string& message) {
     if (by_parameter) {
-      const auto scope = v.enter("z");
+      const auto scope = v.enter(axis);
       v.fail("parameter", message);
     }
-    v.fail("z", message);
+    v.fail(axis, message);
   };
+  const auto width = [&](int k) { return faces[std::size_t(k) + 1] - faces[std::size_t(k)]; };
   if (r.ratio > max_stretch_ratio) {
-    const double a = c.z_faces[r.cell + 1] - c.z_faces[r.cell], b = c.z_faces[r.cell + 2] - c.z_faces[r.cell + 1];
-    fail(fmt::format("expected adjacent z cells differing in thickness by a ratio of at most {:g}, got cells {} "
-                            "and {} of {:.4g} and {:.4g} (ratio {:.4g}){}",
-                            max_stretch_ratio, r.cell, r.cell + 1, a, b, r.ratio,
-                            by_parameter ? ": lower the parameter or add cells" : ""));
+    const int next = (r.cell + 1) % n;
+    fail(fmt::format("expected adjacent {} cells differing in width by a ratio of at most {:g}, got cells {} "
+                     "and {} of {:.4g} and {:.4g} (ratio {:.4g}){}",
+                     axis, max_stretch_ratio, r.cell, next, width(r.cell), width(next), r.ratio,
+                     by_parameter ? ": lower the parameter or add cells" : ""));
   }
   int thinnest = 0;
-  for (int k = 1; k < nz; ++k)
-    if (c.z_faces[k + 1] - c.z_faces[k] < c.z_faces[thinnest + 1] - c.z_faces[thinnest]) thinnest = k;
-  const double h = c.z_faces[thinnest + 1] - c.z_faces[thinnest];
+  for (int k = 1; k < n; ++k)
+    if (width(k) < width(thinnest)) thinnest = k;
+  const double h = width(thinnest);
   if (!std::isnormal(h) || !std::isfinite(1 / (h * h)))
-    fail("expected z cells whose thickness h is a normal number with 1/h^2 finite, got cell " +
+    fail("expected " + axis + " cells whose width h is a normal number with 1/h^2 finite, got cell " +
          std::to_string(thinnest) + " of " + format_number(h));
 }
 
@@ -961,10 +975,11 @@ OutputRegion parse_region(Validator& v, const json& stream, const Case& c) {
   check_region_inside(v, axis, r.axis, value, c);
   r.coordinate = value.get<double>();
   const int n = c.n[r.axis];
-  if (r.axis == 2 && c.stretched()) {
+  if (c.stretched(r.axis)) {
     // The cell whose faces bracket it: the first face above it, less one.
-    const auto above = std::upper_bound(c.z_faces.begin(), c.z_faces.end(), r.coordinate);
-    r.index = std::clamp(int(above - c.z_faces.begin()) - 1, 0, n - 1);
+    const std::vector<double>& faces = c.axis_faces[r.axis];
+    const auto above = std::upper_bound(faces.begin(), faces.end(), r.coordinate);
+    r.index = std::clamp(int(above - faces.begin()) - 1, 0, n - 1);
   } else {
     r.index = std::clamp(int(std::floor((r.coordinate - c.extent[r.axis][0]) / c.spacing(r.axis))), 0, n - 1);
   }
@@ -1114,7 +1129,7 @@ Case validate_case(Validator& v, const json& root) {
   std::array<std::int64_t, 3> n{};
   {
     const auto scope = v.enter("grid");
-    v.check_no_unknown_keys(grid, {"n", "extent", "z"});
+    v.check_no_unknown_keys(grid, {"n", "extent", "x", "y", "z"});
     n = parse_grid_size(v, grid);
     c.extent = parse_extent(v, grid);
   }
@@ -1125,7 +1140,7 @@ Case validate_case(Validator& v, const json& root) {
     check_grid_cells(v, n, c);
     for (int a = 0; a < 3; ++a) c.n[a] = static_cast<int>(n[a]);
     check_cell_sizes(v, grid, c);
-    parse_grid_z(v, grid, c);
+    for (int a = 0; a < 3; ++a) parse_grid_axis(v, grid, c, a);
   }
   c.physics = parse_physics(v, root, c.faces, c.length(2));
   c.initial = parse_initial(v, root, c.faces, c);

@@ -176,8 +176,12 @@ struct Grid {
   // The smallest cell thickness along z.
   double min_dz() const { return min_width(2); }
 
-  // The spacings that limit the time step: the thinnest cell along each axis.
-  std::array<double, 3> smallest_spacings() const { return {min_width(0), min_width(1), min_width(2)}; }
+  // The spacings that limit the time step: the thinnest cell of the whole grid along each axis
+  // (every rank's block sees the same, so that the ranks agree on dt and on the solver).
+  std::array<double, 3> smallest_spacings() const {
+    const Grid w = whole();
+    return {w.min_width(0), w.min_width(1), w.min_width(2)};
+  }
 
   // The z tables on `backend` (made on first use, kept while any copy of this grid lives);
   // axis_view: axis a's.

@@ -13,8 +13,8 @@ std::vector<double> tanh_faces(int n, double lo, double length, double beta, Clu
     double f = s;
     switch (cluster) {
       case Cluster::both: f = 0.5 * (1 + std::tanh(beta * (2 * s - 1)) / t); break;
-      case Cluster::bottom: f = 1 + std::tanh(beta * (s - 1)) / t; break;
-      case Cluster::top: f = std::tanh(beta * s) / t; break;
+      case Cluster::low: f = 1 + std::tanh(beta * (s - 1)) / t; break;
+      case Cluster::high: f = std::tanh(beta * s) / t; break;
     }
     z[std::size_t(k)] = lo + length * f;
   }
@@ -23,10 +23,12 @@ std::vector<double> tanh_faces(int n, double lo, double length, double beta, Clu
   return z;
 }
 
-StretchRatio largest_stretch_ratio(const std::vector<double>& faces) {
+StretchRatio largest_stretch_ratio(const std::vector<double>& faces, bool periodic) {
   StretchRatio r;
-  for (std::size_t k = 0; k + 2 < faces.size(); ++k) {
-    const double a = faces[k + 1] - faces[k], b = faces[k + 2] - faces[k + 1];
+  const std::size_t n = faces.size() - 1;  // cells
+  const auto width = [&](std::size_t k) { return faces[k + 1] - faces[k]; };
+  for (std::size_t k = 0; k + 1 < n + (periodic && n > 1 ? 1 : 0); ++k) {
+    const double a = width(k), b = width((k + 1) % n);
     const double q = std::max(a / b, b / a);
     if (q > r.ratio) r = {q, int(k)};
   }

@@ -821,12 +821,9 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   // Coordinate values (leaves define mode implicitly): those of the region's cells.
   for (int a = 0; a < 3; ++a) {
     const int na = box_n[a], i0 = box_lo[a];
-    const double lo = c.extent[a][0], hi = c.extent[a][1];
-    const double h = (hi - lo) / c.n[a];
     std::vector<double> xc(na), xf(na + 1);
-    for (int i = 0; i <= na; ++i)
-      xf[i] = a == 2 && c.stretched() ? c.z_faces[std::size_t(i0 + i)] : i0 + i == c.n[a] ? hi : lo + (i0 + i) * h;
-    for (int i = 0; i < na; ++i) xc[i] = a == 2 && c.stretched() ? 0.5 * (xf[i] + xf[i + 1]) : lo + (i0 + i + 0.5) * h;
+    for (int i = 0; i <= na; ++i) xf[i] = c.face(a, i0 + i);
+    for (int i = 0; i < na; ++i) xc[i] = c.centre(a, i0 + i);
     std::vector<double> bounds(2 * na);
     for (int i = 0; i < na; ++i) {
       bounds[2 * i] = xf[i];

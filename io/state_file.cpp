@@ -83,7 +83,7 @@ StateFile read_checkpoint_state(const std::string& path) {
   const ReferenceProfile ref = reference_profile(c);
   const std::size_t level = std::size_t(c.n[0]) * c.n[1];
   for (int k = 0; k < c.n[2]; ++k) {
-    const double z = c.stretched() ? 0.5 * (c.z_faces[k] + c.z_faces[k + 1]) : c.extent[2][0] + (k + 0.5) * c.spacing(2);
+    const double z = c.centre(2, k);
     for (std::size_t p = 0; p < level; ++p) s.T[std::size_t(k) * level + p] += ref.at(z);
   }
   return s;

@@ -14,7 +14,8 @@ PressureGrid pressure_grid(const Case& c) {
   PressureGrid g;
   g.n = c.n;
   g.h = make_grid(c, sizeof(double)).smallest_spacings();  // no allocation: the geometry alone
-  g.stretched = c.stretched();
+  g.stretched = c.stretched(2);
+  g.stretched_xy = c.stretched(0) || c.stretched(1);
   g.periodic_x = c.periodic(0);
   g.periodic_y = c.periodic(1);
   g.periodic_z = c.periodic(2);

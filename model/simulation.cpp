@@ -24,8 +24,10 @@ std::size_t field_bytes(const Case& c) { return value_bytes(c.precision); }
 }  // namespace
 
 Grid make_grid(const Case& c, std::size_t elem_bytes) {
-  if (c.stretched()) return Grid::make_stretched(c.n, origins(c), lengths(c), c.z_faces, 1, elem_bytes);
-  return Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes);
+  Grid g = Grid::make(c.n, origins(c), lengths(c), 1, elem_bytes);
+  for (int a = 0; a < 3; ++a)
+    if (c.stretched(a)) g.stretch(a, c.axis_faces[a], c.periodic(a));
+  return g;
 }
 
 StepLimits step_limits(const Case& c, const Grid& g) {

@@ -20,12 +20,7 @@ std::array<RemapAxis, 3> cell_axes(const Case& c) {
   std::array<RemapAxis, 3> axes;
   for (int a = 0; a < 3; ++a) {
     axes[a].periodic = c.periodic(a);
-    if (a == 2 && c.stretched()) {
-      axes[a].faces = c.z_faces;
-      continue;
-    }
-    for (int i = 0; i <= c.n[a]; ++i)
-      axes[a].faces.push_back(i == c.n[a] ? c.extent[a][1] : c.extent[a][0] + i * c.spacing(a));
+    for (int i = 0; i <= c.n[a]; ++i) axes[a].faces.push_back(c.face(a, i));
   }
   return axes;
 }

@@ -71,19 +71,19 @@ std::string face(const FaceCondition& f) {
   return s;
 }
 
-// The z faces in one short line: "uniform", or how they were given with a hash of their exact
-// values (FNV-1a of the doubles' bytes), so a restart sees any change of a face.
-std::string z_faces_signature(const Case& c) {
-  if (!c.stretched()) return "uniform";
+// An axis's faces in one short line: "uniform", or how they were given with a hash of their
+// exact values (FNV-1a of the doubles' bytes), so a restart sees any change of a face.
+std::string faces_signature(const Case& c, int a) {
+  if (!c.stretched(a)) return "uniform";
   std::uint64_t hash = 14695981039346656037ull;
-  for (const double z : c.z_faces) {
+  for (const double z : c.axis_faces[a]) {
     unsigned char bytes[sizeof z];
     std::memcpy(bytes, &z, sizeof z);
     for (const unsigned char b : bytes) hash = (hash ^ b) * 1099511628211ull;
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-  return c.z_stretching + "; faces hash " + hex;
+  return c.stretching[a] + "; faces hash " + hex;
 }
 
 // Everything a restart must keep, in case-file order; the flow problem alone (grid,
@@ -102,7 +102,7 @@ Entries restart_state(const Case& c, RestartScope scope) {
     for (int f = 0; f < 6; ++f) e.emplace_back(std::string("/boundaries/") + faces[f], face(c.faces[f]));
     return e;
   }
-  e.emplace_back("/grid/z", z_faces_signature(c));
+  for (int a = 0; a < 3; ++a) e.emplace_back(std::string("/grid/") + "xyz"[a], faces_signature(c, a));
 
   const PhysicsParams& p = c.physics;
   e.emplace_back("/physics/units", quoted(units_name(p.units)));

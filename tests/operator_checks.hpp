@@ -323,8 +323,8 @@ inline void check_second_order_on_stretched_axes(const Backend& be) {
     const int n = 12 << r;
     Grid g = Grid::make({n, n, n}, {0, 0, 0}, {1.5, 1.0, 1.0}, 1, sizeof(R));
     g.stretch(0, tanh_faces(n, 0.0, 1.5, 1.0, Cluster::both), false);
-    g.stretch(1, tanh_faces(n, 0.0, 1.0, 1.0, Cluster::bottom), false);
-    g.stretch(2, tanh_faces(n, 0.0, 1.0, 1.0, Cluster::top), false);
+    g.stretch(1, tanh_faces(n, 0.0, 1.0, 1.0, Cluster::low), false);
+    g.stretch(2, tanh_faces(n, 0.0, 1.0, 1.0, Cluster::high), false);
     FlowFields<R> now = FlowFields<R>::make(be, g.layout, ""), G = FlowFields<R>::make(be, g.layout, " G"),
                   next = FlowFields<R>::make(be, g.layout, " next");
     std::array<Box, 4> all;

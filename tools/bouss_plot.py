@@ -296,21 +296,21 @@ def plane_axes_of_file(ds):
 
 def plane_cell(ds, axis):
     """(centre, half width) of the one cell a plane file holds along an axis; the width from the
-    case's grid (grid.n and grid.extent), else from the two faces around it, else None."""
+    two faces around it (a stretched axis's cells differ), else from the case's uniform grid
+    (grid.n and grid.extent), else None."""
     dim = next(d for d in ds.dims if dim_axis(ds, d) == (axis, False) and ds.sizes[d] == 1)
     centre = coordinate(ds, dim, 1)[0]
+    for d in ds.dims:
+        if dim_axis(ds, d) == (axis, True) and d in ds.variables and ds.sizes[d] == 2:
+            f = ds[d].values.astype(float)
+            return centre, abs(f[1] - f[0]) / 2
     try:
         grid = json.loads(ds.attrs["case_json"])["grid"]
         i = AXES.index(axis)
         lo, hi = (float(v) for v in grid["extent"][i])
         return centre, (hi - lo) / int(grid["n"][i]) / 2
     except Exception:
-        pass
-    for d in ds.dims:
-        if dim_axis(ds, d) == (axis, True) and d in ds.variables and ds.sizes[d] == 2:
-            f = ds[d].values.astype(float)
-            return centre, abs(f[1] - f[0]) / 2
-    return centre, None
+        return centre, None
 
 
 def edges(ds, dim, axis, face, n):

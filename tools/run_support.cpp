@@ -116,15 +116,17 @@ void log_case_summary(const Case& c, const Backend& backend) {
   spdlog::info("bouss {}: case \"{}\" from {}", BOUSS_VERSION, c.name, c.source);
   spdlog::info("grid {} x {} x {} on [{}, {}] x [{}, {}] x [{}, {}]", c.n[0], c.n[1], c.n[2], c.extent[0][0],
                c.extent[0][1], c.extent[1][0], c.extent[1][1], c.extent[2][0], c.extent[2][1]);
-  if (c.stretched()) {
-    const StretchRatio r = largest_stretch_ratio(c.z_faces);
-    double thinnest = c.z_faces[1] - c.z_faces[0], thickest = thinnest;
-    for (std::size_t k = 1; k + 1 < c.z_faces.size(); ++k) {
-      thinnest = std::min(thinnest, c.z_faces[k + 1] - c.z_faces[k]);
-      thickest = std::max(thickest, c.z_faces[k + 1] - c.z_faces[k]);
+  for (int a = 0; a < 3; ++a) {
+    if (!c.stretched(a)) continue;
+    const std::vector<double>& f = c.axis_faces[a];
+    const StretchRatio r = largest_stretch_ratio(f, c.periodic(a));
+    double thinnest = f[1] - f[0], thickest = thinnest;
+    for (std::size_t k = 1; k + 1 < f.size(); ++k) {
+      thinnest = std::min(thinnest, f[k + 1] - f[k]);
+      thickest = std::max(thickest, f[k + 1] - f[k]);
     }
-    spdlog::info("z stretched ({}): cells {:.4g} to {:.4g} thick, adjacent ratio at most {:.3f}", c.z_stretching,
-                 thinnest, thickest, r.ratio);
+    spdlog::info("{} stretched ({}): cells {:.4g} to {:.4g} wide, adjacent ratio at most {:.3f}", "xyz"[a],
+                 c.stretching[a], thinnest, thickest, r.ratio);
   }
   if (c.physics.rayleigh)
     spdlog::info("Ra = {:g}, Pr = {:g} in {} units -> nu = {:.6g}, kappa = {:.6g}, alpha g = {:.6g}",

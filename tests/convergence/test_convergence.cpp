@@ -171,8 +171,8 @@ Case stretched_xz_case(int n, double L, double nu, double kappa, VelocityBC v) {
   Case c = box_case({n, 1, n}, {L, 1.0, L}, nu, kappa, 0.0);
   c.faces[4] = wall(v, TemperatureBC::insulating, 0);
   c.faces[5] = wall(v, TemperatureBC::insulating, 0);
-  c.z_faces = tanh_faces(n, 0.0, L, 1.2, Cluster::both);
-  c.z_stretching = "tanh";
+  c.axis_faces[2] = tanh_faces(n, 0.0, L, 1.2, Cluster::both);
+  c.stretching[2] = "tanh";
   c.pressure.solver = "line_multigrid";
   c.time.steps.reset();
   return c;
@@ -200,7 +200,7 @@ double stretched_taylor_green_error(int n) {
   const double nu = 0.05, L = 2 * M_PI;
   Case c = stretched_xz_case(n, L, nu, 0.0, VelocityBC::free_slip);
   c.extent[2] = {0.0, M_PI};
-  c.z_faces = tanh_faces(n, 0.0, M_PI, 1.2, Cluster::both);
+  c.axis_faces[2] = tanh_faces(n, 0.0, M_PI, 1.2, Cluster::both);
   const double h = M_PI / n;
   c.time.end = 0.5;
   c.time.dt = 0.25 * h * h;

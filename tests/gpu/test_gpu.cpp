@@ -93,7 +93,7 @@ TEST(GpuProfiles, AreaWeightedOnAGridStretchedAlongXAndY) {
   BOUSS_GPU_OR_SKIP();
   Grid g = Grid::make({37, 19, 11}, {0, 0, 0}, {1.9, 1.0, 0.6});
   g.stretch(0, tanh_faces(37, 0.0, 1.9, 1.5, Cluster::both), false);
-  g.stretch(1, tanh_faces(19, 0.0, 1.0, 1.0, Cluster::bottom), true);
+  g.stretch(1, tanh_faces(19, 0.0, 1.0, 1.0, Cluster::low), true);
   FlowFields<double> f = FlowFields<double>::make(gpu, g.layout, "");
   set_random_flow(f, 7);
   check_profiles_match_host(g, f, profile_names(), 1e-13);
@@ -634,8 +634,8 @@ TEST(GpuAgreement, StretchedRayleighBenardOnCudaAndCpu) {
   Case c = box_case({32, 32, 16}, {4.0, 4.0, 1.0});
   make_rayleigh_benard(c, 1e5, 0.71, Units::free_fall, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 0.05;
-  c.z_faces = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::both);
-  c.z_stretching = "tanh";
+  c.axis_faces[2] = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::both);
+  c.stretching[2] = "tanh";
   c.pressure.solver = "auto";
   c.pressure.tolerance = 1e-11;
   c.time.steps = 20;

@@ -80,15 +80,15 @@ TEST(MpiFlow, WalledSidesAndTheMultigridEqualOneRanks) {
                          1e-12);
 }
 
-// A lock exchange (walls everywhere, the multigrid), its lock at x = 1 where two ranks cut x: the state,
+// A lock exchange (walls everywhere, the direct solve), its lock at x = 1 where two ranks cut x: the state,
 // the fronts (found across the blocks' edges), the heat, the energies and the budget's
 // rates as one rank's.
-TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) {
-  const Case c = load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange.json",
-                           {"grid.n=[32,8,16]", "grid.extent=[[0,2],[0,0.5],[0,1]]", "output=[]", "time.steps=15",
-                            "physics.nu=0.01", "physics.kappa=0.01", "initial.temperature.thickness=0.05",
-                            "initial.temperature.position=1.0",
-                            "pressure.tolerance=1e-10"});
+void check_lock_exchange_against_one_rank(const std::vector<std::string>& more) {
+  std::vector<std::string> o = {"grid.n=[32,8,16]", "grid.extent=[[0,2],[0,0.5],[0,1]]", "output=[]", "time.steps=15",
+                                "physics.nu=0.01", "physics.kappa=0.01", "initial.temperature.thickness=0.05",
+                                "initial.temperature.position=1.0", "pressure.tolerance=1e-10"};
+  o.insert(o.end(), more.begin(), more.end());
+  const Case c = load_case(std::string(BOUSS_SOURCE_DIR) + "/cases/lock_exchange.json", o);
   check_against_one_rank(c, 1e-11);
   const auto world = Communicator::world();
   const Lock lock = lock_of(c);
@@ -116,6 +116,24 @@ TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) {
     // To round-off, like the state: the multigrid on the blocks sums b's mean in another order.
     EXPECT_NEAR(d.temperature.T_max, one.temperature.T_max, 1e-12 * std::abs(one.temperature.T_max)) << on;
   }
+}
+
+TEST(MpiFlow, LockExchangeAndItsDiagnosticsEqualOneRanks) { check_lock_exchange_against_one_rank({}); }
+
+// Stretched towards its walls along x and z, the lock exchange takes the direct solve through
+// x's eigenbasis, gathered whole onto rank 0 under several ranks; the fronts between the
+// cells' true centres across the blocks' edges.
+TEST(MpiFlow, ALockExchangeStretchedAlongXEqualsOneRanks) {
+  check_lock_exchange_against_one_rank({R"(grid.x={"stretching": "tanh", "parameter": 1})",
+                                        R"(grid.z={"stretching": "tanh", "parameter": 1})"});
+}
+
+// Periodic x and y stretched (towards both ends of x, y by its tanh): one rank's flow to 1e-12.
+TEST(MpiFlow, AGridStretchedAlongXAndYEqualsOneRanks) {
+  const Case c = small_case({R"(grid.x={"stretching": "tanh", "parameter": 1})",
+                             R"(grid.y={"stretching": "tanh", "parameter": 0.8})"});
+  ASSERT_EQ(plan_pressure(c).name(), "direct");
+  check_against_one_rank(c, 1e-12);
 }
 
 // A box walled in x takes the direct solve (cosine transforms along x), gathered whole onto

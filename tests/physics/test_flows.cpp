@@ -14,9 +14,12 @@
 using namespace bouss;
 using namespace bouss::test;
 
-TEST(Physics, StablyStratifiedFluidAtRestStaysAtRest) {
-  // Warm on top, cold below, side walls in y, periodic in x: the buoyancy is balanced
-  // exactly by the discrete pressure gradient.
+namespace {
+
+// Warm on top, cold below, side walls in y, periodic in x: the buoyancy is balanced exactly by
+// the discrete pressure gradient, on a uniform grid or one stretched along every axis (x
+// periodic, towards both ends; y towards its walls; z towards the plates).
+void check_rest_stays_at_rest(bool stretched) {
   Case c = box_case({8, 8, 16}, {1.0, 1.0, 1.0}, 0.01, 0.01, 10.0);
   set_plates(c, VelocityBC::no_slip, 0.0, 1.0);
   c.faces[2] = c.faces[3] = wall(VelocityBC::free_slip);
@@ -26,11 +29,25 @@ TEST(Physics, StablyStratifiedFluidAtRestStaysAtRest) {
   c.physics.reference_temperature = 0.2;  // not the mean: the hydrostatic pressure is non-trivial
   c.pressure.tolerance = 1e-12;
   c.time.steps = 100;
+  if (stretched)
+    for (int a = 0; a < 3; ++a) {
+      c.axis_faces[a] = tanh_faces(c.n[a], 0.0, 1.0, 1.0, a == 0 ? Cluster::both : a == 1 ? Cluster::low : Cluster::both);
+      c.stretching[a] = "tanh";
+    }
   FlowSimulation<double> sim(c, Backend::cpu());
+  ASSERT_EQ(sim.grid().stretched_horizontally(), stretched);
   while (!sim.finished()) sim.step();
   const double velocity_scale = std::sqrt(10.0 * 1.0 * 1.0);  // sqrt(alpha g dT H)
   EXPECT_LT(sim.diagnostics().max_velocity, 1e-10 * velocity_scale);
   EXPECT_GT(sim.time(), 1.0);
+}
+
+}  // namespace
+
+TEST(Physics, StablyStratifiedFluidAtRestStaysAtRest) { check_rest_stays_at_rest(false); }
+
+TEST(Physics, StablyStratifiedFluidAtRestStaysAtRestOnAGridStretchedAlongEveryAxis) {
+  check_rest_stays_at_rest(true);
 }
 
 namespace {
@@ -42,8 +59,8 @@ std::vector<double> flat_convection(const std::string& solver, bool stretched) {
   make_rayleigh_benard(c, 2e4, 1.0, Units::free_fall, VelocityBC::no_slip);
   c.initial.perturbation_amplitude = 0.05;
   if (stretched) {
-    c.z_faces = tanh_faces(12, 0.0, 1.0, 1.0, Cluster::both);
-    c.z_stretching = "tanh";
+    c.axis_faces[2] = tanh_faces(12, 0.0, 1.0, 1.0, Cluster::both);
+    c.stretching[2] = "tanh";
   }
   c.pressure.solver = solver;
   c.pressure.tolerance = 1e-11;

@@ -295,6 +295,30 @@ TEST(NetcdfOutput, RoundTripsFieldsCoordinatesAndAttributes) {
   EXPECT_EQ(sdims, std::vector<std::string>{"time"});
 }
 
+// Stretched axes write their own faces, the centres midway between them and the CF bounds.
+TEST(NetcdfOutput, StretchedAxesWriteTheirFacesCentresAndBounds) {
+  TempDir dir;
+  Case c = small_case();
+  c.axis_faces = {std::vector<double>{-1.0, -0.5, 0.75, 2.0, 3.0}, std::vector<double>{0.0, 0.25, 1.0, 1.5},
+                  std::vector<double>{0.25, 0.5, 1.25}};
+  const std::string path = dir.file("stretched.nc");
+  write_two_records(path, c);
+  netCDF::NcFile f(path, netCDF::NcFile::read);
+  for (int a = 0; a < 3; ++a) {
+    const std::string axis(1, "xyz"[a]);
+    SCOPED_TRACE(axis);
+    const std::vector<double> faces = read_all(f.getVar(axis + "f")), centres = read_all(f.getVar(axis)),
+                              bounds = read_all(f.getVar(axis + "_bnds"));
+    EXPECT_EQ(faces, c.axis_faces[a]);
+    ASSERT_EQ(centres.size(), std::size_t(c.n[a]));
+    for (int i = 0; i < c.n[a]; ++i) {
+      EXPECT_EQ(centres[i], 0.5 * (faces[i] + faces[i + 1]));
+      EXPECT_EQ(bounds[2 * i], faces[i]);
+      EXPECT_EQ(bounds[2 * i + 1], faces[i + 1]);
+    }
+  }
+}
+
 TEST(NetcdfOutput, DimensionalUnitsAndFieldSubset) {
   TempDir dir;
   Case c = small_case();

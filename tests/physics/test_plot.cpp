@@ -579,12 +579,17 @@ TEST(Plot, SliceLabelsCarryUnitsAndTitlesAreShort) {
 TEST(Plot, AStretchedAxisIsDrawnToScale) {
   SKIP_WITHOUT_PLOTTING_PYTHON();
   ScratchDir dir("plot_stretched");
-  const std::string file = small_case_run("rayleigh_benard_ra1e8", {"grid.n=[8,8,32]", "time.steps=2"});
+  const std::string file = small_case_run(
+      "rayleigh_benard_ra1e8",
+      {"grid.n=[8,8,32]", R"(grid.x={"stretching": "tanh", "parameter": 1})", "time.steps=2"});
   const json r = plot_json(dir, {file, "--output", dir.file("s.png")});
-  const std::vector<double> zf = read_variables(file).at("zf");
+  const std::vector<double> zf = read_variables(file).at("zf"), xf = read_variables(file).at("xf");
   ASSERT_EQ(r["edges"]["vertical"].size(), zf.size());
   for (std::size_t k = 0; k < zf.size(); ++k) EXPECT_DOUBLE_EQ(r["edges"]["vertical"][k].get<double>(), zf[k]) << k;
   EXPECT_LT(zf[1] - zf[0], 0.5 * (zf[17] - zf[16])) << "the case's tanh grid is finer at the plates";
+  ASSERT_EQ(r["edges"]["horizontal"].size(), xf.size());
+  for (std::size_t i = 0; i < xf.size(); ++i) EXPECT_DOUBLE_EQ(r["edges"]["horizontal"][i].get<double>(), xf[i]) << i;
+  EXPECT_LT(xf[1] - xf[0], 0.8 * (xf[5] - xf[4])) << "x (periodic) is finer towards its ends";
 }
 
 // The default series suit the case: the lock exchange's fronts and energy budget, convection's

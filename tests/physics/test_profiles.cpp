@@ -121,7 +121,7 @@ TEST(Profiles, EqualAPlainHostComputationOfAnyState) {
 TEST(Profiles, AreaWeightedOnAGridStretchedAlongXAndY) {
   Grid g = Grid::make({7, 5, 4}, {0, 0, 0}, {1.4, 1.0, 0.8});
   g.stretch(0, tanh_faces(7, 0.0, 1.4, 1.5, Cluster::both), false);
-  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::bottom), true);
+  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::low), true);
   FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   set_random_flow(f, 11);
   check_profiles_match_host(g, f, profile_names(), 1e-13);
@@ -141,7 +141,7 @@ TEST(Profiles, AreaWeightedOnAGridStretchedAlongXAndY) {
 TEST(FlowDiagnostics, VolumeWeightedOnAGridStretchedAlongXAndY) {
   Grid g = Grid::make_stretched({6, 5, 4}, {0, 0, 0}, {1.5, 1.0, 1.0}, tanh_faces(4, 0.0, 1.0, 1.0, Cluster::both));
   g.stretch(0, tanh_faces(6, 0.0, 1.5, 1.5, Cluster::both), false);
-  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::top), false);
+  g.stretch(1, tanh_faces(5, 0.0, 1.0, 1.0, Cluster::high), false);
   FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   set_random_flow(f, 5);
   const Layout& L = g.layout;
@@ -176,7 +176,7 @@ TEST(FlowDiagnostics, VolumeWeightedOnAGridStretchedAlongXAndY) {
 // function), so both plates give exactly 1; unweighted they would not on a stretched x.
 TEST(FlowDiagnostics, PlateNusseltNumbersAreAreaWeightedOnAStretchedX) {
   Grid g = Grid::make({8, 3, 6}, {0, 0, 0}, {1.5, 1.0, 1.0});
-  g.stretch(0, tanh_faces(8, 0.0, 1.5, 1.5, Cluster::bottom), false);
+  g.stretch(0, tanh_faces(8, 0.0, 1.5, 1.5, Cluster::low), false);
   FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   for (int c = 0; c < 4; ++c) fill(f[c], 0);
   set_field(f.T, g, [](double x, double, double z) { return 1 - z + 0.3 * (x - 0.75) * z * (1 - z); });

@@ -130,6 +130,20 @@ TEST(Restart, AStretchedGridContinuesBitForBit) {
   check_restart_equivalence(Backend::cpu(), json);
 }
 
+// x and y stretched too (x periodic, towards both ends; y by its faces): the direct solve
+// through their eigenbases continues bit for bit.
+TEST(Restart, AGridStretchedAlongXAndYContinuesBitForBit) {
+  std::string json = restart_case_json();
+  const std::string grid = R"("grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]]})";
+  ASSERT_NE(json.find(grid), std::string::npos);
+  std::string y = "[0";
+  for (int j = 1; j <= 16; ++j) y += "," + std::to_string(2.0 * j / 16 + (j < 16 ? 0.01 * std::sin(M_PI * j / 8) : 0.0));
+  json.replace(json.find(grid), grid.size(),
+               R"("grid": {"n": [16, 16, 8], "extent": [[0, 2], [0, 2], [0, 1]], "x": {"stretching": "tanh", "parameter": 1}, "y": )" +
+                   y + R"(], "z": {"stretching": "tanh", "parameter": 1}})");
+  check_restart_equivalence(Backend::cpu(), json);
+}
+
 TEST(AsyncOutput, SnapshotsHoldExactlyTheStateOfTheirStep) { check_async_snapshots_hold_their_step(Backend::cpu()); }
 
 TEST(OutputStreams, PlanesProfilesAndCellMeansHoldTheirStep) { check_streams_hold_their_step(Backend::cpu()); }
@@ -153,6 +167,7 @@ TEST(Restart, RefusesACheckpointOfAnotherCaseNamingWhatDiffers) {
     }
   };
   refused({"grid.n=[32,16,8]"}, "/grid/n");
+  refused({"grid.x={\"stretching\": \"tanh\", \"parameter\": 1}"}, "/grid/x");
   refused({"physics.rayleigh=2e5"}, "/physics");
   refused({"pressure.tolerance=1e-6"}, "/pressure/tolerance");
   refused({"boundaries.z_lo.velocity=\"free_slip\""}, "/boundaries/z_lo");

@@ -363,14 +363,60 @@ TEST(CaseFile, StretchedZMistakesNameTheKey) {
   EXPECT_TRUE(fails_with(j, "/pressure/solver", {"line solver (\"line_multigrid\" or \"auto\") on a stretched z", "got \"multigrid\""}));
 }
 
+// grid.x and grid.y take the stretchings of grid.z (a periodic axis too, its ends meeting
+// within the ratio rule); their mistakes name the key.
+TEST(CaseFile, StretchedXAndYParseAndTheirMistakesNameTheKey) {
+  json j = minimal_case();  // 16 x 16 x 8 on [0, 4] x [0, 4] x [0, 2], x and y periodic
+  j["grid"]["x"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  std::vector<double> y(17);
+  for (int i = 0; i <= 16; ++i) y[i] = 4.0 * i / 16 + 0.02 * std::sin(M_PI * i / 8);  // periodic, mildly uneven
+  j["grid"]["y"] = y;
+  const Case c = parse(j);
+  ASSERT_TRUE(c.stretched(0) && c.stretched(1) && !c.stretched(2));
+  EXPECT_EQ(c.axis_faces[0], tanh_faces(16, 0.0, 4.0, 1.0, Cluster::both));
+  EXPECT_EQ(c.axis_faces[1], y);
+  EXPECT_EQ(c.stretching[1], "explicit faces");
+  EXPECT_DOUBLE_EQ(c.centre(0, 3), 0.5 * (c.axis_faces[0][3] + c.axis_faces[0][4]));
+  EXPECT_EQ(plan_pressure(c).name(), "direct");  // auto: the eigenbases
+  const Case again = parse_case(case_to_json(c).dump(), kSource);  // bouss check --json writes the faces back
+  EXPECT_EQ(again.axis_faces[0], c.axis_faces[0]);
+  EXPECT_EQ(again.axis_faces[1], c.axis_faces[1]);
+
+  // Clustered towards one end of a periodic x, the last cell meets the first 2.4 times as wide.
+  j = minimal_case();
+  j["grid"]["x"] = {{"stretching", "tanh"}, {"parameter", 1}, {"cluster", "low"}};
+  EXPECT_TRUE(fails_with(j, "/grid/x/parameter", {"adjacent x cells", "ratio of at most 1.5", "cells 15 and 0"}));
+  j["boundaries"]["x_lo"] = {{"velocity", "no_slip"}, {"temperature", "insulating"}};
+  j["boundaries"]["x_hi"] = {{"velocity", "no_slip"}, {"temperature", "insulating"}};
+  EXPECT_TRUE(parse(j).stretched(0)) << "between walls the same faces are smooth enough";
+  j = minimal_case();
+  j["grid"]["y"] = {{"stretching", "tanh"}, {"parameter", 1}, {"cluster", "bottom"}};
+  EXPECT_TRUE(fails_with(j, "/grid/y/cluster", {"\"both\"", "\"low\"", "\"high\"", "got \"bottom\""}));
+  j["grid"]["y"] = {0, 1, 2, 4};
+  EXPECT_TRUE(fails_with(j, "/grid/y", {"17 increasing numbers from y0 = 0 to y1 = 4 (the y faces)"}));
+  y[16] = 4.5;
+  j["grid"]["y"] = y;
+  EXPECT_TRUE(fails_with(j, "/grid/y/16", {"y1 = 4 (/grid/extent/1)", "got 4.5"}));
+  j = minimal_case();
+  j["grid"]["n"] = {16, 1, 8};
+  j["grid"]["y"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  EXPECT_TRUE(fails_with(j, "/grid/y", {"at least 2 y cells", "got 1"}));
+  // The multigrids take one spacing along x and y.
+  j = minimal_case();
+  j["grid"]["x"] = {{"stretching", "tanh"}, {"parameter", 1}};
+  j["pressure"] = {{"solver", "line_multigrid"}};
+  EXPECT_TRUE(fails_with(j, "/pressure/solver", {"\"direct\" or \"auto\" on a grid stretched along x or y",
+                                                 "got \"line_multigrid\""}));
+}
+
 // bouss check --json writes a stretched z back as its faces, which read back as the same grid.
 TEST(CaseFile, StretchedZWrittenBackReadsTheSame) {
   json j = minimal_case();
   j["grid"]["z"] = {{"stretching", "tanh"}, {"parameter", 1}};
   const Case c = parse(j);
-  ASSERT_EQ(c.z_faces.size(), 9u);
+  ASSERT_EQ(c.axis_faces[2].size(), 9u);
   const Case again = parse_case(case_to_json(c).dump(), kSource);
-  EXPECT_EQ(again.z_faces, c.z_faces);
+  EXPECT_EQ(again.axis_faces[2], c.axis_faces[2]);
 }
 
 // bouss check --json keeps a start from a file and the landing of steps on outputs.
@@ -395,8 +441,8 @@ TEST(CaseFile, TanhFacesClusterTowardsTheChosenWalls) {
   EXPECT_NEAR(both[8], 2.0, 1e-15);  // symmetric about mid-height
   EXPECT_LT(both[1] - both[0], 0.5 * (both[9] - both[8]));
   EXPECT_NEAR(both[1] - both[0], both[16] - both[15], 1e-14);
-  const std::vector<double> bottom = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::bottom);
-  const std::vector<double> top = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::top);
+  const std::vector<double> bottom = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::low);
+  const std::vector<double> top = tanh_faces(16, 0.0, 1.0, 1.2, Cluster::high);
   EXPECT_LT(bottom[1] - bottom[0], bottom[16] - bottom[15]);
   EXPECT_GT(top[1] - top[0], top[16] - top[15]);
   for (int k = 0; k <= 16; ++k) EXPECT_NEAR(top[k], 1 - bottom[16 - k], 1e-14);

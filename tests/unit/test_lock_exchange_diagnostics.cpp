@@ -78,7 +78,7 @@ TEST(LockExchangeDiagnostics, FrontCrossingOfOneCell) {
 // heat content of T = x is its exact integral (the midpoint rule on a linear field).
 TEST(LockExchangeDiagnostics, FrontsAndHeatOnAStretchedX) {
   Grid g = Grid::make({12, 2, 4}, {0, 0, 0}, {3.0, 0.5, 1.0});
-  g.stretch(0, tanh_faces(12, 0.0, 3.0, 1.5, Cluster::bottom), false);
+  g.stretch(0, tanh_faces(12, 0.0, 3.0, 1.5, Cluster::low), false);
   FlowFields<double> f = FlowFields<double>::make(Backend::cpu(), g.layout, "");
   for (int q = 0; q < 4; ++q) fill(f[q], 0);
   Lock lock;

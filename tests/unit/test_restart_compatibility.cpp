@@ -144,8 +144,8 @@ TEST(RestartCompatibility, EachKeptKeyIsNamed) {
       {"/pressure/agglomerate_below", [](Case& c) { c.pressure.agglomerate_below = 8; }},
       {"/pressure/max_failures", [](Case& c) { c.pressure.max_failures = 1; }},
       {"/grid/z", [](Case& c) {
-         c.z_faces = tanh_faces(c.n[2], c.extent[2][0], c.length(2), 1.0, Cluster::both);
-         c.z_stretching = "tanh";  // auto still picks fft (x and y periodic): the z alone changes
+         c.axis_faces[2] = tanh_faces(c.n[2], c.extent[2][0], c.length(2), 1.0, Cluster::both);
+         c.stretching[2] = "tanh";  // auto still picks fft (x and y periodic): the z alone changes
        }},
   };
   for (const auto& [pointer, change] : changes) {
