@@ -93,6 +93,11 @@ class ZTables {
 inline double z_table_bytes(const Layout& L, int a = 2) {
   return double(L.n[a] + 2 * L.ghost + 1) * (5 * sizeof(double) + 3 * sizeof(float));
 }
+// The tables the step's stencil makes: z's, and x's and y's too where x or y is stretched
+// (the general stencil reads tables along every horizontal axis).
+inline double stencil_table_bytes(const Layout& L, bool stretched_horizontally) {
+  return z_table_bytes(L) + (stretched_horizontally ? z_table_bytes(L, 0) + z_table_bytes(L, 1) : 0.0);
+}
 
 // The tables a grid has made, one per backend kind.
 struct ZTableCache {

@@ -84,7 +84,8 @@ SimulationMemory simulation_memory(const Case& c, const Backend& backend) {
   // now, next and tendencies (u, v, w, T each) and phi (and phi a step before, where it is
   // extrapolated; the divergence lives in next's T between the steps); the state check.
   // + the state check's value, the step's clock and the z tables
-  m.backend_bytes = (13 + plan.extrapolates) * array + sizeof(double) + sizeof(StepClock) + z_table_bytes(g.layout);
+  m.backend_bytes = (13 + plan.extrapolates) * array + sizeof(double) + sizeof(StepClock) +
+                    stencil_table_bytes(g.layout, g.stretched_horizontally());
   // Under several ranks rank 0 solves the pressure on the whole grid where the solver does not
   // work on blocks (solver/gathered_solver.hpp); the other ranks then hold none of it.
   const bool gathered = gathers_pressure(c, plan, backend.ranks());

@@ -55,6 +55,7 @@ struct BenchOptions {
   std::vector<std::string> elliptic_solvers{"thomas", "pcr", "line_pcg", "line_multigrid"};
   std::optional<double> aspect;  // dx / dz (the pressure box; default 1)
   double stretching = 0;  // tanh parameter (both walls); 0: uniform z
+  double stretch_x = 0, stretch_y = 0;  // the pressure box's x (walled) and y (periodic): tanh towards both ends; 0: uniform
   std::optional<double> cfl;     // nu_CFL: the model problem of papers 000/001 instead of the pressure box
   double depth = 0.01;           // the model problem's H
   bool periodic = false;         // the model problem's sides periodic instead of Dirichlet

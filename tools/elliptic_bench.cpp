@@ -226,8 +226,13 @@ EllipticProblem make_problem(const BenchOptions& o, std::size_t elem) {
   p.grid = o.stretching > 0 ? Grid::make_stretched(n, {0, 0, 0}, length,
                                                    tanh_faces(n[2], 0.0, 1.0, o.stretching, Cluster::both), 1, elem)
                             : Grid::make(n, {0, 0, 0}, length, 1, elem);
+  const std::array<double, 2> horizontal{o.stretch_x, o.stretch_y};
+  for (int a = 0; a < 2; ++a)
+    if (horizontal[a] > 0) p.grid.stretch(a, tanh_faces(n[a], 0.0, length[a], horizontal[a], Cluster::both), a == 1);
   p.bc = box_conditions();
-  p.name = fmt::format("pressure box dx/dz {:g}", o.aspect.value_or(1.0));
+  p.name = fmt::format("pressure box dx/dz {:g}{}{}", o.aspect.value_or(1.0),
+                       o.stretch_x > 0 ? fmt::format(", x stretched (tanh {:g})", o.stretch_x) : "",
+                       o.stretch_y > 0 ? fmt::format(", y stretched (tanh {:g})", o.stretch_y) : "");
   return p;
 }
 
@@ -331,6 +336,8 @@ EllipticRun run_solver(const std::string& solver, const BenchOptions& o, const B
   fill(x, 0);
   set_random(r, 17);
   EllipticRun run;
+  if (g.stretched_horizontally() && solver != "direct" && solver != "fft" && solver != "direct_eigen")
+    throw std::runtime_error(solver + ": a box stretched along x or y is the direct solve's (direct, direct_eigen)");
   const double cells = double(g.layout.cells());
   const bool tridiagonal = solver == "thomas" || solver == "pcr" || solver == "auto" || solver.rfind("cusparse_gtsv", 0) == 0;
   if (tridiagonal) {
@@ -448,10 +455,12 @@ int elliptic_bench(const BenchOptions& o) {
   try {
     if (o.poisson) {
       validate_poisson_options(o);  // the case rules: grid shape, tolerance, sweeps
-      if (o.cfl || o.aspect || o.stretching > 0)
-        throw std::invalid_argument("--cfl, --aspect, --stretching: the Poisson case (--bc) takes a uniform grid of "
-                                    "spacing 1/max(n)");
+      if (o.cfl || o.aspect || o.stretching > 0 || o.stretch_x > 0 || o.stretch_y > 0)
+        throw std::invalid_argument("--cfl, --aspect, --stretching, --stretch-x, --stretch-y: the Poisson case (--bc) "
+                                    "takes a uniform grid of spacing 1/max(n)");
     }
+    if ((o.stretch_x > 0 || o.stretch_y > 0) && o.cfl)
+      throw std::invalid_argument("--stretch-x, --stretch-y: the pressure box's (not --cfl's model problem)");
     backend = Backend::from_name(o.backend.empty() ? "auto" : o.backend);
     for (int a = 0; a < 3; ++a)
       if (o.n[a] < 1) throw std::invalid_argument("--n: expected 3 positive integers");
@@ -512,6 +521,8 @@ int elliptic_bench(const BenchOptions& o) {
                           {"aspect", g.h[0] / g.min_dz()},
                           {"cfl", o.cfl ? nlohmann::json(*o.cfl) : nlohmann::json(nullptr)},
                           {"stretching", o.stretching},
+                          {"stretch_x", o.stretch_x},
+                          {"stretch_y", o.stretch_y},
                           {"precision", o.precision},
                           {"backend", backend.name()},
                           {"device", backend.describe()},

@@ -351,6 +351,15 @@ int main(int argc, char** argv) {
   elliptic_cmd->add_option("--stretching", bench.stretching, "tanh stretching of z towards both walls; 0: uniform")
       ->option_text("BETA")
       ->capture_default_str();
+  elliptic_cmd->add_option("--stretch-x", bench.stretch_x,
+                           "The pressure box: tanh stretching of x towards both walls (the direct solve takes it "
+                           "through its eigenbasis); 0: uniform")
+      ->option_text("BETA")
+      ->capture_default_str();
+  elliptic_cmd->add_option("--stretch-y", bench.stretch_y,
+                           "The pressure box: tanh stretching of the periodic y towards both ends; 0: uniform")
+      ->option_text("BETA")
+      ->capture_default_str();
   elliptic_cmd->add_option("--cfl", bench.cfl,
                            "The model problem of papers 000/001 instead of the pressure box: "
                            "-omega^2 (lap_h u + lambda^2 u_zz) + u = f on [0,1]^2 x [0,H], cell-centred finite volumes, "

@@ -62,7 +62,7 @@ class FourierType final : public SolverType {
     // on a grid of its own (its own z tables).
     const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
-                       (lent ? 0.0 : z_table_bytes(grid.layout));
+                       (lent ? 0.0 : stencil_table_bytes(grid.layout, c.pressure.stretched_xy));
     // Stretched x or y: the eigenbases' matrices and the products' work area, the pivots.
     if (c.pressure.stretched_xy)
       return {own + double(grid.layout.cells()) * c.value_bytes +

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "model/flow_simulation.hpp"
+#include "model/pressure_plan.hpp"
 #include "run/run_memory.hpp"
 #include "ghost_checks.hpp"
 #include "lock_exchange_checks.hpp"
@@ -276,7 +277,8 @@ TEST(GpuOutputStreams, EachStreamContinuesBitForBitAfterARestart) {
 TEST(GpuMemoryEstimate, IsWhatTheRunAllocates) {
   BOUSS_GPU_OR_SKIP();
   for (const char* variant : {"pressure.mixed_precision=false", "pressure.mixed_precision=true",
-                              "pressure.cpu_coarse_cells=0", "pressure.cpu_coarse_cells=4096"}) {
+                              "pressure.cpu_coarse_cells=0", "pressure.cpu_coarse_cells=4096",
+                              R"(grid.x={"stretching": "tanh", "parameter": 1})"}) {
     SCOPED_TRACE(variant);
     const Case c = restart_case("", {variant});
     const MemoryEstimate m = estimate_memory(c, gpu);
@@ -640,6 +642,18 @@ TEST(GpuAgreement, StretchedRayleighBenardOnCudaAndCpu) {
   c.pressure.tolerance = 1e-11;
   c.time.steps = 20;
   expect_cuda_run_as_on_the_cpu(c, gpu, 1e-9);
+}
+
+// The cube stretched towards all six walls (the direct solve through x's and y's eigenbases:
+// cuBLAS against the CPU's BLAS) on CUDA and the CPU.
+TEST(GpuAgreement, ACubeStretchedTowardsEveryWallOnCudaAndCpu) {
+  BOUSS_GPU_OR_SKIP();
+  const std::string tanh = R"({"stretching": "tanh", "parameter": 1.2})";
+  Case c = load_case(source_path("cases/nusselt_cube.json"),
+                     {"grid.n=[24,20,16]", "grid.x=" + tanh, "grid.y=" + tanh, "grid.z=" + tanh, "output=[]",
+                      "time.steps=20", "initial.perturbation.amplitude=0.1", "pressure.tolerance=1e-11"});
+  ASSERT_EQ(plan_pressure(c).name(), "direct");
+  expect_cuda_run_as_on_the_cpu(c, gpu, 1e-10);
 }
 
 // The lock exchange (cases/lock_exchange.json, 32^3, 20 steps of a fixed dt) on CUDA against

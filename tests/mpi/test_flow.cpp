@@ -164,8 +164,9 @@ TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
 // gathered levels or the gathered solve), for every pressure solver, on every process grid.
 TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
   const auto world = Communicator::world();
-  // "fft walled": the direct solve of a box walled in x, gathered whole onto rank 0.
-  for (const std::string entry : {"multigrid", "fft", "fft walled", "line_multigrid", "line_pcg"}) {
+  // "fft walled": the direct solve of a box walled in x, gathered whole onto rank 0; "fft
+  // stretched": that box stretched along x (the eigenbases), gathered likewise.
+  for (const std::string entry : {"multigrid", "fft", "fft walled", "fft stretched", "line_multigrid", "line_pcg"}) {
     const std::string solver = entry.substr(0, entry.find(' '));
     for (const char* below : {"32", "2"}) {
       std::vector<std::string> o = {"pressure.solver=\"" + solver + "\"",
@@ -174,6 +175,7 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
       if (entry != "fft")
         for (const char* side : {"x_lo", "x_hi"})
           o.push_back(std::string("boundaries.") + side + "={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}");
+      if (entry == "fft stretched") o.push_back(R"(grid.x={"stretching": "tanh", "parameter": 1})");
       const Case c = small_case(o);
       for (const std::array<int, 2>& dims : process_grids(world->size(), c.n)) {
         Case cut = c;

@@ -355,9 +355,11 @@ TEST(StateCheck, ANaNInOneCellStopsTheRunWithinOneStep) {
 TEST(MemoryEstimate, IsWhatTheRunAllocates) {
   for (const char* variant : {"pressure.fmg=false", "pressure.fmg=true", "pressure.mixed_precision=true",
                               "pressure.first_guess=\"extrapolated\"", "pressure.solver=\"line_multigrid\"",
-                              "pressure.solver=\"line_pcg\"", ""}) {
+                              "pressure.solver=\"line_pcg\"", R"(grid.x={"stretching": "tanh", "parameter": 1})",
+                              ""}) {
     SCOPED_TRACE(variant);
-    // The multigrid's variants, the line solvers, then auto's pick here (fft: x and y periodic).
+    // The multigrid's variants, the line solvers, then auto's picks here (direct: through x's
+    // eigenbasis on a stretched x; fft where x and y are periodic and uniform).
     const bool multigrid = std::string(variant).rfind("pressure.fmg", 0) == 0 || std::string(variant).rfind("pressure.mixed", 0) == 0 ||
                            std::string(variant).rfind("pressure.first", 0) == 0;
     const Case c = multigrid ? restart_case("", {"pressure.solver=\"multigrid\"", variant})
