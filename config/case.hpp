@@ -218,7 +218,6 @@ struct Case {
 
   bool periodic(int axis) const { return faces[2 * axis].periodic(); }
   bool stretched(int axis) const { return !axis_faces[axis].empty(); }
-  bool stretched_any() const { return stretched(0) || stretched(1) || stretched(2); }
   double length(int axis) const { return extent[axis][1] - extent[axis][0]; }
   // The mean spacing (length / n): a stretched axis's cells are face(i + 1) - face(i) wide.
   double spacing(int axis) const { return length(axis) / n[axis]; }

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -94,6 +95,43 @@ TEST(InitialState, AFinerGridKeepsTCellByCellAndIsDivergenceFree) {
   ASSERT_EQ(theta.size(), 32u * 32 * 16);
   const std::vector<double> down_means = block_means(theta, [](int K) { return 1 - (K + 0.5) / 16; });
   for (std::size_t p = 0; p < down_means.size(); ++p) ASSERT_NEAR(down[p], down_means[p], 1e-13) << "cell " << p;
+}
+
+// Sum of T dV of a record of a file's T, each cell's volume from the file's own faces.
+double heat_of(const std::map<std::string, std::vector<double>>& v, std::size_t record) {
+  const std::vector<double> &xf = v.at("xf"), &yf = v.at("yf"), &zf = v.at("zf");
+  const std::size_t nx = xf.size() - 1, ny = yf.size() - 1, nz = zf.size() - 1;
+  const std::vector<double> T = record_of(v.at("T"), v.at("time").size(), record);
+  double sum = 0;
+  for (std::size_t k = 0; k < nz; ++k)
+    for (std::size_t j = 0; j < ny; ++j)
+      for (std::size_t i = 0; i < nx; ++i)
+        sum += T[i + nx * (j + ny * k)] * (xf[i + 1] - xf[i]) * (yf[j + 1] - yf[j]) * (zf[k + 1] - zf[k]);
+  return sum;
+}
+
+// From a grid stretched along x and y onto a uniform one and back: T carried conservatively
+// (the heat sum T dV the same to round-off, each cell's volume its own), the velocity projected.
+TEST(InitialState, StretchedAndUniformGridsCarryTheHeat) {
+  ScratchDir dir("initial_stretched");
+  const std::string a = dir.file("a.nc"), b = dir.file("b.nc"), c = dir.file("c.nc");
+  const std::vector<std::string> stretched = {R"(grid.x={"stretching": "tanh", "parameter": 1})",
+                                              R"(grid.y={"stretching": "tanh", "parameter": 0.8})"};
+  run_case(state_case(a, stretched), Backend::cpu());
+  run_case(state_case(b, {R"(initial={"from": ")" + a + R"("})", "time.steps=1", "grid.n=[24,20,8]",
+                          "output.diagnostics_interval_steps=1"}),
+           Backend::cpu());
+  std::vector<std::string> back = stretched;
+  back.insert(back.end(), {R"(initial={"from": ")" + b + R"(", "record": 0})", "time.steps=1",
+                           "output.diagnostics_interval_steps=1"});
+  run_case(state_case(c, back), Backend::cpu());
+  const auto va = read_variables(a), vb = read_variables(b), vc = read_variables(c);
+  ASSERT_NE(va.at("xf")[1] - va.at("xf")[0], va.at("xf")[9] - va.at("xf")[8]) << "a's x is stretched";
+  const double ha = heat_of(va, va.at("time").size() - 1), hb = heat_of(vb, 0), hc = heat_of(vc, 0);
+  EXPECT_NEAR(hb, ha, 1e-13 * std::fabs(ha));
+  EXPECT_NEAR(hc, hb, 1e-13 * std::fabs(hb));
+  EXPECT_LT(vb.at("max_divergence").front(), 1e-11) << "projected";
+  EXPECT_LT(vc.at("max_divergence").front(), 1e-11) << "projected";
 }
 
 // A float file quantized to 4 digits is a state too: its values, as stored, on the same grid.
