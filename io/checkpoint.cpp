@@ -1,9 +1,8 @@
 // Checkpoint files: see io/checkpoint.hpp and docs/checkpoint.md.
 //
-// The file is created, opened and closed with the netCDF C calls and everything in between
-// goes through the NetCDF-C++ API: NcFile's destructor closes again after a failed close
-// and prints to std::cerr, and the writer must decide itself what happens to a file whose
-// writes failed (write_in_child below).
+// The file is created, opened and closed with the netCDF C calls, and the definitions in
+// between go through handles on the same C API (io/netcdf_handles.hpp): the writer decides
+// itself what happens to a file whose writes failed (write_in_child below).
 #include "io/checkpoint.hpp"
 
 #include <fcntl.h>
@@ -17,7 +16,6 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
-#include <netcdf>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -25,15 +23,16 @@
 
 #include "config/fields.hpp"
 #include "io/file_util.hpp"
+#include "io/netcdf_handles.hpp"
 
 namespace bouss {
 namespace {
 
-using netCDF::NcDim;
-using netCDF::NcGroup;
-using netCDF::NcGroupAtt;
-using netCDF::NcVar;
-using netCDF::exceptions::NcException;
+using NcDim = nc::Dim;
+using NcGroup = nc::Group;
+using NcGroupAtt = nc::Att;
+using NcVar = nc::Var;
+using NcException = nc::Error;
 
 constexpr const char* kFormatAttribute = "bouss_checkpoint_format";
 constexpr const char* kArraysAttribute = "bouss_arrays";  // the array names, in order, space-separated
@@ -183,19 +182,19 @@ void define_and_write(int ncid, const Checkpoint& c) {
   root.putAtt("Conventions", "CF-1.8");
   root.putAtt("title", "bouss checkpoint");
   root.putAtt("comment", "the state of a bouss run at one step, to continue it bit for bit (docs/checkpoint.md)");
-  root.putAtt(kFormatAttribute, netCDF::ncInt, Checkpoint::format_version);
+  root.putAtt(kFormatAttribute, NC_INT, int(Checkpoint::format_version));
   root.putAtt("bouss_build", c.provenance);
   root.putAtt("case_json", c.case_json);
   root.putAtt("case_source", c.case_source);
-  root.putAtt("time", netCDF::ncDouble, c.time);
-  root.putAtt("last_dt", netCDF::ncDouble, c.last_dt);
-  root.putAtt("step", netCDF::ncInt64, static_cast<long long>(c.step));
-  root.putAtt("output_records", netCDF::ncInt64, static_cast<long long>(c.output_records));
-  root.putAtt("series_records", netCDF::ncInt64, static_cast<long long>(c.series_records));
+  root.putAtt("time", NC_DOUBLE, c.time);
+  root.putAtt("last_dt", NC_DOUBLE, c.last_dt);
+  root.putAtt("step", NC_INT64, static_cast<long long>(c.step));
+  root.putAtt("output_records", NC_INT64, static_cast<long long>(c.output_records));
+  root.putAtt("series_records", NC_INT64, static_cast<long long>(c.series_records));
   std::string list;
   for (const auto& arr : c.arrays) list += (list.empty() ? "" : " ") + arr.name;
   root.putAtt(kArraysAttribute, list);
-  for (const auto& kv : c.state) root.putAtt(kStatePrefix + kv.first, netCDF::ncDouble, kv.second);
+  for (const auto& kv : c.state) root.putAtt(kStatePrefix + kv.first, NC_DOUBLE, kv.second);
   for (const auto& kv : c.text) root.putAtt(kTextPrefix + kv.first, kv.second);
 
   std::array<std::array<NcDim, 3>, 2> dims;
@@ -206,25 +205,25 @@ void define_and_write(int ncid, const Checkpoint& c) {
   for (const auto& arr : c.arrays) {
     if (arr.stagger == CheckpointArray::flat_array) {
       const NcDim d = root.addDim(flat_dimension(arr.name), arr.values.size());
-      NcVar v = root.addVar(arr.name, netCDF::ncDouble, d);
+      NcVar v = root.addVar(arr.name, NC_DOUBLE, d);
       std::vector<std::size_t> chunk{flat_chunk(arr.values.size())};
-      v.setChunking(NcVar::nc_CHUNKED, chunk);
-      v.setChecksum(NcVar::nc_FLETCHER32);
-      v.setFill(false, static_cast<const void*>(nullptr));
+      v.setChunking(chunk);
+      v.setChecksum();
+      v.setNoFill();
       v.putAtt("long_name", long_name_of(arr.name));
       vars.push_back(v);
       continue;
     }
     std::vector<NcDim> on;
     for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
-    NcVar v = root.addVar(arr.name, netCDF::ncDouble, on);
+    NcVar v = root.addVar(arr.name, NC_DOUBLE, on);
     const auto chunk = chunk_shape(extents(c.n, arr.stagger));
     std::vector<std::size_t> chunk_v(chunk.begin(), chunk.end());
-    v.setChunking(NcVar::nc_CHUNKED, chunk_v);
+    v.setChunking(chunk_v);
     // A checksum on each chunk: a restart from flipped bits would not be bit for bit.
-    v.setChecksum(NcVar::nc_FLETCHER32);
+    v.setChecksum();
     // Every value is written: filling first would write each array twice.
-    v.setFill(false, static_cast<const void*>(nullptr));
+    v.setNoFill();
     v.putAtt("long_name", long_name_of(arr.name));
     v.putAtt("grid_location", grid_location(Stagger(arr.stagger + 1)));
     vars.push_back(v);
@@ -354,7 +353,7 @@ class Reader {
   }
 
   double real(const NcGroupAtt& a) const {
-    if (a.getType() != netCDF::ncDouble || a.getAttLength() != 1)
+    if (a.getType() != NC_DOUBLE || a.getAttLength() != 1)
       damaged("global attribute '" + a.getName() + "' is not one double");
     double v = 0;
     a.getValues(&v);
@@ -362,7 +361,7 @@ class Reader {
   }
 
   std::int64_t integer(const NcGroupAtt& a) const {
-    if (a.getType() != netCDF::ncInt64 || a.getAttLength() != 1)
+    if (a.getType() != NC_INT64 || a.getAttLength() != 1)
       damaged("global attribute '" + a.getName() + "' is not one 64-bit integer");
     long long v = 0;
     a.getValues(&v);
@@ -370,7 +369,7 @@ class Reader {
   }
 
   std::string text(const NcGroupAtt& a) const {
-    if (a.getType() != netCDF::ncChar) damaged("global attribute '" + a.getName() + "' is not text");
+    if (a.getType() != NC_CHAR) damaged("global attribute '" + a.getName() + "' is not text");
     std::string v;
     if (a.getAttLength() > 0) a.getValues(v);
     return v;
@@ -546,9 +545,9 @@ Checkpoint read_checkpoint(const std::string& path) {
     if (!format) fail(path, std::string("not a bouss checkpoint (no global attribute ") + kFormatAttribute + ")");
     {
       const auto t = format->getType();
-      if (format->getAttLength() != 1 || !(t == netCDF::ncInt || t == netCDF::ncShort || t == netCDF::ncByte ||
-                                           t == netCDF::ncInt64 || t == netCDF::ncUint || t == netCDF::ncUshort ||
-                                           t == netCDF::ncUbyte || t == netCDF::ncUint64))
+      if (format->getAttLength() != 1 || !(t == NC_INT || t == NC_SHORT || t == NC_BYTE ||
+                                           t == NC_INT64 || t == NC_UINT || t == NC_USHORT ||
+                                           t == NC_UBYTE || t == NC_UINT64))
         r.damaged(std::string("global attribute ") + kFormatAttribute + " is not one integer");
       long long v = 0;
       format->getValues(&v);
@@ -591,7 +590,7 @@ Checkpoint read_checkpoint(const std::string& path) {
       if (!seen.insert(name).second) r.damaged("array '" + name + "' is listed twice in " + kArraysAttribute);
       NcVar v = r.root().getVar(name);
       if (v.isNull()) r.damaged("array '" + name + "' (listed in " + kArraysAttribute + ") is missing");
-      if (v.getType() != netCDF::ncDouble) r.damaged("array '" + name + "' is " + v.getType().getName() + ", expected double");
+      if (v.getType() != NC_DOUBLE) r.damaged("array '" + name + "' is " + nc::type_name(v.getType()) + ", expected double");
       const std::vector<NcDim> dims = v.getDims();
       if (dims.size() == 1 && dims[0].getName() == flat_dimension(name)) {
         CheckpointArray arr;

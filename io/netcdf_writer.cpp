@@ -1,9 +1,8 @@
 // NetCDF-4 / CF-1.8 output: see io/netcdf_writer.hpp and docs/output.md.
 //
 // The data path (records, flushes, closing) uses the NetCDF C API so that every call's
-// status and errno are seen where the call is made; the definitions use the C++ API on the
-// same handle (netCDF::NcGroup does not own it, unlike netCDF::NcFile, whose destructor
-// retries a failed close and prints to stderr).
+// status and errno are seen where the call is made; the definitions use handles on the same
+// C API (io/netcdf_handles.hpp: they do not own the file, and throw nc::Error).
 #include "io/netcdf_writer.hpp"
 
 #include <dlfcn.h>
@@ -23,7 +22,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <netcdf>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -34,6 +32,7 @@
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
 #include "io/netcdf_attributes.hpp"
+#include "io/netcdf_handles.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
 #include "config/fields.hpp"
@@ -44,10 +43,10 @@ namespace bouss {
 namespace {
 
 namespace fs = std::filesystem;
-using netCDF::NcDim;
-using netCDF::NcGroup;
-using netCDF::NcVar;
-using netCDF::exceptions::NcException;
+using NcDim = nc::Dim;
+using NcGroup = nc::Group;
+using NcVar = nc::Var;
+using NcException = nc::Error;
 
 // Why a failed write used to end in SIGSEGV (exit 139) after the error was reported:
 // HDF5 (1.10) registers H5_term_library with atexit when it starts. Once a flush of a file
@@ -364,7 +363,7 @@ struct NetcdfWriter::Impl {
     if (status != NC_NOERR) nc_failed(status, err, what);
   }
 
-  // Runs NetCDF C++ definitions (which throw NcException).
+  // Runs definitions through the handles (which throw nc::Error).
   template <class Define>
   auto define(const std::string& what, Define&& d) -> decltype(d()) {
     errno = 0;
@@ -498,7 +497,7 @@ struct NetcdfWriter::Impl {
     if (series.empty()) {
       define(what, [&] {
         series_dim = root.addDim("diagnostic_time");  // unlimited
-        series_time = root.addVar("diagnostic_time", netCDF::ncDouble, series_dim);
+        series_time = root.addVar("diagnostic_time", NC_DOUBLE, series_dim);
         series_time.putAtt("long_name", "time");
         put_units(series_time, "s");
         return 0;
@@ -511,7 +510,7 @@ struct NetcdfWriter::Impl {
   }
 
   NcVar described_var(const std::string& key, const NcDim& dim) {
-    NcVar v = root.addVar(key, netCDF::ncDouble, dim);
+    NcVar v = root.addVar(key, NC_DOUBLE, dim);
     const auto known = key == kStepInfo.name ? &kStepInfo : described.count(key) ? &described.at(key) : nullptr;
     std::string long_name = key;
     if (known) {
@@ -520,7 +519,7 @@ struct NetcdfWriter::Impl {
       std::replace(long_name.begin(), long_name.end(), '_', ' ');
     }
     // Records written before this key first appeared read as missing.
-    v.setFill(true, NC_FILL_DOUBLE);
+    v.setFill(NC_FILL_DOUBLE);
     v.putAtt("long_name", long_name);
     put_units(v, known ? known->units.c_str() : "1");
     if (known && !known->panel.empty()) v.putAtt("plot_panel", known->panel);
@@ -641,32 +640,32 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   // The run that writes it and its continuations (io/run_identity.hpp).
   if (!c.run_id.empty()) f.putAtt(output_run_id_attribute, c.run_id);
   // The ranks that wrote it and their process grid (x by y): one file whatever the count.
-  f.putAtt("mpi_ranks", netCDF::ncInt, c.ranks);
+  f.putAtt("mpi_ranks", NC_INT, c.ranks);
   f.putAtt("decomposition", c.ranks > 1 ? std::to_string(c.decomposition[0]) + "x" + std::to_string(c.decomposition[1])
                                         : std::string("1x1"));
   f.putAtt("case_json", c.json_text);
   if (const auto& from = c.initial.from) {  // the state the run started from (initial.from)
     f.putAtt("initial_from", from->path);
-    f.putAtt("initial_record", netCDF::ncInt64, static_cast<long long>(from->source_record));
-    f.putAtt("initial_time", netCDF::ncDouble, from->source_time);
+    f.putAtt("initial_record", NC_INT64, static_cast<long long>(from->source_record));
+    f.putAtt("initial_time", NC_DOUBLE, from->source_time);
   }
   f.putAtt("units_system", units_system_name(c.physics.units));
-  f.putAtt("nu", netCDF::ncDouble, c.physics.nu);
-  f.putAtt("kappa", netCDF::ncDouble, c.physics.kappa);
-  f.putAtt("buoyancy", netCDF::ncDouble, c.physics.buoyancy);
-  f.putAtt("reference_temperature", netCDF::ncDouble, c.physics.reference_temperature);
+  f.putAtt("nu", NC_DOUBLE, c.physics.nu);
+  f.putAtt("kappa", NC_DOUBLE, c.physics.kappa);
+  f.putAtt("buoyancy", NC_DOUBLE, c.physics.buoyancy);
+  f.putAtt("reference_temperature", NC_DOUBLE, c.physics.reference_temperature);
   const ReferenceProfile reference = reference_profile(c);
-  f.putAtt("reference_temperature_gradient", netCDF::ncDouble, reference.gradient);
-  f.putAtt("reference_height", netCDF::ncDouble, reference.height);
+  f.putAtt("reference_temperature_gradient", NC_DOUBLE, reference.gradient);
+  f.putAtt("reference_height", NC_DOUBLE, reference.height);
   // The temperatures the boundaries and the initial state hold T between (config/units.hpp).
   const std::array<double, 2> range = temperature_range(c);
-  f.putAtt("temperature_range", netCDF::ncDouble, 2, range.data());
-  if (c.physics.rayleigh) f.putAtt("rayleigh", netCDF::ncDouble, *c.physics.rayleigh);
-  if (c.physics.prandtl) f.putAtt("prandtl", netCDF::ncDouble, *c.physics.prandtl);
-  if (c.physics.grashof) f.putAtt("grashof", netCDF::ncDouble, *c.physics.grashof);
-  if (c.physics.reynolds) f.putAtt("reynolds", netCDF::ncDouble, *c.physics.reynolds);
-  if (c.physics.schmidt) f.putAtt("schmidt", netCDF::ncDouble, *c.physics.schmidt);
-  if (c.physics.reduced_gravity) f.putAtt("reduced_gravity", netCDF::ncDouble, *c.physics.reduced_gravity);
+  f.putAtt("temperature_range", NC_DOUBLE, 2, range.data());
+  if (c.physics.rayleigh) f.putAtt("rayleigh", NC_DOUBLE, *c.physics.rayleigh);
+  if (c.physics.prandtl) f.putAtt("prandtl", NC_DOUBLE, *c.physics.prandtl);
+  if (c.physics.grashof) f.putAtt("grashof", NC_DOUBLE, *c.physics.grashof);
+  if (c.physics.reynolds) f.putAtt("reynolds", NC_DOUBLE, *c.physics.reynolds);
+  if (c.physics.schmidt) f.putAtt("schmidt", NC_DOUBLE, *c.physics.schmidt);
+  if (c.physics.reduced_gravity) f.putAtt("reduced_gravity", NC_DOUBLE, *c.physics.reduced_gravity);
 
   if (!stream.region.whole()) {
     const std::string a = axis_name(stream.region.axis);
@@ -697,7 +696,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   // written at every record of the stream).
   auto record_coordinate = [&](const char* name, const char* long_name, NcDim& d, NcVar& v) {
     d = f.addDim(name);  // unlimited
-    v = f.addVar(name, netCDF::ncDouble, d);
+    v = f.addVar(name, NC_DOUBLE, d);
     v.putAtt("long_name", long_name);
     if (dim) v.putAtt("standard_name", "time");
     v.putAtt("axis", "T");
@@ -713,11 +712,11 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   std::array<NcVar, 3> centre_var, face_var, bounds_var;
   const NcDim nv_dim = f.addDim("nv", 2);
   reserved.insert("nv");
-  for (int a = 0; a < 3; ++a) centre_var[a] = f.addVar(axis_name(a), netCDF::ncDouble, centre_dim[a]);
-  for (int a = 0; a < 3; ++a) face_var[a] = f.addVar(std::string(axis_name(a)) + "f", netCDF::ncDouble, face_dim[a]);
+  for (int a = 0; a < 3; ++a) centre_var[a] = f.addVar(axis_name(a), NC_DOUBLE, centre_dim[a]);
+  for (int a = 0; a < 3; ++a) face_var[a] = f.addVar(std::string(axis_name(a)) + "f", NC_DOUBLE, face_dim[a]);
   for (int a = 0; a < 3; ++a) {
     const std::string bounds = std::string(axis_name(a)) + "_bnds";
-    bounds_var[a] = f.addVar(bounds, netCDF::ncDouble, std::vector<NcDim>{centre_dim[a], nv_dim});
+    bounds_var[a] = f.addVar(bounds, NC_DOUBLE, std::vector<NcDim>{centre_dim[a], nv_dim});
     reserved.insert(bounds);
   }
   for (int a = 0; a < 3; ++a) {
@@ -734,7 +733,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
       if (a == 2) v.putAtt("axis", "Z");
       if (a == 2) v.putAtt("positive", "up");
       if (s == 0) v.putAtt("bounds", an + "_bnds");
-      if (s == 1) v.putAtt("c_grid_axis_shift", netCDF::ncDouble, -0.5);
+      if (s == 1) v.putAtt("c_grid_axis_shift", NC_DOUBLE, -0.5);
     }
   }
 
@@ -742,7 +741,7 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   // record dimension and nv like x_bnds.
   if (averaged) {
     auto time_bounds = [&](const NcDim& d, NcVar& coordinate, const std::string& name) {
-      NcVar b = f.addVar(name, netCDF::ncDouble, std::vector<NcDim>{d, nv_dim});
+      NcVar b = f.addVar(name, NC_DOUBLE, std::vector<NcDim>{d, nv_dim});
       coordinate.putAtt("bounds", name);
       reserved.insert(name);
       return b;
@@ -762,11 +761,11 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
       n[a] = static_cast<size_t>(box_n[a]) + (faces ? 1 : 0);
       dims.push_back(faces ? face_dim[a] : centre_dim[a]);
     }
-    NcVar v = single ? f.addVar(name, netCDF::ncFloat, dims) : f.addVar(name, netCDF::ncDouble, dims);
+    NcVar v = single ? f.addVar(name, NC_FLOAT, dims) : f.addVar(name, NC_DOUBLE, dims);
     const size_t row = field_bytes() * n[0], plane = row * n[1];
     std::vector<size_t> chunk{1, output_chunk_planes(plane, n[2]), n[1], n[0]};
     if (plane > kMaxChunkBytes) chunk[2] = std::max<size_t>(1, kMaxChunkBytes / row);
-    v.setChunking(NcVar::nc_CHUNKED, chunk);
+    v.setChunking(chunk);
     v.putAtt("long_name", long_name);
     put_units(v, units.c_str());
     v.putAtt("grid_location", grid_location(stagger));
@@ -805,9 +804,9 @@ void NetcdfWriter::Impl::define_header(const Case& c) {
   for (const auto& name : stream.profiles) {
     const ProfileInfo& spec = profile_named(name);
     const NcDim& zd = spec.stagger == Stagger::face_z ? face_dim[2] : centre_dim[2];
-    NcVar v = f.addVar(name, netCDF::ncDouble, std::vector<NcDim>{profile_dim, zd});
+    NcVar v = f.addVar(name, NC_DOUBLE, std::vector<NcDim>{profile_dim, zd});
     std::vector<size_t> chunk{1, zd.getSize()};
-    v.setChunking(NcVar::nc_CHUNKED, chunk);
+    v.setChunking(chunk);
     v.putAtt("long_name", spec.long_name);
     put_units(v, spec.units);
     v.putAtt("grid_location", grid_location(spec.stagger));

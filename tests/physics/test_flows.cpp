@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <netcdf>
+#include "io/netcdf_handles.hpp"
 
 #include "grid/stretching.hpp"
 #include "io/netcdf_writer.hpp"
@@ -150,7 +150,7 @@ TEST(Physics, NetcdfOutputReadsBackWithTheRunsValues) {
     w.write(sim.time(), fields, {{"kinetic_energy", sim.diagnostics().kinetic_energy}});
     w.close();
   }
-  netCDF::NcFile f(file.string(), netCDF::NcFile::read);
+  nc::ReadFile f(file.string());
   for (const auto& name : c.output.streams.at(0).fields) {
     const std::vector<double> expected = sim.host_values(name);
     std::vector<double> got(expected.size());

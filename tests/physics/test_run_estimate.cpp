@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <netcdf>
+#include "io/netcdf_handles.hpp"
 #include <string>
 #include <vector>
 
@@ -95,7 +95,7 @@ TEST(RunEstimate, OutputCountsTheRecordsTheRunWrites) {
     const double record = double(8 * 8 * 4 * sizeof(double));
     EXPECT_EQ(o.last_record_bytes, record);
     steps_of_run(c);
-    netCDF::NcFile f(file, netCDF::NcFile::read);
+    nc::ReadFile f(file);
     const double written = double(f.getDim("time").getSize());
     if (steps) EXPECT_EQ(o.bytes, written * record) << written << " records";
     // By time, the steps are an estimate: the run may land its last interval's record on the end.
