@@ -44,20 +44,18 @@ Box supplied_box(const Grid& part, Stagger s) {
   return b;
 }
 
+std::vector<double> supplied_values(const std::vector<double>& values, Stagger s, const Grid& part) {
+  const std::array<int, 3> mine = points_of(part.layout.n, s);
+  if (values.size() != std::size_t(mine[0]) * mine[1] * mine[2])
+    throw std::invalid_argument("supplied_values: the values are not the block's interior");
+  return part_of_box(values, Box{{0, 0, 0}, mine}, supplied_box(part, s));
+}
+
 std::vector<double> gather_interior(const std::vector<double>& all, Stagger s, const Grid& part,
                                     const Communicator& ranks, int root) {
   if (!part.decomposition || ranks.alone()) return all;
   const Decomposition& d = *part.decomposition;
-  const std::array<int, 3> mine = points_of(d.n, s);
-  if (all.size() != std::size_t(mine[0]) * mine[1] * mine[2])
-    throw std::invalid_argument("gather_interior: the values are not the block's interior");
-  const Box sup = supplied_box(part, s);
-  std::vector<double> send;
-  send.reserve(std::size_t(sup.cells()));
-  for (int k = sup.lo[2]; k < sup.hi[2]; ++k)
-    for (int j = sup.lo[1]; j < sup.hi[1]; ++j)
-      for (int i = sup.lo[0]; i < sup.hi[0]; ++i)
-        send.push_back(all[i + std::size_t(mine[0]) * (j + std::size_t(mine[1]) * k)]);
+  const std::vector<double> send = supplied_values(all, s, part);
   std::vector<char> received;
   ranks.gatherv(send.data(), send.size() * sizeof(double), &received, root);
   if (ranks.rank() != root) return {};
@@ -101,21 +99,20 @@ std::vector<double> part_of_box(const std::vector<double>& values, const Box& bo
   return v;
 }
 
+Box block_box(const Grid& part, Stagger s) {
+  const std::array<int, 3> n = points_of(part.layout.n, s), offset = part.offset();
+  Box b;
+  for (int a = 0; a < 3; ++a) b.lo[a] = offset[a], b.hi[a] = offset[a] + n[a];  // the last block's face n: the whole's face N
+  return b;
+}
+
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part) {
   if (!part.decomposition) return whole;
-  const Decomposition& b = *part.decomposition;
-  const std::array<int, 3> points = points_of(b.global_n, s), n = points_of(b.n, s);
+  const std::array<int, 3> points = points_of(part.decomposition->global_n, s);
   if (whole.size() != std::size_t(points[0]) * points[1] * points[2])
     throw std::invalid_argument("block_of_whole: the values are not the whole grid's interior");
-  std::vector<double> v;
-  v.reserve(std::size_t(n[0]) * n[1] * n[2]);
-  for (int k = 0; k < n[2]; ++k)
-    for (int j = 0; j < n[1]; ++j)
-      for (int i = 0; i < n[0]; ++i) {
-        const int I = i + b.offset[0], J = j + b.offset[1];  // the last block's face n: the whole's face N
-        v.push_back(whole[I + std::size_t(points[0]) * (J + std::size_t(points[1]) * k)]);
-      }
-  return v;
+  const Box b = block_box(part, s);
+  return part_of_box(whole, Box{{0, 0, 0}, points}, b);
 }
 
 namespace {

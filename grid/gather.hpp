@@ -21,6 +21,8 @@ Box supplied_box(const Grid& part, Stagger s);
 // Those of rank p of the decomposition d, in the whole grid's indices.
 Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s);
 
+// The values of supplied_box(part, s) out of the block's interior values (x fastest).
+std::vector<double> supplied_values(const std::vector<double>& values, Stagger s, const Grid& part);
 // Every rank's supplied points of its block's interior values (on the host, x fastest, as
 // interior_values and Simulation::host_values order them) gathered onto rank root as the
 // whole grid's interior; empty on the other ranks. Collective.
@@ -49,5 +51,7 @@ std::vector<double> part_of_box(const std::vector<double>& values, const Box& bo
 // This rank's block of the whole grid's interior values (its interior, face n of a cut
 // axis included), without communication: every rank holds the whole (a checkpoint read).
 std::vector<double> block_of_whole(const std::vector<double>& whole, Stagger s, const Grid& part);
+// The points of that block in the whole grid's indices (a checkpoint read by block).
+Box block_box(const Grid& part, Stagger s);
 
 }  // namespace bouss

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "grid/box.hpp"
+#include "parallel/communicator.hpp"
+
 namespace bouss {
 
 // One field of the run's state: interior values on its own grid location.
@@ -78,10 +81,36 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& c);
 // inside netCDF.
 void write_checkpoint(const std::string& path, const Checkpoint& c);
 
+// What one rank of a decomposed run reads (or writes) of each grid array: the box of its points, in the
+// whole array's indices (x fastest), for each location ([0]: cell centres; [1], [2], [3]:
+// faces along x, y, z), of a checkpoint of n cells.
+struct CheckpointBlock {
+  std::array<int, 3> n{};
+  std::array<Box, 4> boxes;
+};
+
+// Whether these ranks write a checkpoint together, each its own block (a build with parallel
+// NetCDF, MPI's threads serialized, more than one rank); otherwise rank 0 writes the whole.
+bool writes_checkpoints_by_block(const Communicator& ranks);
+// The same file as write_checkpoint, written by every rank of `ranks` at once (collectively:
+// every rank calls it, on its IO thread through IoThread::call): each rank's grid arrays hold
+// the values of its box in `supplied` for their location (the points only it supplies, x
+// fastest); the metadata, and the flat arrays (written by rank 0), are rank 0's. Rank 0's
+// checks (names, the path, the disk's room) come first and the file is put in place by rank
+// 0 as a checkpoint of one rank is; any rank's failure throws the same one line on every rank.
+void write_checkpoint(const std::string& path, const Checkpoint& mine, const CheckpointBlock& supplied,
+                      const Communicator& ranks);
+
 // Reads a checkpoint. Throws std::runtime_error with one line, "checkpoint PATH: REASON",
 // when the file is missing, is not a bouss checkpoint, was written in another format
 // version ("written by format version 7; this build reads version 1"), or is damaged (a
 // missing or ill-shaped variable or attribute, a chunk whose checksum does not match).
 Checkpoint read_checkpoint(const std::string& path);
+
+// The same, but each grid array's values are those of `block`'s box for its location alone,
+// read as one hyperslab (no rank reads a whole array), when the file's grid has block.n
+// cells; a checkpoint of another grid has its grid arrays' values left empty (the caller's
+// comparison of the cases names the difference). Flat arrays are read whole.
+Checkpoint read_checkpoint(const std::string& path, const CheckpointBlock& block);
 
 }  // namespace bouss

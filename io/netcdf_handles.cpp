@@ -156,6 +156,10 @@ void Var::putVar(const std::vector<std::size_t>& start, const std::vector<std::s
 
 void Var::getVar(double* values) const { check(nc_get_var_double(ncid_, varid_, values), "cannot read " + getName()); }
 
+void Var::getVar(const std::vector<std::size_t>& start, const std::vector<std::size_t>& count, double* values) const {
+  check(nc_get_vara_double(ncid_, varid_, start.data(), count.data(), values), "cannot read " + getName());
+}
+
 Dim Group::addDim(const std::string& name, std::size_t size) const {
   int id = -1;
   check(nc_def_dim(ncid_, name.c_str(), size, &id), "dimension " + name);

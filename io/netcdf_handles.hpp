@@ -103,6 +103,7 @@ class Var : public Attributes {
   void putVar(const double* values) const;
   void putVar(const std::vector<std::size_t>& start, const std::vector<std::size_t>& count, const double* values) const;
   void getVar(double* values) const;
+  void getVar(const std::vector<std::size_t>& start, const std::vector<std::size_t>& count, double* values) const;
 
  private:
   int ncid() const { return ncid_; }

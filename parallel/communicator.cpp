@@ -83,12 +83,16 @@ std::shared_ptr<const Communicator> Communicator::world() {
     MPI_Initialized(&initialized);
     if (!initialized) {
       int provided = 0;
-      // Only the main thread calls MPI (the output writer's thread does not).
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+      // The main thread calls MPI, and the IO thread while the main thread waits for it (the
+      // collective writes of a file every rank writes: threads_serialized()).
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
       std::atexit(finalize_at_exit);
     }
     auto* c = new Communicator();
     c->mpi_ = true;
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    c->serialized_ = level >= MPI_THREAD_SERIALIZED;
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size_);
     MPI_Comm node;
@@ -103,6 +107,15 @@ std::shared_ptr<const Communicator> Communicator::world() {
   return w;
 #else
   return self();
+#endif
+}
+
+const void* Communicator::mpi_comm() const {
+#ifdef BOUSS_HAVE_MPI
+  static const MPI_Comm world = MPI_COMM_WORLD;
+  return mpi_ ? &world : nullptr;
+#else
+  return nullptr;
 #endif
 }
 

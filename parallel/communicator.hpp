@@ -52,10 +52,18 @@ class Communicator {
   // "rank r of n" for log lines, empty for a single rank.
   std::string describe() const;
 
+  // The MPI communicator itself, for a library that takes one (parallel NetCDF), as the
+  // address of an MPI_Comm; null for a rank alone (no MPI).
+  const void* mpi_comm() const;
+  // Whether another thread may call MPI while the main thread waits for it (MPI initialised
+  // with MPI_THREAD_SERIALIZED at least): the IO thread's collective writes of a file that
+  // every rank writes (io/checkpoint.hpp), run by IoThread::call.
+  bool threads_serialized() const { return serialized_; }
+
  private:
   Communicator() = default;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
-  bool mpi_ = false, cuda_aware_ = false;
+  bool mpi_ = false, cuda_aware_ = false, serialized_ = false;
 };
 
 // Every rank learns whether any failed, and the first failing rank's message (in rank

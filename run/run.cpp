@@ -213,10 +213,13 @@ void Run::open_outputs() {
 void Run::start_from_checkpoint() {
   const std::string& path = *control_.restart;
   Checkpoint ck;
-  // Every rank reads it (the whole arrays) and keeps its block.
+  // Every rank reads its own block of each array (one hyperslab: no rank holds a whole one).
+  const Grid part = rank_grid(case_, backend_.ranks());
+  CheckpointBlock block{case_.n, {}};
+  for (int s = 0; s < 4; ++s) block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
   agree([&] {
     try {
-      ck = IoThread::instance().call([&] { return read_checkpoint(path); });
+      ck = IoThread::instance().call([&] { return read_checkpoint(path, block); });
     } catch (const std::exception& e) {
       throw CaseError(e.what());
     }
@@ -310,7 +313,7 @@ void Run::start_from_checkpoint() {
   std::vector<std::pair<std::string, std::vector<double>>> arrays;
   for (CheckpointArray& a : ck.arrays)
     if (a.stagger != CheckpointArray::flat_array)  // a time average's sums (the streams take them)
-      arrays.emplace_back(a.name, block_of_whole(a.values, field_named(a.name).stagger, sim_->grid()));
+      arrays.emplace_back(a.name, std::move(a.values));  // this rank's block (read so)
   sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
   series_.restore(ck.state);
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
@@ -533,11 +536,18 @@ std::string Run::write_checkpoint() {
   ck.last_dt = sim_->last_dt();
   ck.step = sim_->steps_done();
   // The checkpoint's staggering: -1 for cell centres, else the axis of the faces. Under
-  // several ranks the whole arrays, gathered onto the writer rank.
+  // several ranks each rank's own points, written by every rank into the one file where the
+  // build can (parallel NetCDF), else the whole arrays, gathered onto rank 0, which writes.
   const Communicator& ranks = backend_.ranks();
+  const bool by_block = writes_checkpoints_by_block(ranks);
+  CheckpointBlock supplied{case_.n, {}};
+  for (int s = 0; by_block && s < 4; ++s)
+    supplied.boxes[std::size_t(s)] = supplied_box_of_rank(*sim_->grid().decomposition, ranks.rank(), Stagger(s));
   for (const std::string& name : sim_->state_names()) {
     const Stagger st = field_named(name).stagger;
-    ck.arrays.push_back({name, int(st) - 1, gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
+    ck.arrays.push_back({name, int(st) - 1,
+                         by_block ? supplied_values(sim_->host_values(name), st, sim_->grid())
+                                  : gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
   }
   ck.state = series_.state();
   for (auto& c : case_diagnostics_)
@@ -579,12 +589,13 @@ std::string Run::write_checkpoint() {
     remove.push_back(written_checkpoints_.front());
     written_checkpoints_.erase(written_checkpoints_.begin());
   }
-  if (ranks.rank() != 0) return path;  // the writer rank writes it
+  if (!by_block && ranks.rank() != 0) return path;  // the writer rank writes it
   // Written by the IO thread after every record queued before it, whose counts it takes
-  // there; the run goes on meanwhile. One checkpoint at a time in memory.
+  // there; the run goes on meanwhile (every rank waits for it where the ranks write it
+  // together: their IO threads' collective calls). One checkpoint at a time in memory.
   if (checkpoint_pending_) IoThread::instance().drain();
   checkpoint_pending_ = true;
-  auto job = [this, ck = std::move(ck), path, remove, t0]() mutable {
+  auto job = [this, ck = std::move(ck), path, remove, t0, by_block, supplied, &ranks]() mutable {
     // The record counts at this point of the queue: the first stream's in the checkpoint's
     // own field, the others' as state; the series' from the stream that holds it.
     for (auto& s : streams_) {
@@ -593,15 +604,18 @@ std::string Run::write_checkpoint() {
       else ck.state[s->key("output_records")] = double(records);
       if (s->config().diagnostics) ck.series_records = series;
     }
-    bouss::write_checkpoint(path, ck);
-    for (const std::string& old : remove) std::remove(old.c_str());
+    if (by_block) bouss::write_checkpoint(path, ck, supplied, ranks);
+    else bouss::write_checkpoint(path, ck);
     const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
     slowest_checkpoint_ = std::max(slowest_checkpoint_.load(), seconds);
     checkpoint_pending_ = false;
-    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s)", path, ck.step, ck.time,
-                 format_bytes(double(fs::file_size(path))), seconds);
+    if (ranks.rank() != 0) return;
+    for (const std::string& old : remove) std::remove(old.c_str());
+    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s{})", path, ck.step, ck.time,
+                 format_bytes(double(fs::file_size(path))), seconds, by_block ? "; every rank its block" : "");
   };
-  IoThread::instance().post(std::move(job));
+  if (by_block) IoThread::instance().call(job);
+  else IoThread::instance().post(std::move(job));
   return path;
 }
 

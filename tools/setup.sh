@@ -9,7 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BOUSS_BUILD_DIR:-$root/build}
 
 packages=(cmake g++ make pkg-config libnetcdf-dev libhdf5-dev netcdf-bin nlohmann-json3-dev
-          libspdlog-dev libcli11-dev libgtest-dev zlib1g-dev libfftw3-dev libblas-dev liblapack-dev libopenmpi-dev openmpi-bin python3-h5py python3-matplotlib python3-netcdf4 python3-numpy ffmpeg
+          libspdlog-dev libcli11-dev libgtest-dev zlib1g-dev libfftw3-dev libblas-dev liblapack-dev libopenmpi-dev openmpi-bin libnetcdf-mpi-dev libhdf5-openmpi-dev python3-h5py python3-matplotlib python3-netcdf4 python3-numpy ffmpeg
           python3-xarray)
 missing=()
 for p in "${packages[@]}"; do
