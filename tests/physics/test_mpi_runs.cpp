@@ -47,6 +47,11 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   ASSERT_TRUE(two.ok()) << two.err;
   const Finished four = run_case(dir, "four", 4);
   ASSERT_TRUE(four.ok()) << four.err;
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+  // Every rank wrote its block of each checkpoint (parallel NetCDF), and the log says so.
+  EXPECT_NE(four.out.find("checkpoints: every rank writes and reads its own block"), std::string::npos) << four.out;
+  EXPECT_NE(four.out.find("; every rank its block)"), std::string::npos) << four.out;
+#endif
   // The checkpoint four ranks wrote at t = 1 (the first: step 14 or so), continued on two.
   std::string checkpoint;
   for (int step = 1; step < 100 && checkpoint.empty(); ++step) {
