@@ -731,7 +731,7 @@ bool writes_checkpoints_by_block(const Communicator& ranks) {
 #endif
 }
 
-void write_checkpoint(const std::string& path, const Checkpoint& mine, const CheckpointBlock& supplied,
+void write_checkpoint(const std::string& path, Checkpoint mine, const CheckpointBlock& supplied,
                       const Communicator& ranks) {
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
   if (!writes_checkpoints_by_block(ranks))
@@ -760,7 +760,8 @@ void write_checkpoint(const std::string& path, const Checkpoint& mine, const Che
   }
   agree_or_fail(ranks, path, problem);
 
-  Checkpoint c = mine;  // with rank 0's metadata (the values are this rank's)
+  // Rank 0's metadata in place of this rank's (its values stay: no copy of the arrays).
+  Checkpoint& c = mine;
   const std::vector<std::size_t> flat = unpack_metadata(broadcast_text(ranks, pack_metadata(mine)), c);
   PartialFile partial{broadcast_text(ranks, partial_path(path))};
   std::string reason;

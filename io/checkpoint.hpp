@@ -98,7 +98,7 @@ bool writes_checkpoints_by_block(const Communicator& ranks);
 // fastest); the metadata, and the flat arrays (written by rank 0), are rank 0's. Rank 0's
 // checks (names, the path, the disk's room) come first and the file is put in place by rank
 // 0 as a checkpoint of one rank is; any rank's failure throws the same one line on every rank.
-void write_checkpoint(const std::string& path, const Checkpoint& mine, const CheckpointBlock& supplied,
+void write_checkpoint(const std::string& path, Checkpoint mine, const CheckpointBlock& supplied,
                       const Communicator& ranks);
 
 // Reads a checkpoint. Throws std::runtime_error with one line, "checkpoint PATH: REASON",

@@ -604,14 +604,16 @@ std::string Run::write_checkpoint() {
       else ck.state[s->key("output_records")] = double(records);
       if (s->config().diagnostics) ck.series_records = series;
     }
-    if (by_block) bouss::write_checkpoint(path, ck, supplied, ranks);
+    const std::int64_t step = ck.step;
+    const double time = ck.time;
+    if (by_block) bouss::write_checkpoint(path, std::move(ck), supplied, ranks);  // its arrays, not a copy
     else bouss::write_checkpoint(path, ck);
     const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
     slowest_checkpoint_ = std::max(slowest_checkpoint_.load(), seconds);
     checkpoint_pending_ = false;
     if (ranks.rank() != 0) return;
     for (const std::string& old : remove) std::remove(old.c_str());
-    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s{})", path, ck.step, ck.time,
+    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s{})", path, step, time,
                  format_bytes(double(fs::file_size(path))), seconds, by_block ? "; every rank its block" : "");
   };
   if (by_block) IoThread::instance().call(job);
