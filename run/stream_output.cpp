@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 
+#include "io/io_thread.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/xdmf.hpp"
 #include "grid/gather.hpp"
@@ -171,24 +173,59 @@ void StreamOutput::write_alone(const Simulation& sim, const RecordSource& source
 // the host, the writer rank gathers them and assembles the slab in a slot of its ring (a
 // slab at a time, within the ring's memory), and the IO thread writes it from there. The
 // ranks wait for their copies: the gather needs the values on the host.
+//
+// The writer's failure (a full disk: its IO thread's exception, rethrown by a post or while
+// it waits for a slot) must not leave the other ranks waiting in a gather: the ranks agree
+// at the record's start whether the writer has failed already, a failure met during the
+// record is kept while the writer goes on taking part in the gathers (with nothing of its own
+// and nothing written), and at the record's end every rank stops with the writer's line.
 void StreamOutput::write_gathered(const Simulation& sim, const RecordSource& source) {
   const Communicator& ranks = backend_.ranks();
   const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
-  if (writes_)
+  std::string failure;
+  const auto writer_does = [&](const std::function<void()>& f) {
+    if (!writes_ || !failure.empty()) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  };
+  const auto agree = [&] {
+    const std::string first = first_failure(ranks, !failure.empty(), failure);
+    if (!first.empty()) throw std::runtime_error(first);
+  };
+  writer_does([] { IoThread::instance().check(); });
+  agree();
+  writer_does([&] {
     writer_.post([time = sim.time(), step = sim.steps_done(), bounds = source.bounds](NetcdfWriter& w) {
       w.begin_record(time, {{"step", double(step)}}, bounds);
     });
+  });
+  // A slot of the ring; the writer that failed waiting for one takes none (nullptr).
+  const auto acquire = [&]() -> StagingRing::Slot* {
+    StagingRing::Slot* slot = nullptr;
+    if (!writes_) return &ring_->acquire();
+    writer_does([&] { slot = &ring_->acquire(); });
+    return slot;
+  };
   if (plan_.profile_bytes > 0) {
-    StagingRing::Slot& slot = ring_->acquire();
-    source.profiles(static_cast<double*>(slot.device));  // every rank's levels (a snapshot's: collective)
-    if (writes_) {
-      post_slot(writer_, *ring_, slot, plan_.profile_bytes,
-                [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
-    } else {
-      ring_->queue_copy(slot, 0);
-      slot.copied.wait();
-      ring_->release(slot, 0);
+    StagingRing::Slot* slot = acquire();
+    // Every rank's levels (a snapshot's: collective), into a slot, or a buffer of their own
+    // on a writer without one.
+    void* spare = slot ? nullptr : backend_.allocate(plan_.profile_bytes);
+    source.profiles(static_cast<double*>(slot ? slot->device : spare));
+    if (spare) backend_.deallocate(spare);
+    if (slot && writes_ && failure.empty()) {
+      writer_does([&] {
+        post_slot(writer_, *ring_, *slot, plan_.profile_bytes,
+                  [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
+      });
+    } else if (slot) {
+      ring_->queue_copy(*slot, 0);
+      slot->copied.wait();
+      ring_->release(*slot, 0);
     }
   }
   const Decomposition& d = *sim.grid().decomposition;
@@ -204,32 +241,42 @@ void StreamOutput::write_gathered(const Simulation& sim, const RecordSource& sou
       const Box mine = intersect(slab, supplied_box_of_rank(d, ranks.rank(), st));
       Box local = mine;
       for (int a = 0; a < 3; ++a) local.lo[a] -= d.offset[a], local.hi[a] -= d.offset[a];
-      StagingRing::Slot& slot = ring_->acquire();
-      const std::size_t bytes = mine.empty() ? 0 : elem * std::size_t(mine.cells());
-      if (bytes) source.pack(i, local, slot.device, single);
-      ring_->queue_copy(slot, bytes);
-      slot.copied.wait();
+      StagingRing::Slot* slot = acquire();
+      const std::size_t bytes = mine.empty() || !slot ? 0 : elem * std::size_t(mine.cells());
+      if (bytes) source.pack(i, local, slot->device, single);
+      if (slot) {
+        ring_->queue_copy(*slot, bytes);
+        slot->copied.wait();
+      }
       std::vector<char> pieces;
-      ranks.gatherv(slot.host, bytes, &pieces, writer_rank);
-      if (!writes_) {
-        ring_->release(slot, 0);
+      ranks.gatherv(slot ? slot->host : nullptr, bytes, &pieces, writer_rank);
+      if (!writes_ || !failure.empty()) {
+        if (slot) ring_->release(*slot, 0);
         continue;
       }
       // The writer: each rank's piece into its place in the slab (x fastest).
-      place_pieces(pieces.data(), elem, slab, d, ranks.size(), st, static_cast<char*>(slot.host));
+      place_pieces(pieces.data(), elem, slab, d, ranks.size(), st, static_cast<char*>(slot->host));
       const std::size_t slab_bytes = item.plane_bytes * std::size_t(nk);
-      writer_.post([&slot, ring = ring_.get(), slab_bytes, k0, nk, field = item.field](NetcdfWriter& w) {
+      writer_does([&] {
         try {
-          w.write_slab(field, k0, nk, slot.host);
+          writer_.post([slot, ring = ring_.get(), slab_bytes, k0, nk, field = item.field](NetcdfWriter& w) {
+            try {
+              w.write_slab(field, k0, nk, slot->host);
+            } catch (...) {
+              ring->release(*slot, 0);
+              throw;
+            }
+            ring->release(*slot, slab_bytes);
+          });
         } catch (...) {
-          ring->release(slot, 0);
+          ring_->release(*slot, 0);  // never queued
           throw;
         }
-        ring->release(slot, slab_bytes);
       });
     }
   }
-  if (writes_) writer_.post([](NetcdfWriter& w) { w.end_record(); });
+  writer_does([&] { writer_.post([](NetcdfWriter& w) { w.end_record(); }); });
+  agree();
 }
 
 void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {

@@ -118,6 +118,28 @@ TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
   EXPECT_NE(err.find("blocked"), std::string::npos) << err;
 }
 
+// The writer rank's disk fills (a file size limit, ulimit -f, fails its writes as a full
+// disk does) while the other ranks gather the record's slabs to it: every rank stops with the
+// writer's one line, exit 2, no hang (the ranks used to wait in the next gather for ever).
+TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_full");
+  // A record of 5 fields of 128 x 128 x 32 doubles (21 MB) against 8 MiB; TCP between the
+  // ranks (Open MPI's shared-memory files would meet the limit first).
+  std::vector<std::string> launcher = mpirun_launcher(2);
+  launcher.insert(launcher.end(), {"--mca", "btl", "self,tcp", "bash", "-c",
+                                   "trap '' XFSZ; ulimit -f 8192; exec \"$0\" \"$@\""});
+  BoussProcess p({"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set", "grid.n=[128,128,32]",
+                  "--set", "time.steps=4", "--output", dir.file("full.nc")},
+                 dir.file("full.out"), dir.file("full.err"), launcher);
+  ASSERT_TRUE(wait_until([&] { return !p.running(); }, 60)) << "the ranks hung";
+  const int status = p.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status;
+  const std::string err = p.err();
+  EXPECT_NE(err.find("bouss: error: netCDF output " + dir.file("full.nc")), std::string::npos) << err;
+  EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+}
+
 // A grid too narrow for the ranks: one error line naming the case file and /grid/n, exit 2.
 TEST(MpiRuns, AGridTooSmallForTheRanksIsRefusedWithItsPath) {
   BOUSS_MPI_OR_SKIP();
