@@ -3,6 +3,7 @@
 // stops them all. Skipped (visibly) in a build without MPI.
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/checkpoint.hpp"
 #include "mpi_run_checks.hpp"
 
 namespace bouss::test {
@@ -138,6 +140,70 @@ TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
   const std::string err = p.err();
   EXPECT_NE(err.find("bouss: error: netCDF output " + dir.file("full.nc")), std::string::npos) << err;
   EXPECT_NE(err.find("File too large"), std::string::npos) << err;
+}
+
+namespace {
+// The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
+// (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
+pid_t rank_pid(int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = slurp(entry.path().string() + "/cmdline");
+    if (cmdline.find(bouss_exe()) != 0) continue;
+    const std::string env = slurp(entry.path().string() + "/environ");
+    if (env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+      return pid_t(std::stol(name));
+  }
+  return -1;
+}
+}  // namespace
+
+// kill -9 of one rank while the ranks write a checkpoint together: the job ends, the
+// checkpoint being written never appears under its name (only its partial file may stay),
+// the one before it is whole, and a restart from it on the same ranks ends where the
+// uninterrupted run does, bit for bit.
+TEST(MpiRuns, KillingARankMidCheckpointKeepsTheEarlierOne) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_kill");
+  const std::vector<std::string> common = {"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu",
+                                           "--progress", "0", "--set", "grid.n=[128,128,32]", "--set",
+                                           "time.steps=8", "--set", "checkpoint.interval_steps=2", "--set",
+                                           "checkpoint.keep=10"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  BoussProcess reference(with({"--output", dir.file("ref.nc")}), dir.file("ref.out"), dir.file("ref.err"),
+                         mpirun_launcher(2));
+  ASSERT_EQ(reference.wait(), 0) << reference.err();
+  BoussProcess killed(with({"--output", dir.file("k.nc")}), dir.file("k.out"), dir.file("k.err"), mpirun_launcher(2));
+  // The second checkpoint's partial file appears: the ranks are writing it.
+  const std::string second = dir.file("k.checkpoint.4.nc");
+  auto writing = [&] {
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      if (e.path().string().rfind(second + ".", 0) == 0 && e.path().string().find(".partial") != std::string::npos)
+        return true;
+    return false;
+  };
+  ASSERT_TRUE(wait_until([&] { return writing() || std::filesystem::exists(second) || !killed.running(); }, 120))
+      << "no checkpoint started";
+  ASSERT_TRUE(killed.running()) << "the run ended before the kill";
+  const pid_t victim = rank_pid(1);
+  ASSERT_GT(victim, 0) << "rank 1 not found";
+  ::kill(victim, SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return !killed.running(); }, 60)) << "the job outlived its killed rank";
+  EXPECT_NE(killed.wait(), 0);
+  // A checkpoint under its name is a whole one (the kill may land after the rename).
+  if (std::filesystem::exists(second)) EXPECT_NO_THROW(read_checkpoint(second)) << "half a checkpoint under its name";
+  const std::string first = dir.file("k.checkpoint.2.nc");
+  ASSERT_NO_THROW(read_checkpoint(first)) << "the checkpoint before the kill is whole";
+  BoussProcess restarted(with({"--output", dir.file("k.nc"), "--restart", first}), dir.file("r.out"),
+                         dir.file("r.err"), mpirun_launcher(2));
+  ASSERT_EQ(restarted.wait(), 0) << restarted.err();
+  const auto a = read_variables(dir.file("k.nc")), b = read_variables(dir.file("ref.nc"));
+  for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
 }
 
 // A grid too narrow for the ranks: one error line naming the case file and /grid/n, exit 2.
