@@ -114,30 +114,21 @@ std::size_t piece(std::size_t extent, std::size_t most) {
 std::size_t flat_chunk(std::size_t values) { return piece(std::max<std::size_t>(values, 1), std::size_t(1) << 19); }
 
 // Chunk shape in file order (z, y, x): the whole array when it fits in kMaxChunkBytes,
-// else slabs of z planes, else slabs of rows within a plane. Written by several ranks
-// (`parts`: the process grid, blocks along x and y), a chunk spans one block's share of x and
-// y (the extent over the parts, rounded up), so that each chunk is written by the rank that
-// holds it instead of being gathered to one of them (HDF5's collective filtered writes).
-std::array<std::size_t, 3> chunk_shape(const std::array<std::size_t, 3>& e, const std::array<int, 2>& parts = {1, 1}) {
-  const std::size_t cx = (e[0] + std::size_t(parts[0]) - 1) / std::size_t(parts[0]),
-                    cy = (e[1] + std::size_t(parts[1]) - 1) / std::size_t(parts[1]);
-  const std::size_t row = sizeof(double) * std::max<std::size_t>(cx, 1), plane = row * std::max<std::size_t>(cy, 1);
-  std::array<std::size_t, 3> chunk{e[2], cy, cx};
+// else slabs of z planes, else slabs of rows within a plane.
+std::array<std::size_t, 3> chunk_shape(const std::array<std::size_t, 3>& e) {
+  const std::size_t row = sizeof(double) * std::max<std::size_t>(e[0], 1), plane = row * std::max<std::size_t>(e[1], 1);
+  std::array<std::size_t, 3> chunk{e[2], e[1], e[0]};
   if (plane * e[2] > kMaxChunkBytes) chunk[0] = piece(e[2], kMaxChunkBytes / plane);
-  if (plane > kMaxChunkBytes) chunk[1] = piece(cy, kMaxChunkBytes / row);
+  if (plane > kMaxChunkBytes) chunk[1] = piece(e[1], kMaxChunkBytes / row);
   return chunk;
 }
 
-// The chunks of an array and the bytes they take in the file, edge chunks included.
-std::uintmax_t chunk_count(const std::array<std::size_t, 3>& e, const std::array<int, 2>& parts) {
-  const auto ch = chunk_shape(e, parts);
+// Bytes the chunks of an array take in the file, edge chunks included.
+std::uintmax_t stored_bytes(const std::array<std::size_t, 3>& e) {
+  const auto ch = chunk_shape(e);
   std::uintmax_t chunks = 1;
   for (int d = 0; d < 3; ++d) chunks *= (e[2 - d] + ch[d] - 1) / ch[d];
-  return chunks;
-}
-std::uintmax_t stored_bytes(const std::array<std::size_t, 3>& e, const std::array<int, 2>& parts) {
-  const auto ch = chunk_shape(e, parts);
-  return chunk_count(e, parts) * ch[0] * ch[1] * ch[2] * sizeof(double);
+  return chunks * ch[0] * ch[1] * ch[2] * sizeof(double);
 }
 
 bool name_char(char ch) {
@@ -196,8 +187,7 @@ struct PartialFile {
 
 // The file's attributes, dimensions and variables (no values): the same on every rank that
 // writes a part of it. flat_sizes: each flat array's number of values, in c.arrays' order.
-std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::vector<std::size_t>& flat_sizes,
-                                     const std::array<int, 2>& parts = {1, 1}) {
+std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::vector<std::size_t>& flat_sizes) {
   NcGroup root(ncid);
   root.putAtt("Conventions", "CF-1.8");
   root.putAtt("title", "bouss checkpoint");
@@ -238,7 +228,7 @@ std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::v
     std::vector<NcDim> on;
     for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
     NcVar v = root.addVar(arr.name, NC_DOUBLE, on);
-    const auto chunk = chunk_shape(extents(c.n, arr.stagger), parts);
+    const auto chunk = chunk_shape(extents(c.n, arr.stagger));
     v.setChunking(std::vector<std::size_t>(chunk.begin(), chunk.end()));
     // A checksum on each chunk: a restart from flipped bits would not be bit for bit.
     v.setChecksum();
@@ -270,14 +260,13 @@ struct Piece {
 // vector (no copy), of the box `part` of it (the whole array when null); a flat array in one
 // put of all its values (of none where `flat_values` is false). Every rank that writes a part
 // of a parallel file makes the same number of puts of each array: each is collective.
-std::vector<Piece> pieces_of(const Checkpoint& c, std::size_t i, const Box* part, bool flat_values,
-                             const std::array<int, 2>& parts = {1, 1}) {
+std::vector<Piece> pieces_of(const Checkpoint& c, std::size_t i, const Box* part, bool flat_values) {
   const auto& arr = c.arrays[i];
   if (arr.stagger == CheckpointArray::flat_array) return {Piece{{0}, {flat_values ? arr.values.size() : 0}, 0}};
   const auto e = extents(c.n, arr.stagger);
   Box box{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}};
   if (part) box = *part;
-  const std::size_t depth = chunk_shape(e, parts)[0], plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
+  const std::size_t depth = chunk_shape(e)[0], plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
   std::vector<Piece> pieces;
   for (std::size_t k = 0; k < e[2]; k += depth) {
     const std::size_t nk = std::min(depth, e[2] - k);
@@ -655,9 +644,7 @@ std::string latest_checkpoint(const std::string& stem) {
   return all.empty() ? std::string() : all.back();
 }
 
-std::uintmax_t checkpoint_bytes(const Checkpoint& c) { return checkpoint_bytes(c, {1, 1}); }
-
-std::uintmax_t checkpoint_bytes(const Checkpoint& c, const std::array<int, 2>& parts) {
+std::uintmax_t checkpoint_bytes(const Checkpoint& c) {
   // Measured with netCDF 4.9: an empty checkpoint takes 5 KiB, each array about 4.5 KiB
   // beyond its chunks (header, attributes, chunk index), each state or text entry about
   // 120 bytes beyond its name and value. The margin is several times that.
@@ -678,9 +665,10 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& c, const std::array<int, 2>& p
     for (int& na : n) na = std::max(na, 1);
     const int stagger = arr.stagger >= -1 && arr.stagger <= 2 ? arr.stagger : -1;
     const auto e = extents(n, stagger);
-    const std::uintmax_t chunks = chunk_count(e, parts);
+    const auto ch = chunk_shape(e);
+    const std::uintmax_t chunks = ((e[2] + ch[0] - 1) / ch[0]) * ((e[1] + ch[1] - 1) / ch[1]);
     // The values as stored (at least what the caller gives), and each chunk's index entry and checksum.
-    bytes += std::max<std::uintmax_t>(stored_bytes(e, parts), arr.values.size() * sizeof(double)) + 256 * chunks;
+    bytes += std::max<std::uintmax_t>(stored_bytes(e), arr.values.size() * sizeof(double)) + 256 * chunks;
   }
   return bytes;
 }
@@ -766,7 +754,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
       }
     if (problem.empty()) {
       // The whole arrays' chunks bound a block's values from above (checkpoint_bytes).
-      const std::uintmax_t need = checkpoint_bytes(mine, supplied.parts), have = free_bytes(path);
+      const std::uintmax_t need = checkpoint_bytes(mine), have = free_bytes(path);
       if (have < need) problem = "needs " + format_bytes(double(need)) + ", the disk has " + format_bytes(double(have)) + " free";
     }
   }
@@ -791,8 +779,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   for (std::size_t i = 0, f = 0; i < c.arrays.size(); ++i) {
     const int stagger = c.arrays[i].stagger;
     const bool flat_array = stagger == CheckpointArray::flat_array;
-    pieces.push_back(pieces_of(c, i, flat_array ? nullptr : &supplied.boxes[std::size_t(stagger + 1)], ranks.rank() == 0,
-                               supplied.parts));
+    pieces.push_back(pieces_of(c, i, flat_array ? nullptr : &supplied.boxes[std::size_t(stagger + 1)], ranks.rank() == 0));
     if (reason.empty()) reason = check_pieces(c, i, pieces.back(), flat, f);
     f += flat_array;
   }
@@ -807,7 +794,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   // After a failure inside HDF5 the file is abandoned, not closed (write_in_child says why);
   // the run stops with the agreed line.
   try {
-    const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat, supplied.parts);
+    const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat);
     // Collective access: HDF5 writes filtered (checksummed) chunks only so.
     for (const NcVar& v : vars) nc::check(nc_var_par_access(ncid, v.getId(), NC_COLLECTIVE), "parallel access");
     for (std::size_t i = 0; i < c.arrays.size(); ++i) write_pieces(vars[i], c, i, pieces[i]);

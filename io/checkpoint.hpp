@@ -68,8 +68,6 @@ std::string latest_checkpoint(const std::string& stem);
 // An upper bound on the bytes the file will take: the arrays plus a margin for metadata
 // (attributes, strings, chunk index and checksums). The disk-room check uses it.
 std::uintmax_t checkpoint_bytes(const Checkpoint& c);
-// The same for a file whose chunks lie within the blocks of a process grid of `parts`.
-std::uintmax_t checkpoint_bytes(const Checkpoint& c, const std::array<int, 2>& parts);
 
 // Writes c to `path` atomically. First checks c (names, sizes) and the free space
 // ("checkpoint PATH: needs X, the disk has Y free"); then writes partial_path(path), closes
@@ -89,9 +87,6 @@ void write_checkpoint(const std::string& path, const Checkpoint& c);
 struct CheckpointBlock {
   std::array<int, 3> n{};
   std::array<Box, 4> boxes;
-  // The process grid (blocks along x and y): a file the ranks write together is chunked
-  // within the blocks, each chunk written by the rank that holds it.
-  std::array<int, 2> parts{1, 1};
 };
 
 // Whether these ranks write a checkpoint together, each its own block (a build with parallel

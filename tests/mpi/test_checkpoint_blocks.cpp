@@ -12,7 +12,6 @@
 #include "grid/gather.hpp"
 #include "grid/grid.hpp"
 #include "io/checkpoint.hpp"
-#include "io/netcdf_handles.hpp"
 #include "mpi_support.hpp"
 
 namespace bouss {
@@ -76,7 +75,6 @@ TEST(MpiCheckpoint, EveryRankWritesItsBlockOfOneRanksFileAndReadsItsBlockBack) {
     const Decomposition d = Decomposition::make(whole.n, {true, false, false}, world->size(), world->rank(), dims);
     const Grid part = Grid::make(whole.n, {0, 0, 0}, {1, 1, 1}).part(d);
     CheckpointBlock supplied{whole.n, {}}, block{whole.n, {}};
-    supplied.parts = dims;  // chunks within the blocks
     for (int s = 0; s < 4; ++s) {
       supplied.boxes[std::size_t(s)] = supplied_box_of_rank(d, world->rank(), Stagger(s));
       block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
@@ -97,12 +95,6 @@ TEST(MpiCheckpoint, EveryRankWritesItsBlockOfOneRanksFileAndReadsItsBlockBack) {
         EXPECT_EQ(all.arrays[i].stagger, one.arrays[i].stagger) << on;
         EXPECT_EQ(all.arrays[i].values, one.arrays[i].values) << one.arrays[i].name << " on " << on;
       }
-      // Chunked within the blocks: a block's share of x and y, rounded up.
-      bool chunked = false;
-      const std::vector<std::size_t> chunk = nc::ReadFile(path).getVar("theta").getChunking(&chunked);
-      EXPECT_TRUE(chunked);
-      EXPECT_EQ(chunk[1], std::size_t((whole.n[1] + dims[1] - 1) / dims[1])) << on;
-      EXPECT_EQ(chunk[2], std::size_t((whole.n[0] + dims[0] - 1) / dims[0])) << on;
       EXPECT_EQ(all.state, one.state);
       EXPECT_EQ(all.text, one.text);
       EXPECT_EQ(all.output_records, 3);
