@@ -1206,20 +1206,25 @@ void NetcdfWriter::Impl::copy_selected(int in, const std::string& old_path, cons
     copy_rows(name, to, list, 1);
   };
 
-  // Snapshots: one record of one field at a time.
-  std::vector<unsigned char> raw;  // one record of one field, in the file's type
+  // Snapshots: one slab of one field of one record at a time, the slabs of the fields' own
+  // chunks (output_chunk_planes): a restart's copy holds a few MiB, never a whole field.
+  std::vector<unsigned char> raw;  // one slab, in the file's type
   for (size_t i = 0; with_fields && i < records.size(); ++i) {
     for (const auto& name : record_fields()) {
       const Field& fld = fields.at(name);
       int vid = -1;
       nc_inq_varid(in, name.c_str(), &vid);
-      const std::vector<size_t> from = fld.start(size_t(records[i]), 0), to = fld.start(i, 0);
-      const std::vector<size_t> count = fld.count(fld.n[2]);
-      raw.resize(fld.values() * (fld.profile ? sizeof(double) : field_bytes()));
-      errno = 0;
-      if (const int s = nc_get_vara(in, vid, from.data(), count.data(), raw.data())) read_error(name, s);
-      ensure_room(raw.size(), 0, what);
-      put_raw(fld.var, to, count, raw.data(), what);
+      const size_t elem = fld.profile ? sizeof(double) : field_bytes(), plane = fld.n[0] * fld.n[1];
+      const size_t depth = fld.profile ? fld.n[2] : output_chunk_planes(plane * elem, fld.n[2]);
+      for (size_t k0 = 0; k0 < fld.n[2]; k0 += depth) {
+        const size_t nk = std::min(depth, fld.n[2] - k0);
+        const std::vector<size_t> from = fld.start(size_t(records[i]), k0), to = fld.start(i, k0), count = fld.count(nk);
+        raw.resize(plane * nk * elem);
+        errno = 0;
+        if (const int s = nc_get_vara(in, vid, from.data(), count.data(), raw.data())) read_error(name, s);
+        ensure_room(raw.size(), 0, what);
+        put_raw(fld.var, to, count, raw.data(), what);
+      }
     }
     sync(what);
   }
