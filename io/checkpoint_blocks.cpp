@@ -3,6 +3,7 @@
 #include "io/checkpoint.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -197,6 +198,16 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
       const std::uintmax_t need = checkpoint_bytes(mine), have = free_bytes(path);
       if (have < need) problem = "needs " + format_bytes(double(need)) + ", the disk has " + format_bytes(double(have)) + " free";
     }
+  }
+  // Every rank's file size limit (ulimit -f), which its writes meet: HDF5 allocates a parallel
+  // file's chunks while it defines them, in collective calls, and a rank failing inside one
+  // would leave the others waiting in it.
+  struct rlimit limit {};
+  if (problem.empty() && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    const std::uintmax_t need = checkpoint_bytes(mine);
+    if (need > std::uintmax_t(limit.rlim_cur))
+      problem = "needs " + format_bytes(double(need)) + ", the file size limit (ulimit -f) of rank " +
+                std::to_string(ranks.rank()) + " is " + format_bytes(double(limit.rlim_cur));
   }
   agree_or_fail(ranks, path, problem);
 

@@ -142,6 +142,28 @@ TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
   EXPECT_NE(err.find("File too large"), std::string::npos) << err;
 }
 
+// A checkpoint the ranks write together that the file size limit (ulimit -f) cannot take:
+// every rank stops with one line naming the limit, nothing half-written under its name, no
+// hang (HDF5 allocates a parallel file's chunks in collective calls while it defines them: a
+// rank failing inside one left the others waiting in it).
+TEST(MpiRuns, ACheckpointOverTheFileSizeLimitStopsEveryRankWithOneLine) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_fsize");
+  std::vector<std::string> launcher = mpirun_launcher(2);
+  launcher.insert(launcher.end(), {"--mca", "btl", "self,tcp", "bash", "-c",
+                                   "trap '' XFSZ; ulimit -f 8192; exec \"$0\" \"$@\""});
+  BoussProcess p({"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set", "grid.n=[128,128,32]",
+                  "--set", "time.steps=4", "--set", "output=[]", "--set", "checkpoint.interval_steps=2", "--set",
+                  "checkpoint.file=" + dir.file("c")},
+                 dir.file("fsize.out"), dir.file("fsize.err"), launcher);
+  ASSERT_TRUE(wait_until([&] { return !p.running(); }, 60)) << "the ranks hung";
+  EXPECT_NE(p.wait(), 0);
+  const std::string err = p.err();
+  EXPECT_NE(err.find("bouss: error: checkpoint " + dir.file("c.checkpoint.2.nc")), std::string::npos) << err;
+  EXPECT_NE(err.find("file size limit"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("c.checkpoint.2.nc")));
+}
+
 namespace {
 // The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
 // (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
