@@ -1,6 +1,7 @@
 // Flushes that a kill cannot tear: see io/flush_journal.hpp and docs/output.md, "Kills".
 #include "io/flush_journal.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <sys/file.h>
@@ -311,6 +312,49 @@ bool ftruncate(int fd, long long length, int* result) {
 
 std::string journal_path(const std::string& partial) { return partial + ".journal"; }
 
+std::vector<int> descriptors_of(const std::string& path) {
+  std::vector<int> fds;
+  struct stat want{};
+  if (::stat(path.c_str(), &want) != 0) return fds;
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return fds;
+  const int own = ::dirfd(dir);
+  while (const dirent* e = ::readdir(dir)) {
+    char* end = nullptr;
+    const long fd = std::strtol(e->d_name, &end, 10);
+    if (end == e->d_name || *end != '\0' || fd == own) continue;
+    struct stat st{};
+    if (::fstat(int(fd), &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) fds.push_back(int(fd));
+  }
+  ::closedir(dir);
+  std::sort(fds.begin(), fds.end());
+  return fds;
+}
+
+void hdf5_metadata_from_rank_0(const std::string& path) {
+#if defined(H5_HAVE_PARALLEL)
+  struct stat want{};
+  if (::stat(path.c_str(), &want) != 0) return;
+  const ssize_t count = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  if (count <= 0) return;
+  std::vector<hid_t> ids(static_cast<std::size_t>(count));
+  const ssize_t got = H5Fget_obj_ids(H5F_OBJ_ALL, H5F_OBJ_FILE, ids.size(), ids.data());
+  for (ssize_t i = 0; i < got; ++i) {
+    char name[4096] = {};
+    struct stat st{};
+    if (H5Fget_name(ids[i], name, sizeof name) < 0 || ::stat(name, &st) != 0) continue;
+    if (st.st_dev != want.st_dev || st.st_ino != want.st_ino) continue;
+    H5AC_cache_config_t config{};
+    config.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+    if (H5Fget_mdc_config(ids[i], &config) < 0) continue;
+    config.metadata_write_strategy = H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY;
+    H5Fset_mdc_config(ids[i], &config);
+  }
+#else
+  (void)path;
+#endif
+}
+
 int hdf5_descriptor_of(const std::string& path) {
   struct stat want{};
   if (::stat(path.c_str(), &want) != 0) return -1;
@@ -333,40 +377,54 @@ int hdf5_descriptor_of(const std::string& path) {
   return -1;
 }
 
-FlushJournal::FlushJournal(const std::string& partial, int fd) : s_(std::make_unique<State>()) {
+FlushJournal::FlushJournal(const std::string& partial, int fd) : FlushJournal(partial, std::vector<int>{fd}, true) {}
+
+FlushJournal::FlushJournal(const std::string& partial, const std::vector<int>& fds, bool keeps_journal)
+    : s_(std::make_unique<State>()) {
   State& s = *s_;
   s.partial = partial;
-  s.journal = journal_path(partial);
-  s.fd = fd;
+  s.journal = keeps_journal ? journal_path(partial) : std::string();
+  s.fd = fds.empty() ? -1 : fds.front();
   struct stat st{};
-  if (fd < 0 || ::fstat(fd, &st) != 0) throw std::runtime_error("HDF5 does not write it through a file descriptor");
+  if (s.fd < 0 || ::fstat(s.fd, &st) != 0) throw std::runtime_error("HDF5 does not write it through a file descriptor");
   s.dev = st.st_dev;
   s.ino = st.st_ino;
   s.owner = std::this_thread::get_id();
   s.committed_end = std::uint64_t(st.st_size);
   s.file_fd = ::open(partial.c_str(), O_RDWR | O_CLOEXEC);
   if (s.file_fd < 0) throw std::runtime_error("cannot open " + partial + ": " + std::strerror(errno));
-  // No partial file of this name existed (the writer claimed it with O_EXCL): a journal of
-  // the name belonged to a partial file removed since, and holds nothing of this one.
-  s.journal_fd = ::open(s.journal.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (s.journal_fd < 0) {
-    const int err = errno;
-    ::close(s.file_fd);
-    throw std::runtime_error("cannot create " + s.journal + ": " + std::strerror(err));
+  if (keeps_journal) {
+    // No partial file of this name existed (the writer claimed it with O_EXCL): a journal of
+    // the name belonged to a partial file removed since, and holds nothing of this one.
+    s.journal_fd = ::open(s.journal.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (s.journal_fd < 0) {
+      const int err = errno;
+      ::close(s.file_fd);
+      throw std::runtime_error("cannot create " + s.journal + ": " + std::strerror(err));
+    }
+    // Held while this lives, so that replay_flush_journal leaves a live run's journal alone.
+    ::flock(s.journal_fd, LOCK_EX | LOCK_NB);
   }
-  // Held while this lives, so that replay_flush_journal leaves a live run's journal alone.
-  ::flock(s.journal_fd, LOCK_EX | LOCK_NB);
   std::lock_guard<std::mutex> lock(held_mutex);
+  std::size_t placed = 0;
   for (Slot& slot : slots) {
-    if (slot.state) continue;
+    if (slot.state || placed == fds.size()) continue;
     slot.state = &s;
-    slot.fd.store(fd);
+    slot.fd.store(fds[placed++]);
     held_count.fetch_add(1);
-    return;
+  }
+  if (placed == fds.size()) return;
+  for (Slot& slot : slots) {
+    if (slot.state != &s) continue;
+    slot.state = nullptr;
+    slot.fd.store(-1);
+    held_count.fetch_sub(1);
   }
   ::close(s.file_fd);
-  ::close(s.journal_fd);
-  ::unlink(s.journal.c_str());
+  if (keeps_journal) {
+    ::close(s.journal_fd);
+    ::unlink(s.journal.c_str());
+  }
   throw std::runtime_error("more than " + std::to_string(kSlots) + " output files open at once");
 }
 
@@ -382,6 +440,7 @@ FlushJournal::~FlushJournal() {
     }
   }
   ::close(s.file_fd);
+  if (s.journal_fd < 0) return;
   if (!s.keep_journal) ::unlink(s.journal.c_str());
   ::close(s.journal_fd);
 }
@@ -389,6 +448,7 @@ FlushJournal::~FlushJournal() {
 void FlushJournal::commit() {
   State& s = *s_;
   std::lock_guard<std::mutex> lock(held_mutex);
+  if (s.journal_fd < 0) throw std::logic_error("commit: this journal commits through another rank's");
   if (s.keep_journal) throw std::runtime_error("an earlier commit did not reach the file; run `bouss recover " + s.partial + "`");
   if (s.ops.empty()) {
     s.committed_end = std::max(s.committed_end, file_size_of(s.file_fd));
@@ -435,6 +495,57 @@ void FlushJournal::commit() {
   s.hold_all = false;
   s.committed_end = file_size_of(s.file_fd);
   s.kill_at = 0;  // the test hook counts within one flush
+}
+
+std::vector<char> FlushJournal::take_held() {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  // u64 bytes after this | u64 hold_all | per operation: u64 kind | u64 offset | u64 bytes | bytes
+  std::vector<char> out;
+  put_u64(out, 0);
+  put_u64(out, s_->hold_all ? 1 : 0);
+  for (const Operation& op : s_->ops) {
+    put_u64(out, op.kind);
+    put_u64(out, op.offset);
+    put_u64(out, op.bytes.size());
+    out.insert(out.end(), op.bytes.begin(), op.bytes.end());
+  }
+  const std::uint64_t after = out.size() - 8;
+  std::memcpy(out.data(), &after, 8);
+  s_->ops.clear();
+  s_->hold_all = false;
+  return out;
+}
+
+void FlushJournal::hold(const std::vector<char>& held) {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  const char* at = held.data();
+  const char* const all_end = held.data() + held.size();
+  while (all_end - at >= 16) {  // one take_held() after another (several ranks')
+    const std::uint64_t size = std::min<std::uint64_t>(get_u64(at), std::uint64_t(all_end - at - 8));
+    const char* p = at + 16;
+    const char* end = at + 8 + size;
+    s_->hold_all = s_->hold_all || get_u64(at + 8) != 0;
+    while (end - p >= 24) {
+      Operation op;
+      op.kind = get_u64(p);
+      op.offset = get_u64(p + 8);
+      const std::uint64_t n = get_u64(p + 16);
+      p += 24;
+      if (std::uint64_t(end - p) < n) break;
+      op.bytes.assign(p, p + n);
+      p += n;
+      s_->ops.push_back(std::move(op));
+    }
+    at = end;
+  }
+}
+
+void FlushJournal::committed_elsewhere() {
+  std::lock_guard<std::mutex> lock(held_mutex);
+  s_->ops.clear();
+  s_->hold_all = false;
+  s_->committed_end = file_size_of(s_->file_fd);
+  s_->kill_at = 0;
 }
 
 void FlushJournal::discard() {

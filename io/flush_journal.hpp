@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bouss {
 
@@ -37,6 +38,13 @@ std::string journal_path(const std::string& partial);
 // files by device and inode), or -1 when HDF5 has no such file open through its default
 // (sec2) driver.
 int hdf5_descriptor_of(const std::string& path);
+// HDF5 writes the metadata of the file at `path` (open in parallel HDF5 on every rank) from
+// rank 0 alone (H5AC_METADATA_WRITE_STRATEGY__PROCESS_0_ONLY), where its flush journal holds
+// the writes in place. Nothing where HDF5 is not parallel.
+void hdf5_metadata_from_rank_0(const std::string& path);
+// Every descriptor this process has open on the file at `path` (MPI-IO's, for a file every
+// rank writes: io/netcdf_writer.hpp), in increasing order.
+std::vector<int> descriptors_of(const std::string& path);
 
 class FlushJournal {
  public:
@@ -45,6 +53,12 @@ class FlushJournal {
   // removed partial file of the same name left) and locks it for as long as this lives.
   // Throws std::runtime_error with the reason alone.
   FlushJournal(const std::string& partial, int fd);
+  // The same for the file every rank writes (MPI-IO), through each of `fds`. Without
+  // `keeps_journal` (every rank but the one that commits) no journal file is made: the held
+  // writes go to the committing rank (take_held), which holds them too (hold) and commits
+  // them all, and this rank then counts the file as it is as the last commit
+  // (committed_elsewhere).
+  FlushJournal(const std::string& partial, const std::vector<int>& fds, bool keeps_journal);
   // Stops holding writes and removes the journal; the writes held since the last commit are
   // dropped, so the file stays as the last commit left it. A journal whose writes could not
   // all be put into the file (commit failed there) is kept for replay_flush_journal.
@@ -59,6 +73,12 @@ class FlushJournal {
   // Drops the writes held since the last commit (a flush that failed, or a close without
   // commit): the file stays as the last commit left it.
   void discard();
+  // The writes held since the last commit, packed, and no longer held here.
+  std::vector<char> take_held();
+  // Another rank's packed held writes, held here after this one's own (committed together).
+  void hold(const std::vector<char>& held);
+  // Another rank committed: nothing is held here, and the file as it is is the last commit.
+  void committed_elsewhere();
   // How many writes HDF5 has made through the descriptor (0 would mean HDF5 does not write
   // through the functions libbouss stands in for, and nothing is held).
   long writes_seen() const;

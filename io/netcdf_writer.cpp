@@ -10,6 +10,11 @@
 #include <spdlog/spdlog.h>
 #include <stdio.h>
 #include <netcdf.h>
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+#include <netcdf_par.h>
+#endif
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +40,7 @@
 #include "io/netcdf_handles.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
+#include "parallel/communicator.hpp"
 #include "config/fields.hpp"
 #include "config/reference_profile.hpp"
 #include "config/units.hpp"
@@ -309,12 +315,18 @@ struct NetcdfWriter::Impl {
   bool kill_in_commit = false;
   bool remove_partial = false;  // a restart's copy was refused: the partial holds only copies
   bool no_replace = false;      // close() never replaces an existing FILE (bouss recover)
+  // A file every rank writes (share): the IO threads' ranks; null for one rank's file.
+  const Communicator* ranks = nullptr;
+  bool lead() const { return !ranks || ranks->rank() == 0; }
+  bool parallel_file = false;  // made or opened by parallel HDF5: every variable's access collective
 
   ~Impl() {
     if (writeback_fd >= 0) ::close(writeback_fd);
     // A failed run: close quietly. What HDF5 writes in place while closing is dropped, so the
     // partial file stays as its last flush left it: every flushed record, and nothing of a
     // record that was not complete.
+    // (A file every rank writes: every rank's writer is destroyed at the same point, and the
+    // close is collective.)
     if (ncid >= 0 && nc_close(ncid) != NC_NOERR) abandon_handle();
     ncid = -1;
     if (journal) journal->discard();
@@ -381,19 +393,25 @@ struct NetcdfWriter::Impl {
   }
 
   // Refuses, before HDF5 writes anything, a record that the free space or the file size
-  // limit cannot take; the file then stays as the last flush left it.
+  // limit cannot take; the file then stays as the last flush left it. A file every rank
+  // writes: rank 0 checks the free space, every rank its own file size limit (MPI-IO may
+  // write from any rank), and every rank refuses with the first rank's line.
   void ensure_room(std::uintmax_t data_bytes, std::uintmax_t new_variables, const std::string& what) const {
     const std::uintmax_t need = data_bytes + kRecordOverheadBytes + new_variables * kPerVariableOverheadBytes;
-    const std::uintmax_t free = free_bytes(partial);
-    if (free < need)
-      fail(what + ": " + std::strerror(ENOSPC) + " (it needs about " + format_bytes(double(need)) + ", " +
-           format_bytes(double(free)) + " are free)" + (set_up ? kept() : std::string()));
+    std::string problem;
+    const std::uintmax_t free = lead() ? free_bytes(partial) : UINTMAX_MAX;
     const std::uintmax_t limit = file_size_limit();
     const std::uintmax_t size = file_size(partial);
-    if (limit != UINTMAX_MAX && (size > limit || limit - size < need))
-      fail(what + ": " + std::strerror(EFBIG) + " (the file size limit, ulimit -f, is " +
-           format_bytes(double(limit)) + "; the file has " + format_bytes(double(size)) + " and needs about " +
-           format_bytes(double(need)) + " more)" + (set_up ? kept() : std::string()));
+    if (free < need)
+      problem = what + ": " + std::strerror(ENOSPC) + " (it needs about " + format_bytes(double(need)) + ", " +
+                format_bytes(double(free)) + " are free)" + (set_up ? kept() : std::string());
+    else if (limit != UINTMAX_MAX && (size > limit || limit - size < need))
+      problem = what + ": " + std::strerror(EFBIG) + " (the file size limit, ulimit -f, is " +
+                format_bytes(double(limit)) + (ranks ? " on " + ranks->describe() : std::string()) +
+                "; the file has " + format_bytes(double(size)) + " and needs about " + format_bytes(double(need)) +
+                " more)" + (set_up ? kept() : std::string());
+    if (ranks) problem = first_failure(*ranks, !problem.empty(), problem);
+    if (!problem.empty()) fail(problem);
   }
 
   // Flushes (nc_sync), then commits the flush (io/flush_journal.hpp).
@@ -403,6 +421,7 @@ struct NetcdfWriter::Impl {
   }
 
   void commit(const std::string& what) {
+    if (ranks) return commit_together(what);
     if (!journal) return;
     try {
       journal->commit();
@@ -412,11 +431,35 @@ struct NetcdfWriter::Impl {
     }
   }
 
+  // A file every rank writes: every other rank's held writes go to rank 0, which commits
+  // them with its own; then every rank counts the file as the last commit.
+  void commit_together(const std::string& what) {
+    std::vector<char> held;
+    if (journal && !lead()) held = journal->take_held();
+    std::vector<char> all;
+    ranks->gatherv(held.data(), held.size(), &all, 0);
+    std::string problem;
+    if (journal && lead()) {
+      try {
+        journal->hold(all);
+        journal->commit();
+      } catch (const std::runtime_error& e) {
+        problem = e.what();
+      }
+    }
+    problem = first_failure(*ranks, !problem.empty(), problem);
+    if (journal && !lead()) journal->committed_elsewhere();
+    if (!problem.empty()) {
+      abandon_handle();
+      fail(what + ": " + problem + kept());
+    }
+  }
+
   // Follows HDF5's writes to the new partial file from here on (after nc_create).
   void start_journal() {
-    const int fd = hdf5_descriptor_of(partial);
+    const int fd = hdf5_descriptor_of(partial);  // or, through MPI-IO, every descriptor of the file
     try {
-      journal = std::make_unique<FlushJournal>(partial, fd);
+      journal = std::make_unique<FlushJournal>(partial, fd >= 0 ? std::vector<int>{fd} : descriptors_of(partial), true);
     } catch (const std::runtime_error& e) {
       spdlog::warn("{}: no flush journal ({}): a kill while HDF5 flushes the file can damage records flushed "
                    "before (docs/output.md, \"Kills\")", partial, e.what());
@@ -451,14 +494,21 @@ struct NetcdfWriter::Impl {
 #endif
   }
 
+  // A file every rank writes: every rank takes part in each put (they are collective), and
+  // rank 0 alone writes the values (the others' counts are zero), but in write_block.
+  std::vector<size_t> counted(const std::vector<size_t>& count) const {
+    return lead() ? count : std::vector<size_t>(count.size(), 0);
+  }
   void put(const NcVar& v, const std::vector<size_t>& start, const std::vector<size_t>& count, const double* data,
            const std::string& what) {
-    run(what, [&] { return nc_put_vara_double(ncid, v.getId(), start.data(), count.data(), data); });
+    const std::vector<size_t> n = counted(count);
+    run(what, [&] { return nc_put_vara_double(ncid, v.getId(), start.data(), n.data(), data); });
   }
   // Values already in the variable's own type (float or double).
   void put_raw(const NcVar& v, const std::vector<size_t>& start, const std::vector<size_t>& count, const void* data,
                const std::string& what) {
-    run(what, [&] { return nc_put_vara(ncid, v.getId(), start.data(), count.data(), data); });
+    const std::vector<size_t> n = counted(count);
+    run(what, [&] { return nc_put_vara(ncid, v.getId(), start.data(), n.data(), data); });
   }
   size_t field_bytes() const { return single ? sizeof(float) : sizeof(double); }
 
@@ -498,6 +548,7 @@ struct NetcdfWriter::Impl {
       define(what, [&] {
         series_dim = root.addDim("diagnostic_time");  // unlimited
         series_time = root.addVar("diagnostic_time", NC_DOUBLE, series_dim);
+        if (parallel_file) collective(series_time);
         series_time.putAtt("long_name", "time");
         put_units(series_time, "s");
         return 0;
@@ -520,6 +571,7 @@ struct NetcdfWriter::Impl {
     }
     // Records written before this key first appeared read as missing.
     v.setFill(NC_FILL_DOUBLE);
+    if (parallel_file) collective(v);
     v.putAtt("long_name", long_name);
     put_units(v, known ? known->units.c_str() : "1");
     if (known && !known->panel.empty()) v.putAtt("plot_panel", known->panel);
@@ -527,6 +579,26 @@ struct NetcdfWriter::Impl {
   }
 
   void define_header(const Case& c);
+  // A file every rank writes: a variable's writes are collective (HDF5 writes filtered
+  // chunks only so, and a write that extends the time dimension must be).
+  void collective(const NcVar& v) {
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+    nc::check(nc_var_par_access(ncid, v.getId(), NC_COLLECTIVE), "parallel access to " + v.getName());
+#else
+    (void)v;
+#endif
+  }
+  void all_collective() {
+    int nvars = 0;
+    nc::check(nc_inq_nvars(ncid, &nvars), "variables");
+    for (int v = 0; v < nvars; ++v) collective(NcVar(ncid, v));
+  }
+  // What share() tells the other ranks: the variables' names by kind, one "KIND NAME" a line.
+  std::string manifest() const;
+  // After share() opened the file: the handles of the variables the manifest names.
+  void attach(const std::string& manifest);
+  // After share(): every rank's flush journal (or none on any rank, with a warning).
+  void start_shared_journal();
   // The stream's fields, then its profiles: the variables of a record.
   std::vector<std::string> record_fields() const {
     std::vector<std::string> all = required_fields;
@@ -546,6 +618,9 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c)
     : NetcdfWriter(path, c, c.output.streams.empty() ? OutputStream{} : c.output.streams.front()) {}
 
 NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream)
+    : NetcdfWriter(path, c, stream, Creation::alone) {}
+
+NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream, Creation creation)
     : impl_(std::make_unique<Impl>()), path_(path) {
   Impl& m = *impl_;
   m.path = path;
@@ -606,11 +681,21 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
 
   // From here on a failure removes the partial file this writer created (and nothing else).
   try {
-    m.run("cannot create " + m.partial, [&] { return nc_create(m.partial.c_str(), NC_NETCDF4 | NC_CLOBBER, &m.ncid); });
+    m.run("cannot create " + m.partial, [&] {
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+      // Made by parallel HDF5 (on this rank alone), so that the ranks can write it together
+      // later: HDF5 refuses a parallel write to a chunked variable a serial HDF5 made.
+      m.parallel_file = creation == Creation::shared_later;
+      if (m.parallel_file)
+        return nc_create_par(m.partial.c_str(), NC_NETCDF4 | NC_CLOBBER, MPI_COMM_SELF, MPI_INFO_NULL, &m.ncid);
+#endif
+      return nc_create(m.partial.c_str(), NC_NETCDF4 | NC_CLOBBER, &m.ncid);
+    });
     m.start_journal();
     m.root = NcGroup(m.ncid);
     m.define("cannot set up " + m.partial, [&] {
       m.define_header(c);
+      if (m.parallel_file) m.all_collective();
       return 0;
     });
     m.sync("cannot set up " + m.partial);
@@ -622,6 +707,174 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
     throw;
   }
   m.set_up = true;
+}
+
+NetcdfWriter::NetcdfWriter(Joining, const std::string& path, const Case& c, const OutputStream& stream)
+    : impl_(std::make_unique<Impl>()), path_(path) {
+  Impl& m = *impl_;
+  m.path = path;
+  m.units = c.physics.units;
+  m.stream = stream;
+  m.single = stream.precision == Precision::single_precision;
+  m.averaged = stream.average.enabled;
+  m.records = &records_;
+  m.series_records = &series_records_;
+}
+
+bool NetcdfWriter::writes_by_block(const Communicator& ranks) {
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+  return !ranks.alone() && ranks.mpi_comm() && ranks.threads_multiple();
+#else
+  (void)ranks;
+  return false;
+#endif
+}
+
+std::string NetcdfWriter::Impl::manifest() const {
+  std::string out;
+  const auto add = [&](char kind, const std::string& name) { out += std::string(1, kind) + " " + name + "\n"; };
+  for (const auto& f : required_fields) add('F', f);
+  for (const auto& f : moments) add('M', f);
+  for (const auto& f : profiles) add('P', f);
+  for (const auto& kv : scalars) add('S', kv.first);
+  for (const auto& kv : series) add('D', kv.first);
+  for (const auto& r : reserved) add('R', r);
+  return out;
+}
+
+void NetcdfWriter::Impl::attach(const std::string& text) {
+  root = NcGroup(ncid);
+  time_dim = root.getDim("time");
+  time_var = root.getVar("time");
+  profile_dim = root.getDim("profile_time");
+  profile_time = root.getVar("profile_time");
+  time_bnds = averaged ? root.getVar("time_bnds") : NcVar();
+  profile_time_bnds = averaged ? root.getVar("profile_time_bnds") : NcVar();
+  series_dim = root.getDim("diagnostic_time");
+  series_time = root.getVar("diagnostic_time");
+  fields.clear(), scalars.clear(), series.clear(), reserved.clear();
+  required_fields.clear(), moments.clear(), profiles.clear();
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.size() < 3) continue;
+    const char kind = line[0];
+    const std::string name = line.substr(2);
+    const NcVar v = root.getVar(name);
+    if (kind != 'R' && v.isNull()) fail("share: no variable " + name + " in " + partial);
+    if (kind == 'F' || kind == 'P') {
+      const std::vector<NcDim> d = v.getDims();
+      if (kind == 'P') fields.emplace(name, Field{v, {1, 1, d.at(1).getSize()}, true});
+      else fields.emplace(name, Field{v, {d.at(3).getSize(), d.at(2).getSize(), d.at(1).getSize()}});
+      (kind == 'P' ? profiles : required_fields).push_back(name);
+    }
+    if (kind == 'M') moments.push_back(name);
+    if (kind == 'S') scalars.emplace(name, v);
+    if (kind == 'D') series.emplace(name, v);
+    if (kind == 'R') reserved.insert(name);
+  }
+}
+
+void NetcdfWriter::Impl::start_shared_journal() {
+  std::string problem;
+  try {
+    journal = std::make_unique<FlushJournal>(partial, descriptors_of(partial), lead());
+  } catch (const std::runtime_error& e) {
+    problem = e.what();
+  }
+  problem = first_failure(*ranks, !problem.empty(), problem);
+  if (problem.empty()) return;
+  journal.reset();
+  if (lead())
+    spdlog::warn("{}: no flush journal ({}): a kill while HDF5 flushes the file can damage records flushed "
+                 "before (docs/output.md, \"Kills\")", partial, problem);
+}
+
+void NetcdfWriter::share(const Communicator& ranks) {
+  Impl& m = *impl_;
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+  if (!writes_by_block(ranks)) m.fail("share: this build or MPI cannot write one file from every rank");
+  const std::string what = "cannot share " + (m.partial.empty() ? path_ : m.partial) + " among the ranks";
+  // Rank 0: its file flushed, committed and closed.
+  std::string problem, manifest;
+  std::array<long, 2> counts{records_, series_records_};
+  if (ranks.rank() == 0) {
+    try {
+      m.require_writable("share");
+      m.sync(what);
+      if (m.writeback_fd >= 0) ::close(m.writeback_fd), m.writeback_fd = -1;
+      const int ncid = m.ncid;
+      m.run(what, [&] { return nc_close(ncid); });
+      m.ncid = -1;
+      m.commit(what);
+      m.journal.reset();
+      manifest = m.manifest();
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+  }
+  problem = first_failure(ranks, !problem.empty(), problem);
+  if (!problem.empty()) {
+    m.failed = true;
+    throw std::runtime_error(problem);
+  }
+  const auto broadcast_text = [&](std::string& t) {
+    std::size_t n = t.size();
+    ranks.broadcast(&n, sizeof n, 0);
+    t.resize(n);
+    ranks.broadcast(t.data(), n, 0);
+  };
+  broadcast_text(m.partial);
+  broadcast_text(manifest);
+  ranks.broadcast(counts.data(), sizeof counts, 0);
+  records_ = counts[0];
+  series_records_ = counts[1];
+  m.ranks = &ranks;
+  // Every rank: the file opened for parallel writes.
+  errno = 0;
+  const MPI_Comm comm = *static_cast<const MPI_Comm*>(ranks.mpi_comm());
+  const int status = nc_open_par(m.partial.c_str(), NC_WRITE, comm, MPI_INFO_NULL, &m.ncid);
+  if (status != NC_NOERR) {
+    problem = "cannot open " + m.partial + " on " + ranks.describe() + ": " + nc_reason(status, errno);
+    m.ncid = -1;
+  }
+  problem = first_failure(ranks, !problem.empty(), problem);
+  if (!problem.empty()) {
+    if (m.ncid >= 0) nc_close(m.ncid);
+    m.ncid = -1;
+    m.failed = true;
+    m.fail(problem);
+  }
+  m.define(what, [&] {
+    m.attach(manifest);
+    m.parallel_file = true;
+    m.all_collective();
+    return 0;
+  });
+  hdf5_metadata_from_rank_0(m.partial);
+  m.start_shared_journal();
+  m.set_up = true;
+#else
+  (void)ranks;
+  m.fail("share: this build has no parallel NetCDF");
+#endif
+}
+
+void NetcdfWriter::write_block(const std::string& field, const std::array<std::size_t, 3>& start,
+                               const std::array<std::size_t, 3>& count, const void* values) {
+  Impl& m = *impl_;
+  m.require_writable("write_block");
+  if (m.open_record < 0) m.fail("write_block: no record begun");
+  auto it = m.fields.find(field);
+  if (it == m.fields.end() || it->second.profile) m.fail("field '" + field + "' is not among the output fields");
+  const Impl::Field& f = it->second;
+  for (int a = 0; a < 3; ++a)
+    if (start[a] + count[a] > f.n[a])
+      m.fail("field '" + field + "': a block beyond the record along " + axis_name(a));
+  const size_t rec = static_cast<size_t>(m.open_record);
+  const std::vector<size_t> from{rec, start[2], start[1], start[0]}, n{1, count[2], count[1], count[0]};
+  const std::string what = "cannot write snapshot " + std::to_string(rec) + " (" + field + ") to " + m.partial;
+  m.run(what, [&] { return nc_put_vara(m.ncid, f.var.getId(), from.data(), n.data(), values); });
 }
 
 void NetcdfWriter::Impl::define_header(const Case& c) {
@@ -942,7 +1195,7 @@ void NetcdfWriter::flush_to_disk() {
   Impl& m = *impl_;
   m.require_writable("flush_to_disk");
   m.sync("cannot flush " + m.partial);
-  fsync_file(m.partial);
+  if (m.lead()) fsync_file(m.partial);
 }
 
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
@@ -1268,6 +1521,7 @@ void complete_last_flush(const std::string& old_path, Refuse&& refuse) {
 void NetcdfWriter::copy_records_from(const std::string& old_path, long records, long series_records) {
   Impl& m = *impl_;
   m.require_writable("copy_records_from");
+  if (m.ranks) m.fail("copy_records_from: before share()");
   if (records_ != 0 || series_records_ != 0)
     m.fail("copy_records_from needs a new, empty file; this one already holds " + std::to_string(records_) +
            " snapshots and " + std::to_string(series_records_) + " diagnostics records");
@@ -1358,6 +1612,12 @@ void NetcdfWriter::append_history(const std::string& text) {
   std::string history = text_attribute(m.ncid, NC_GLOBAL, "history");
   while (!history.empty() && (history.back() == '\0' || history.back() == '\n')) history.pop_back();
   history += (history.empty() ? "" : "\n") + utc_now_iso8601() + ": " + text;
+  if (m.ranks) {  // every rank puts rank 0's text (a collective put of one value)
+    std::size_t n = history.size();
+    m.ranks->broadcast(&n, sizeof n, 0);
+    history.resize(n);
+    m.ranks->broadcast(history.data(), n, 0);
+  }
   m.ensure_room(history.size(), 1, what);
   m.run(what, [&] { return nc_put_att_text(m.ncid, NC_GLOBAL, "history", history.size(), history.data()); });
   m.sync(what);
@@ -1380,6 +1640,10 @@ void NetcdfWriter::close() {
   m.ncid = -1;
   m.commit(what);  // what HDF5 wrote in place while closing
   m.journal.reset();
+  if (!m.lead()) {  // rank 0 puts the file in place
+    m.closed = true;
+    return;
+  }
   try {
     // The data is durable before it appears under the final name.
     fsync_file(m.partial);

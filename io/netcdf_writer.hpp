@@ -23,6 +23,8 @@
 
 namespace bouss {
 
+class Communicator;
+
 // Interior values of one field, C order with x fastest: index = i + nx_f*(j + ny_f*k),
 // where (nx_f, ny_f, nz_f) are the field's own extents (n, plus one along its staggered axis).
 struct SnapshotField {
@@ -46,6 +48,13 @@ class NetcdfWriter {
   // centres (moment_variable: T_variance, w_c_T_covariance).
   NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream);
   NetcdfWriter(const std::string& path, const Case& c);
+  // Creation::shared_later: the file rank 0 writes until share() (made by parallel HDF5).
+  enum class Creation { alone, shared_later };
+  NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream, Creation creation);
+  // The writer of a rank other than 0 of a file the ranks write together (share): it creates
+  // and checks nothing until share() opens rank 0's file.
+  struct Joining {};
+  NetcdfWriter(Joining, const std::string& path, const Case& c, const OutputStream& stream);
   // Without close() (a failed run): closes the NetCDF handle quietly and leaves the partial
   // file in place, holding every record flushed so far. FILE is untouched.
   ~NetcdfWriter();
@@ -128,6 +137,30 @@ class NetcdfWriter {
   // "netCDF output FILE: REASON", where REASON names the partial file and the system's
   // reason ("No space left on device", "File too large", ...). After an I/O failure the
   // writer is finished: later calls throw, and the partial file keeps what was flushed.
+
+  // ---- One file written by every rank (parallel NetCDF-4: HDF5 over MPI-IO) ----
+  //
+  // Whether this build and `ranks` (their IO threads: Communicator::io) can: parallel NetCDF
+  // and MPI_THREAD_MULTIPLE.
+  static bool writes_by_block(const Communicator& ranks);
+  // Collective over `ranks`, every rank with its writer (rank 0's made by the constructors
+  // above, which created the file, wrote its header and perhaps copied an earlier file's
+  // records; the others' Joining): rank 0 flushes and closes the file, and every rank opens
+  // it for parallel writes. From here on begin_record, write_block, write_profiles,
+  // end_record, write_series, append_history, flush_to_disk and close are collective: every
+  // rank makes the same calls with the same arguments (rank 0's times, scalars, profiles and
+  // diagnostics are written); a failure is agreed, so every rank throws the same line.
+  //
+  // HDF5 writes the file's metadata from rank 0 alone (and reads it there: NetCDF asks for
+  // collective metadata reads), so the flush journal of rank 0 keeps a kill from tearing it,
+  // as on one rank; another rank's writes in place, if MPI-IO ever makes one, are held there
+  // and committed by rank 0 with its own.
+  void share(const Communicator& ranks);
+  // Collective, in a record begun: this rank's block of a field, the points [start, start +
+  // count) of the record (x, y, z; count zero where the rank has none), `values` in the
+  // file's precision, x fastest.
+  void write_block(const std::string& field, const std::array<std::size_t, 3>& start,
+                   const std::array<std::size_t, 3>& count, const void* values);
 
   const std::string& path() const { return path_; }
   // Where the data is until close(): FILE.<pid>.partial beside FILE (beside the link's

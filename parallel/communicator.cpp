@@ -83,9 +83,9 @@ std::shared_ptr<const Communicator> Communicator::world() {
     MPI_Initialized(&initialized);
     if (!initialized) {
       int provided = 0;
-      // The main thread calls MPI, and the IO thread while the main thread waits for it (the
-      // collective writes of a file every rank writes: threads_serialized()).
-      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
+      // The main thread calls MPI, and the IO thread at the same time (the collective writes
+      // of the files every rank writes, on a communicator of their own: io()).
+      check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
       std::atexit(finalize_at_exit);
     }
     auto* c = new Communicator();
@@ -93,6 +93,8 @@ std::shared_ptr<const Communicator> Communicator::world() {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     c->serialized_ = level >= MPI_THREAD_SERIALIZED;
+    c->multiple_ = level >= MPI_THREAD_MULTIPLE;
+    c->comm_ = new MPI_Comm(MPI_COMM_WORLD);
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &c->size_);
     MPI_Comm node;
@@ -102,6 +104,13 @@ std::shared_ptr<const Communicator> Communicator::world() {
 #if defined(OMPI_HAVE_MPI_EXT_CUDA) && OMPI_HAVE_MPI_EXT_CUDA
     c->cuda_aware_ = MPIX_Query_cuda_support() == 1;  // the library loaded at run time decides
 #endif
+    // The IO thread's communicator: the same ranks, its own context, so that its collectives
+    // never match the main thread's.
+    auto* io = new Communicator(*c);
+    auto* dup = new MPI_Comm;
+    check(MPI_Comm_dup(MPI_COMM_WORLD, dup), "MPI_Comm_dup");
+    io->comm_ = dup;
+    c->io_ = std::shared_ptr<const Communicator>(io);
     return std::shared_ptr<const Communicator>(c);
   }();
   return w;
@@ -110,14 +119,9 @@ std::shared_ptr<const Communicator> Communicator::world() {
 #endif
 }
 
-const void* Communicator::mpi_comm() const {
-#ifdef BOUSS_HAVE_MPI
-  static const MPI_Comm world = MPI_COMM_WORLD;
-  return mpi_ ? &world : nullptr;
-#else
-  return nullptr;
-#endif
-}
+const void* Communicator::mpi_comm() const { return mpi_ ? comm_ : nullptr; }
+
+const Communicator& Communicator::io() const { return io_ ? *io_ : *this; }
 
 void Communicator::allgather(const void* src, void* dst, std::size_t bytes) const {
   if (!mpi_) {
@@ -126,7 +130,7 @@ void Communicator::allgather(const void* src, void* dst, std::size_t bytes) cons
   }
 #ifdef BOUSS_HAVE_MPI
   const ReductionClock clock;  // reductions combine across the ranks through here
-  check(MPI_Allgather(src, count_of(bytes, "allgather"), MPI_BYTE, dst, int(bytes), MPI_BYTE, MPI_COMM_WORLD),
+  check(MPI_Allgather(src, count_of(bytes, "allgather"), MPI_BYTE, dst, int(bytes), MPI_BYTE, *static_cast<const MPI_Comm*>(comm_)),
         "MPI_Allgather");
 #endif
 }
@@ -134,7 +138,7 @@ void Communicator::allgather(const void* src, void* dst, std::size_t bytes) cons
 void Communicator::broadcast(void* p, std::size_t bytes, int root) const {
   if (!mpi_) return;
 #ifdef BOUSS_HAVE_MPI
-  check(MPI_Bcast(p, count_of(bytes, "broadcast"), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast");
+  check(MPI_Bcast(p, count_of(bytes, "broadcast"), MPI_BYTE, root, *static_cast<const MPI_Comm*>(comm_)), "MPI_Bcast");
 #else
   (void)p, (void)bytes, (void)root;
 #endif
@@ -153,7 +157,7 @@ void Communicator::sendrecv(const void* send, std::size_t send_bytes, int dest, 
 #ifdef BOUSS_HAVE_MPI
   check(MPI_Sendrecv(send, count_of(send_bytes, "sendrecv"), MPI_BYTE, dest < 0 ? MPI_PROC_NULL : dest, tag, recv,
                      count_of(recv_bytes, "sendrecv"), MPI_BYTE, source < 0 ? MPI_PROC_NULL : source, tag,
-                     MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                     *static_cast<const MPI_Comm*>(comm_), MPI_STATUS_IGNORE),
         "MPI_Sendrecv");
 #endif
 }
@@ -166,7 +170,7 @@ void Communicator::gatherv(const void* send, std::size_t bytes, std::vector<char
 #ifdef BOUSS_HAVE_MPI
   const int mine = count_of(bytes, "gatherv");
   std::vector<int> counts(size_), displs(size_);
-  check(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, root, MPI_COMM_WORLD), "MPI_Gather");
+  check(MPI_Gather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, root, *static_cast<const MPI_Comm*>(comm_)), "MPI_Gather");
   if (rank_ == root) {
     std::size_t total = 0;
     for (int p = 0; p < size_; ++p) {
@@ -177,7 +181,7 @@ void Communicator::gatherv(const void* send, std::size_t bytes, std::vector<char
     recv_on_root->resize(total);
   }
   check(MPI_Gatherv(send, mine, MPI_BYTE, rank_ == root ? recv_on_root->data() : nullptr, counts.data(),
-                    displs.data(), MPI_BYTE, root, MPI_COMM_WORLD),
+                    displs.data(), MPI_BYTE, root, *static_cast<const MPI_Comm*>(comm_)),
         "MPI_Gatherv");
 #endif
 }
@@ -199,7 +203,7 @@ void Communicator::alltoallv(const void* send, const std::vector<std::size_t>& s
     rc[p] = count_of(recv_bytes[p], "alltoallv"), rd[p] = count_of(r_at, "alltoallv");
     s_at += send_bytes[p], r_at += recv_bytes[p];
   }
-  check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE, MPI_COMM_WORLD),
+  check(MPI_Alltoallv(send, sc.data(), sd.data(), MPI_BYTE, recv, rc.data(), rd.data(), MPI_BYTE, *static_cast<const MPI_Comm*>(comm_)),
         "MPI_Alltoallv");
 #endif
 }
@@ -209,7 +213,7 @@ unsigned Communicator::any_bits(unsigned mine) const {
 #ifdef BOUSS_HAVE_MPI
   const ReductionClock clock;
   unsigned out = 0;
-  check(MPI_Allreduce(&mine, &out, 1, MPI_UNSIGNED, MPI_BOR, MPI_COMM_WORLD), "MPI_Allreduce");
+  check(MPI_Allreduce(&mine, &out, 1, MPI_UNSIGNED, MPI_BOR, *static_cast<const MPI_Comm*>(comm_)), "MPI_Allreduce");
   return out;
 #else
   return mine;

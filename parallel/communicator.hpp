@@ -59,11 +59,20 @@ class Communicator {
   // with MPI_THREAD_SERIALIZED at least): the IO thread's collective writes of a file that
   // every rank writes (io/checkpoint.hpp), run by IoThread::call.
   bool threads_serialized() const { return serialized_; }
+  // Whether the IO thread may call MPI while the main thread does (MPI_THREAD_MULTIPLE): the
+  // output streams every rank writes while the steps go on (run/stream_output.hpp).
+  bool threads_multiple() const { return multiple_; }
+  // The same ranks for the IO thread's collectives (a duplicate of MPI_COMM_WORLD, so that
+  // they never match the main thread's); this one for a rank alone.
+  const Communicator& io() const;
 
  private:
   Communicator() = default;
+  Communicator(const Communicator&) = default;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
-  bool mpi_ = false, cuda_aware_ = false, serialized_ = false;
+  bool mpi_ = false, cuda_aware_ = false, serialized_ = false, multiple_ = false;
+  const void* comm_ = nullptr;  // the MPI_Comm (under MPI)
+  std::shared_ptr<const Communicator> io_;
 };
 
 // Every rank learns whether any failed, and the first failing rank's message (in rank

@@ -10,6 +10,7 @@
 #include "io/netcdf_writer.hpp"
 #include "io/xdmf.hpp"
 #include "grid/gather.hpp"
+#include "parallel/communicator.hpp"
 #include "physics/profiles.hpp"
 #include "model/simulation.hpp"
 
@@ -69,16 +70,29 @@ std::string stream_checkpoint_key(const std::string& base, int index) {
 }
 
 void StreamOutput::open(const Layout& layout, const std::vector<DiagnosticInfo>& series) {
-  writes_ = backend_.ranks().rank() == writer_rank;
+  const Communicator& ranks = backend_.ranks();
+  writes_ = ranks.rank() == writer_rank;
+  by_block_ = !ranks.alone() && NetcdfWriter::writes_by_block(ranks.io());
   if (writes_) {
-    writer_.emplace(stream_.file, case_, stream_);
+    writer_.emplace(stream_.file, case_, stream_,
+                    by_block_ ? NetcdfWriter::Creation::shared_later : NetcdfWriter::Creation::alone);
     partial_ = writer_.call([&](NetcdfWriter& w) {
       w.describe_diagnostics(series);
       return w.partial_path();
     });
+  } else if (by_block_) {
+    writer_.emplace(NetcdfWriter::Joining{}, stream_.file, case_, stream_);
+    writer_.call([&](NetcdfWriter& w) { w.describe_diagnostics(series); });
   }
   plan_ = plan_stream(case_, stream_, layout);
-  ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);
+  // Each rank's ring holds its own blocks (made at the first record, from the cut).
+  if (!by_block_) ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);
+}
+
+void StreamOutput::share_once() {
+  if (!by_block_ || shared_) return;
+  shared_ = true;
+  writer_.post([io = &backend_.ranks().io()](NetcdfWriter& w) { w.share(*io); });
 }
 
 namespace {
@@ -137,6 +151,7 @@ void StreamOutput::write_record(const Simulation& sim) {
     source.profiles = [this, &sim](double* dst) { sim.profiles_into(stream_.profiles, dst); };
   }
   if (backend_.ranks().alone()) write_alone(sim, source);
+  else if (by_block_) write_blocks(sim, source);
   else write_gathered(sim, source);
   last_step = sim.steps_done();
   if (average_) average_->open(sim);
@@ -279,37 +294,146 @@ void StreamOutput::write_gathered(const Simulation& sim, const RecordSource& sou
   agree();
 }
 
+// Under several ranks with parallel NetCDF: every rank packs its points of each slab into a
+// slot of its own ring and its IO thread writes them as its block of the slab, in the same
+// collective call as every other rank's (NetcdfWriter::write_block; a rank without points of
+// the slab takes part with none). No rank holds more than its own points. The profiles,
+// computed on every rank, are written by rank 0's.
+//
+// A failure of the writers is agreed among the IO threads (each job fails on every rank or
+// on none: NetcdfWriter::share), and each rank's time loop meets it in a post or while it
+// waits for a slot; the ranks agree at the record's start and end, as write_gathered does, so
+// that every rank stops with the same line at the same point.
+void StreamOutput::write_blocks(const Simulation& sim, const RecordSource& source) {
+  const Communicator& ranks = backend_.ranks();
+  const Decomposition& d = *sim.grid().decomposition;
+  const bool single = stream_.precision == Precision::single_precision;
+  const std::size_t elem = single ? sizeof(float) : sizeof(double);
+  std::string failure;
+  const auto guarded = [&](const std::function<void()>& f) {
+    if (!failure.empty()) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  };
+  const auto agree = [&] {
+    const std::string first = first_failure(ranks, !failure.empty(), failure);
+    if (!first.empty()) throw std::runtime_error(first);
+  };
+  // This rank's points of a slab (the whole grid's indices).
+  const auto mine_of = [&](const StreamPlan::Item& item, int k0, int nk) {
+    Box slab = item.box;
+    slab.lo[2] = item.box.lo[2] + k0;
+    slab.hi[2] = slab.lo[2] + nk;
+    const Stagger st = item.moment.empty() ? field_named(item.field).stagger : Stagger::centre;
+    return intersect(slab, supplied_box_of_rank(d, ranks.rank(), st));
+  };
+  if (!ring_) {  // slots for this rank's largest block
+    std::size_t slot = std::max(plan_.profile_bytes, elem);
+    for (const StreamPlan::Item& item : plan_.items)
+      for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+        const Box mine = mine_of(item, k0, std::min(item.slab_planes, item.box.extent(2) - k0));
+        if (!mine.empty()) slot = std::max(slot, elem * std::size_t(mine.cells()));
+      }
+    ring_ = std::make_unique<StagingRing>(backend_, slot, plan_.slots);
+  }
+  guarded([] { IoThread::instance().check(); });
+  agree();
+  share_once();
+  guarded([&] {
+    writer_.post([time = sim.time(), step = sim.steps_done(), bounds = source.bounds](NetcdfWriter& w) {
+      w.begin_record(time, {{"step", double(step)}}, bounds);
+    });
+  });
+  if (plan_.profile_bytes > 0) {
+    // Every rank's levels (a snapshot's are collective); rank 0's are written.
+    StagingRing::Slot* slot = nullptr;
+    guarded([&] { slot = &ring_->acquire(); });
+    void* spare = slot ? nullptr : backend_.allocate(plan_.profile_bytes);
+    source.profiles(static_cast<double*>(slot ? slot->device : spare));
+    if (spare) backend_.deallocate(spare);
+    bool posted = false;
+    if (slot) guarded([&] {
+      post_slot(writer_, *ring_, *slot, plan_.profile_bytes,
+                [](NetcdfWriter& w, const void* host) { w.write_profiles(static_cast<const double*>(host)); });
+      posted = true;
+    });
+    if (slot && !posted) {
+      ring_->queue_copy(*slot, 0);
+      slot->copied.wait();
+      ring_->release(*slot, 0);
+    }
+  }
+  for (std::size_t i = 0; i < plan_.items.size(); ++i) {
+    const StreamPlan::Item& item = plan_.items[i];
+    for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+      const Box mine = mine_of(item, k0, std::min(item.slab_planes, item.box.extent(2) - k0));
+      std::array<std::size_t, 3> start{}, count{};
+      if (!mine.empty())
+        for (int a = 0; a < 3; ++a)
+          start[a] = std::size_t(mine.lo[a] - item.box.lo[a]), count[a] = std::size_t(mine.extent(a));
+      guarded([&] {
+        if (mine.empty()) {  // a part in the collective write, with nothing of its own
+          writer_.post([field = item.field](NetcdfWriter& w) {
+            static const double none = 0;
+            w.write_block(field, {0, 0, 0}, {0, 0, 0}, &none);
+          });
+          return;
+        }
+        Box local = mine;  // in this rank's own indices
+        for (int a = 0; a < 3; ++a) local.lo[a] -= d.offset[a], local.hi[a] -= d.offset[a];
+        StagingRing::Slot& slot = ring_->acquire();
+        source.pack(i, local, slot.device, single);
+        post_slot(writer_, *ring_, slot, elem * std::size_t(mine.cells()),
+                  [field = item.field, start, count](NetcdfWriter& w, const void* host) {
+                    w.write_block(field, start, count, host);
+                  });
+      });
+    }
+  }
+  guarded([&] { writer_.post([](NetcdfWriter& w) { w.end_record(); }); });
+  agree();
+}
+
 void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {
-  if (!writes_) return;
+  if (!writes_ && !by_block_) return;
+  share_once();
   writer_.post([time, values](NetcdfWriter& w) { w.write_series(time, values); });
 }
 
+// Before share_once(), the writer rank's alone (a restart's copy).
 void StreamOutput::copy_records_from(const std::string& source, long records, long series_records) {
   if (!writes_) return;
+  if (shared_) throw std::logic_error("copy_records_from after the first record");
   writer_.call([&](NetcdfWriter& w) { w.copy_records_from(source, records, series_records); });
 }
 
 void StreamOutput::append_history(const std::string& text) {
-  if (!writes_) return;
+  if (!writes_ && !shared_) return;
   writer_.call([&](NetcdfWriter& w) { w.append_history(text); });
 }
 
 void StreamOutput::flush_to_disk() {
-  if (!writes_) return;
+  if (!writes_ && !by_block_) return;
+  share_once();
   writer_.call([](NetcdfWriter& w) { w.flush_to_disk(); });
 }
 
 std::pair<long, long> StreamOutput::counts() {
-  if (!writes_) return {0, 0};
+  if (!writes_ && !by_block_) return {0, 0};
   return writer_.call([](NetcdfWriter& w) { return std::make_pair(w.records(), w.series_records()); });
 }
 
 std::pair<long, long> StreamOutput::close() {
-  if (!writes_) return {0, 0};
+  if (!writes_ && !by_block_) return {0, 0};
+  share_once();
   const auto counts = writer_.call([](NetcdfWriter& w) {
     w.close();
     return std::make_pair(w.records(), w.series_records());
   });
+  if (!writes_) return counts;
   if (!stream_.fields.empty()) {
     // Beside it, the XDMF description ParaView opens (the NetCDF file is complete without it).
     const std::string xdmf = xdmf_path_for(stream_.file);

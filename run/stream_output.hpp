@@ -6,6 +6,11 @@
 // means of the two faces), the profiles are computed on the device, each into a slot of
 // the stream's staging ring, copied to pinned memory on the copy stream, and written by the
 // IO thread (io/staging_ring.hpp). run/run.hpp decides when.
+//
+// Under several ranks every rank writes its own block of each slab into the one file, from
+// its own ring (parallel NetCDF-4, collective writes: NetcdfWriter::share), where the build
+// has parallel NetCDF and MPI gives MPI_THREAD_MULTIPLE; otherwise the writer rank gathers
+// each slab and writes it alone (the log says which).
 #pragma once
 
 #include <array>
@@ -130,8 +135,14 @@ class StreamOutput {
   };
   void write_alone(const Simulation& sim, const RecordSource& source);
   void write_gathered(const Simulation& sim, const RecordSource& source);
+  void write_blocks(const Simulation& sim, const RecordSource& source);
+  // Every rank's writer opens the file the writer rank made (NetcdfWriter::share), once,
+  // before the first record, series record, flush or close.
+  void share_once();
   static constexpr int writer_rank = 0;
-  bool writes_ = true;  // this rank writes the file (the only rank, or the writer rank)
+  bool writes_ = true;     // this rank writes the file (the only rank, or the writer rank)
+  bool by_block_ = false;  // every rank writes its block of each record (parallel NetCDF)
+  bool shared_ = false;    // share_once() done
 };
 
 }  // namespace bouss
