@@ -6,7 +6,10 @@
 #include <netcdf.h>
 #include <sys/wait.h>
 
+#include <sys/types.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -73,6 +76,21 @@ inline double relative_difference(const std::string& a, const std::string& b, st
     worst = std::max(worst, diff / (scale > 0 ? scale : 1));
   }
   return worst;
+}
+
+// The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
+// (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
+inline pid_t rank_pid(int rank) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string cmdline = slurp(entry.path().string() + "/cmdline");
+    if (cmdline.find(bouss_exe()) != 0) continue;
+    const std::string env = slurp(entry.path().string() + "/environ");
+    if (env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
+      return pid_t(std::stol(name));
+  }
+  return -1;
 }
 
 inline std::string text_attribute(const std::string& path, const char* name) {

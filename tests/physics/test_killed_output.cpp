@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "convection_case.hpp"
+#include "mpi_run_checks.hpp"
 #include "config/case.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/output_recovery.hpp"
@@ -378,4 +379,89 @@ TEST(KilledOutput, ARestartRefusesToCopyADamagedRecordItsCheckpointCounts) {
   EXPECT_EQ(partials_in(dir.path()), partial) << "the refused restart leaves no partial file of its own";
   EXPECT_EQ(bitwise_difference(before, partial.front()), "") << "the killed run's partial file is untouched";
   EXPECT_FALSE(fs::exists(dir.file("run.nc")));
+}
+
+namespace {
+
+// The run of case_text on two ranks (each writes its block of every record into the one
+// file), started with the kill hook where one is given.
+KilledRun start_on_ranks(const std::string& hook, int steps) {
+  KilledRun k;
+  k.dir = std::make_unique<ScratchDir>("killed_ranks");
+  const std::string c = write_case(*k.dir, steps);
+  if (!hook.empty()) ::setenv("BOUSS_TEST_KILL_IN_RECORD", hook.c_str(), 1);
+  k.process = std::make_unique<BoussProcess>(std::vector<std::string>{"run", c, "--progress", "0"},
+                                             k.dir->file("out"), k.dir->file("err"), mpirun_launcher(2));
+  ::unsetenv("BOUSS_TEST_KILL_IN_RECORD");
+  return k;
+}
+
+}  // namespace
+
+// The same guarantee when the ranks write the file together (parallel NetCDF): a kill of
+// rank 0, which commits every flush, at writes of record 64's flush (from the 185th write
+// of the record on; with the in-place writes let through, kills at writes 209 to 245 left
+// the file unreadable, "NetCDF: HDF error") leaves the 64 records flushed before, whole; one
+// inside the commit, a journal that `bouss recover` completes. mpirun ends the other rank.
+TEST(KilledOutput, UnderRanksAKillAtAWriteOfAFlushKeepsEveryFlushedRecord) {
+  BOUSS_MPI_OR_SKIP();
+  std::vector<std::string> hooks = {"64:commit:1", "64:commit:3"};
+  for (int w = 185; w <= 245; w += 6) hooks.push_back("64:" + std::to_string(w));
+  int killed = 0;
+  for (std::size_t first = 0; first < hooks.size(); first += 2) {
+    std::vector<KilledRun> runs;  // two at a time
+    for (std::size_t i = first; i < std::min(hooks.size(), first + 2); ++i) runs.push_back(start_on_ranks(hooks[i], 66));
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const std::string& hook = hooks[first + r];
+      KilledRun& k = runs[r];
+      if (k.process->wait() == 0) continue;  // the hook's write lies beyond the flush's last
+      ++killed;
+      const auto partial = partials_in(k.dir->path());
+      ASSERT_EQ(partial.size(), 1u) << hook << ": " << k.process->err();
+      if (hook.find("commit") != std::string::npos) {
+        ASSERT_TRUE(fs::exists(partial.front() + ".journal")) << hook;
+        const std::string recovered = k.dir->file("recovered.nc");
+        BoussProcess rec({"recover", partial.front(), "--output", recovered}, k.dir->file("rout"), k.dir->file("rerr"));
+        ASSERT_EQ(rec.wait(), 0) << rec.err();
+        const Contents c = read_back(recovered);
+        EXPECT_EQ(c.records, 65) << hook << ": the flush the kill interrupted, completed";
+        EXPECT_TRUE(c.problems.empty()) << hook << ": " << ::testing::PrintToString(c.problems);
+        continue;
+      }
+      const Contents c = read_back(partial.front());
+      ASSERT_TRUE(c.opens) << hook;
+      EXPECT_EQ(c.records, 64) << hook << ": the 64 flushed records, none more";
+      EXPECT_TRUE(c.problems.empty()) << hook << ": " << ::testing::PrintToString(c.problems);
+    }
+  }
+  EXPECT_GE(killed, 10) << "rank 0 makes more writes than that in record 64's flush";
+}
+
+// kill -9 of the other rank at any moment of a run that writes a record every step: mpirun
+// ends rank 0 with it; `bouss recover` keeps every record flushed, and every one reads whole.
+TEST(KilledOutput, UnderRanksKillingTheOtherRankKeepsEveryFlushedRecord) {
+  BOUSS_MPI_OR_SKIP();
+  KilledRun k = start_on_ranks("", 100000);
+  const auto records_flushed = [&] {
+    const auto partial = partials_in(k.dir->path());
+    return partial.size() == 1 && fs::file_size(partial.front()) > (std::uintmax_t(1) << 20);
+  };
+  ASSERT_TRUE(wait_until([&] { return records_flushed() || !k.process->running(); }, 120)) << "no records";
+  ASSERT_TRUE(k.process->running()) << k.process->err();
+  const pid_t victim = rank_pid(1);
+  ASSERT_GT(victim, 0);
+  ::kill(victim, SIGKILL);
+  ASSERT_TRUE(wait_until([&] { return !k.process->running(); }, 60)) << "the job outlived its killed rank";
+  EXPECT_NE(k.process->wait(), 0);
+  const auto partial = partials_in(k.dir->path());
+  ASSERT_EQ(partial.size(), 1u);
+  const std::string recovered = k.dir->file("recovered.nc");
+  BoussProcess r({"recover", partial.front(), "--output", recovered}, k.dir->file("rout"), k.dir->file("rerr"));
+  ASSERT_EQ(r.wait(), 0) << r.err();
+  const Contents c = read_back(recovered);
+  EXPECT_GT(c.records, 10);
+  EXPECT_TRUE(c.problems.empty()) << ::testing::PrintToString(c.problems);
+  EXPECT_NE(r.out().find("kept " + std::to_string(c.records) + " of " + std::to_string(c.records) + " records"),
+            std::string::npos)
+      << "a flushed record left out: " << r.out();
 }

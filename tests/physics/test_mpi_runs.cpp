@@ -164,22 +164,6 @@ TEST(MpiRuns, ACheckpointOverTheFileSizeLimitStopsEveryRankWithOneLine) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("c.checkpoint.2.nc")));
 }
 
-namespace {
-// The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
-// (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
-pid_t rank_pid(int rank) {
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    const std::string cmdline = slurp(entry.path().string() + "/cmdline");
-    if (cmdline.find(bouss_exe()) != 0) continue;
-    const std::string env = slurp(entry.path().string() + "/environ");
-    if (env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
-      return pid_t(std::stol(name));
-  }
-  return -1;
-}
-}  // namespace
 
 // kill -9 of one rank while the ranks write a checkpoint together: the job ends, the
 // checkpoint being written never appears under its name (only its partial file may stay),
