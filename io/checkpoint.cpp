@@ -639,6 +639,7 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
     std::set<std::string> seen;
     for (std::string name; list >> name;) {
       if (!seen.insert(name).second) r.damaged("array '" + name + "' is listed twice in " + kArraysAttribute);
+      c.listed.insert(name);
       NcVar v = r.root().getVar(name);
       if (v.isNull()) r.damaged("array '" + name + "' (listed in " + kArraysAttribute + ") is missing");
       if (v.getType() != NC_DOUBLE) r.damaged("array '" + name + "' is " + nc::type_name(v.getType()) + ", expected double");
@@ -673,6 +674,7 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
         r.damaged("array '" + name + "' is on (" + on +
                   "), expected (z, y, x) with at most one of them replaced by its faces (zf, yf, xf)");
       }
+      if (block && block->arrays && !block->arrays->count(name)) continue;
       CheckpointArray arr;
       arr.name = name;
       arr.stagger = stagger;
@@ -684,6 +686,9 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
         if (box.lo[a] < 0 || box.hi[a] > int(e[a]))
           throw std::invalid_argument("read_checkpoint: a block outside the array '" + name + "'");
       arr.values.resize(std::size_t(box.cells()));
+      // No chunk cache: each chunk is read once, into the block (with a cache, HDF5 kept up
+      // to its default 16 MiB of them besides).
+      nc_set_var_chunk_cache(file.ncid, v.getId(), 0, 0, 0.75f);
       try {
         if (!arr.values.empty())
           v.getVar({std::size_t(box.lo[2]), std::size_t(box.lo[1]), std::size_t(box.lo[0])},

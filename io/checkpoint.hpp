@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct Checkpoint {
   double last_dt = 0;            // the last step's dt (the AB2 coefficients need it)
   std::int64_t step = 0;         // steps done since the original start
   std::vector<CheckpointArray> arrays;  // written and read back in this order
+  std::set<std::string> listed;         // read back: every array the file holds (read or left out)
   // The driver's scalars (output schedule, diagnostics, failure counter, ...), kept exactly.
   std::map<std::string, double> state;
   // The driver's strings (output path, its partial name, ...).
@@ -87,6 +89,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& c);
 struct CheckpointBlock {
   std::array<int, 3> n{};
   std::array<Box, 4> boxes;
+  // A read: the grid arrays to read (the others are left out of the result); every one when
+  // unset. Flat arrays are always read.
+  std::optional<std::set<std::string>> arrays;
 };
 
 // Whether these ranks write a checkpoint together, each its own block (a build with parallel

@@ -766,6 +766,8 @@ void NetcdfWriter::Impl::attach(const std::string& text) {
       const std::vector<NcDim> d = v.getDims();
       if (kind == 'P') fields.emplace(name, Field{v, {1, 1, d.at(1).getSize()}, true});
       else fields.emplace(name, Field{v, {d.at(3).getSize(), d.at(2).getSize(), d.at(1).getSize()}});
+      // No chunk cache for the fields (define_header says why; a reopened file has the default).
+      if (kind == 'F') nc::check(nc_set_var_chunk_cache(ncid, v.getId(), 0, 0, 0.75f), "chunk cache of " + name);
       (kind == 'P' ? profiles : required_fields).push_back(name);
     }
     if (kind == 'M') moments.push_back(name);

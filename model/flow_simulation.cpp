@@ -367,20 +367,19 @@ std::vector<double> FlowSimulation<R>::host_values(const std::string& name) cons
 }
 
 template <class R>
-void FlowSimulation<R>::restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
-                         double last_dt, long steps, int last_cycles) {
+void FlowSimulation<R>::restore(const StateReader& read, double time, double last_dt, long steps, int last_cycles) {
   StepClock clock;
   clock.time = time;
   clock.dt = last_dt;
   clock.steps = steps;
   for (const std::string& name : state_names()) {
-    auto it = std::find_if(arrays.begin(), arrays.end(), [&](const auto& a) { return a.first == name; });
-    if (it == arrays.end()) {
+    std::vector<double> values;
+    if (!read(name, values)) {
       // A checkpoint written without the extrapolation: the next solve starts from p alone.
       if (name == "p_previous") continue;
       throw std::invalid_argument("restore: the state lacks \"" + name + "\"");
     }
-    set_interior_values(field(name), it->second);
+    set_interior_values(field(name), values);
     if (name == "p_previous") clock.solve_dt = last_dt;  // the last step's solve came last_dt after it
   }
   // The ghosts as the step leaves them: the flow's from one fill of all four fields,

@@ -34,7 +34,8 @@ class FlowSimulation final : public Simulation {
   void fill_all_ghosts() override;
   double bytes_per_step(const SolveStats& s) const override;
   std::vector<double> host_values(const std::string& name) const override;
-  void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time, double last_dt,
+  using Simulation::restore;
+  void restore(const StateReader& read, double time, double last_dt,
                long steps, int last_cycles) override;
   void pack(const std::string& name, const Box& box, float* dst, int average_axis) const override;
   void pack(const std::string& name, const Box& box, double* dst, int average_axis) const override;

@@ -138,8 +138,21 @@ class Simulation {
   // Continues from a stored state (a checkpoint): the named arrays' interior values, the
   // time, the last dt, the steps done and the last solve's cycles. Ghosts are refilled
   // exactly as the step leaves them, so the next step is the one an uninterrupted run takes.
-  virtual void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time,
-                       double last_dt, long steps, int last_cycles) = 0;
+  //
+  // The arrays come one at a time from `read` (name -> its interior values; false where the
+  // state has none), so that a restart never holds more than one array besides the fields.
+  using StateReader = std::function<bool(const std::string& name, std::vector<double>& values)>;
+  virtual void restore(const StateReader& read, double time, double last_dt, long steps, int last_cycles) = 0;
+  void restore(const std::vector<std::pair<std::string, std::vector<double>>>& arrays, double time, double last_dt,
+               long steps, int last_cycles) {
+    restore(
+        [&](const std::string& name, std::vector<double>& values) {
+          for (const auto& a : arrays)
+            if (a.first == name) return values = a.second, true;
+          return false;
+        },
+        time, last_dt, steps, last_cycles);
+  }
 
   // Output on the device (run/stream_output.hpp): packs the named array's values over
   // `box` into dst (backend memory) in float or double, optionally the mean of each point and

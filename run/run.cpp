@@ -215,7 +215,7 @@ void Run::start_from_checkpoint() {
   Checkpoint ck;
   // Every rank reads its own block of each array (one hyperslab: no rank holds a whole one).
   const Grid part = rank_grid(case_, backend_.ranks());
-  CheckpointBlock block{case_.n, {}};
+  CheckpointBlock block{case_.n, {}, std::set<std::string>{}};  // the grid arrays come one at a time (restore)
   for (int s = 0; s < 4; ++s) block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
   agree([&] {
     try {
@@ -310,11 +310,29 @@ void Run::start_from_checkpoint() {
   });
 
   sim_ = make_simulation(case_, backend_);
-  std::vector<std::pair<std::string, std::vector<double>>> arrays;
-  for (CheckpointArray& a : ck.arrays)
-    if (a.stagger != CheckpointArray::flat_array)  // a time average's sums (the streams take them)
-      arrays.emplace_back(a.name, std::move(a.values));  // this rank's block (read so)
-  sim_->restore(arrays, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
+  // Each array's block read when the simulation takes it: this rank holds one array besides its
+  // fields. A read that fails on a rank gives zeros there, and the ranks agree on it after the
+  // restore (whose ghost fills every rank makes).
+  std::string unread;
+  const auto read_array = [&](const std::string& name, std::vector<double>& values) {
+    if (!ck.listed.count(name)) return false;
+    CheckpointBlock one = block;
+    one.arrays = std::set<std::string>{name};
+    try {
+      Checkpoint part = IoThread::instance().call([&] { return read_checkpoint(path, one); });
+      for (CheckpointArray& a : part.arrays)
+        if (a.name == name) return values = std::move(a.values), true;
+    } catch (const std::exception& e) {
+      if (unread.empty()) unread = e.what();
+    }
+    if (unread.empty()) unread = path + ": array '" + name + "' could not be read";
+    values.assign(std::size_t(one.boxes[std::size_t(int(field_named(name).stagger))].cells()), 0.0);
+    return true;
+  };
+  sim_->restore(read_array, ck.time, ck.last_dt, long(ck.step), int(state_value(ck, "pressure_cycles")));
+  agree([&] {
+    if (!unread.empty()) throw CaseError(unread);
+  });
   series_.restore(ck.state);
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
   for (auto& d : case_diagnostics_)

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -210,6 +211,64 @@ TEST(MpiRuns, KillingARankMidCheckpointKeepsTheEarlierOne) {
   ASSERT_EQ(restarted.wait(), 0) << restarted.err();
   const auto a = read_variables(dir.file("k.nc")), b = read_variables(dir.file("ref.nc"));
   for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
+}
+
+namespace {
+// Each rank's peak resident memory (bytes) of `mpirun -np ranks bouss ARGS`, through a
+// wrapper that waits for its rank and writes the rank's ru_maxrss to PREFIX.RANK.
+std::vector<double> rank_peaks(const ScratchDir& dir, const std::string& prefix, int ranks,
+                               const std::vector<std::string>& args, std::string* err) {
+  const std::string wrapper = dir.file("peak.py");
+  std::ofstream(wrapper) << "import os, sys\n"
+                            "pid = os.fork()\n"
+                            "if pid == 0:\n    os.execvp(sys.argv[2], sys.argv[2:])\n"
+                            "_, status, usage = os.wait4(pid, 0)\n"
+                            "open(sys.argv[1] + '.' + os.environ['OMPI_COMM_WORLD_RANK'], 'w').write(str(usage.ru_maxrss * 1024))\n"
+                            "sys.exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)\n";
+  std::vector<std::string> launcher = mpirun_launcher(ranks);
+  // MPI-IO's collective buffer (OMPIO: 32 MiB on each aggregator rank) capped: the I/O
+  // library's buffer, not a field.
+  launcher.insert(launcher.end(), {"--mca", "io_ompio_bytes_per_agg", "4194304", "python3", wrapper,
+                                   dir.file(prefix)});
+  BoussProcess p(args, dir.file(prefix + ".out"), dir.file(prefix + ".err"), launcher);
+  const int status = p.wait();
+  *err = p.err();
+  if (status != 0) return {};
+  std::vector<double> peaks;
+  for (int r = 0; r < ranks; ++r) peaks.push_back(std::stod(slurp(dir.file(prefix + "." + std::to_string(r)))));
+  return peaks;
+}
+}  // namespace
+
+// The memory goal of the ranks' output and checkpoints: no rank allocates a whole field. Four
+// ranks write T and w (fp64) every other step with the profiles, and a checkpoint, each rank
+// its own block; each rank's peak exceeds every other's by less than half a field (rank 0
+// gathered every slab into its ring before: a whole record more), and a restart that
+// continues the file peaks on each rank less than half a field above its first run (every
+// rank held its block of every array of the checkpoint at once before).
+TEST(MpiRuns, NoRankHoldsAWholeFieldWhileWritingOrRestarting) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_peaks");
+  const std::vector<std::string> args = {
+      "run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--progress", "0",
+      "--set", "grid.n=[256,256,256]", "--set", "time.steps=4",
+      "--set", "output=[{\"file\": \"" + dir.file("o.nc") + "\", \"interval_steps\": 2, \"fields\": [\"T\", \"w\"], "
+               "\"profiles\": true}]",
+      "--set", "checkpoint.interval_steps=2", "--set", "checkpoint.file=" + dir.file("ck")};
+  const double half_field = 0.5 * 256.0 * 256 * 256 * sizeof(double);
+  std::string err;
+  const std::vector<double> first = rank_peaks(dir, "first", 4, args, &err);
+  ASSERT_EQ(first.size(), 4u) << err;
+  const auto [lo, hi] = std::minmax_element(first.begin(), first.end());
+  EXPECT_LT(*hi - *lo, half_field) << "peaks " << ::testing::PrintToString(first);
+  std::vector<std::string> again = args;
+  again.insert(again.end(), {"--restart", dir.file("ck.checkpoint.2.nc")});
+  const std::vector<double> restarted = rank_peaks(dir, "restart", 4, again, &err);
+  ASSERT_EQ(restarted.size(), 4u) << err;
+  for (int r = 0; r < 4; ++r)
+    EXPECT_LT(restarted[std::size_t(r)] - first[std::size_t(r)], half_field)
+        << "rank " << r << ": " << ::testing::PrintToString(first) << " then " << ::testing::PrintToString(restarted);
+  EXPECT_EQ(read_variables(dir.file("o.nc")).at("time").size(), 3u);
 }
 
 // A grid too narrow for the ranks: one error line naming the case file and /grid/n, exit 2.
