@@ -33,7 +33,8 @@ struct Finished {
 // `bouss run` of a small convection case to t = 2 (T, u, v, w and p every 0.5, the
 // profiles, the series, a checkpoint every 1; and time means over every 0.8 of T, w_c, the
 // profiles and the covariance of w_c and T, TAG_means.nc, and of T and its variance on a y
-// plane, TAG_plane.nc, so that a checkpoint falls inside a window) on `ranks` ranks (0:
+// plane, TAG_plane.nc, so that a checkpoint falls inside a window; and T, w and u_c in float,
+// compressed, TAG_float.nc) on `ranks` ranks (0:
 // without mpirun), with the extra arguments, on the backend.
 inline Finished run_case(const ScratchDir& dir, const std::string& tag, int ranks, std::vector<std::string> extra = {},
                          const std::string& backend = "cpu") {
@@ -46,7 +47,9 @@ inline Finished run_case(const ScratchDir& dir, const std::string& tag, int rank
                                                 "{\"file\": \"" + dir.file(tag + "_means.nc") + "\", \"interval\": 0.8, \"fields\": [\"T\", \"w_c\"], "
                                                 "\"profiles\": true, \"average\": {\"moments\": [\"w_c*T\"]}}, "
                                                 "{\"file\": \"" + dir.file(tag + "_plane.nc") + "\", \"interval\": 0.8, \"fields\": [\"T\"], "
-                                                "\"region\": {\"y\": 0.9}, \"average\": {\"every_steps\": 2, \"moments\": [\"T*T\"]}}]",
+                                                "\"region\": {\"y\": 0.9}, \"average\": {\"every_steps\": 2, \"moments\": [\"T*T\"]}}, "
+                                                "{\"file\": \"" + dir.file(tag + "_float.nc") + "\", \"interval\": 0.5, \"fields\": [\"T\", \"w\", \"u_c\"], "
+                                                "\"precision\": \"float\", \"compression\": {\"deflate\": 1}}]",
                                    "--set", "checkpoint.interval=1", "--set", "checkpoint.keep=5", "--backend", backend};
   args.insert(args.end(), extra.begin(), extra.end());
   BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});

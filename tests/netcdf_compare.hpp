@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,78 @@ inline std::string bitwise_difference(const std::string& a, const std::string& b
   }
   for (const auto& [name, values] : vb)
     if (!va.count(name)) return "variable " + name + " missing from " + a;
+  return "";
+}
+
+
+// "" when both files have the same dimensions, the same variables (type, dimensions) and the
+// same attributes (global and every variable's: type, length and bytes), but the global
+// attributes named in `ignored`; else what differs first. The values: read_variables.
+inline std::string layout_difference(const std::string& a, const std::string& b, const std::set<std::string>& ignored) {
+  struct Open {
+    int id = -1;
+    explicit Open(const std::string& p) {
+      if (nc_open(p.c_str(), NC_NOWRITE, &id) != NC_NOERR) id = -1;
+    }
+    ~Open() {
+      if (id >= 0) nc_close(id);
+    }
+  } fa(a), fb(b);
+  if (fa.id < 0 || fb.id < 0) return "cannot open " + (fa.id < 0 ? a : b);
+  // Everything of one file, one line per item, in a canonical order.
+  const auto describe = [&](int nc) {
+    std::map<std::string, std::string> items;
+    const auto attributes = [&](int var, const std::string& owner) {
+      int natts = 0;
+      nc_inq_varnatts(nc, var, &natts);
+      for (int i = 0; i < natts; ++i) {
+        char name[NC_MAX_NAME + 1] = {};
+        nc_inq_attname(nc, var, i, name);
+        if (var == NC_GLOBAL && ignored.count(name)) continue;
+        nc_type type = 0;
+        std::size_t len = 0;
+        nc_inq_att(nc, var, name, &type, &len);
+        std::size_t size = 0;
+        nc_inq_type(nc, type, nullptr, &size);
+        std::string bytes(len * size, '\0');
+        if (type != NC_STRING) nc_get_att(nc, var, name, bytes.data());
+        items[owner + ":" + name] = std::to_string(type) + "/" + std::to_string(len) + "/" + bytes;
+      }
+    };
+    attributes(NC_GLOBAL, "");
+    int ndims = 0, nvars = 0;
+    nc_inq_ndims(nc, &ndims);
+    for (int d = 0; d < ndims; ++d) {
+      char name[NC_MAX_NAME + 1] = {};
+      std::size_t len = 0;
+      nc_inq_dim(nc, d, name, &len);
+      items[std::string("dimension ") + name] = std::to_string(len);
+    }
+    nc_inq_nvars(nc, &nvars);
+    for (int v = 0; v < nvars; ++v) {
+      char name[NC_MAX_NAME + 1] = {};
+      nc_type type = 0;
+      int vd = 0, dims[NC_MAX_VAR_DIMS];
+      nc_inq_var(nc, v, name, &type, &vd, dims, nullptr);
+      std::string on = std::to_string(type) + " (";
+      for (int d = 0; d < vd; ++d) {
+        char dn[NC_MAX_NAME + 1] = {};
+        nc_inq_dimname(nc, dims[d], dn);
+        on += std::string(d ? ", " : "") + dn;
+      }
+      items[std::string("variable ") + name] = on + ")";
+      attributes(v, name);
+    }
+    return items;
+  };
+  const auto ia = describe(fa.id), ib = describe(fb.id);
+  for (const auto& [key, value] : ia) {
+    const auto it = ib.find(key);
+    if (it == ib.end()) return key + " missing from " + b;
+    if (it->second != value) return key + " differs";
+  }
+  for (const auto& [key, value] : ib)
+    if (!ia.count(key)) return key + " missing from " + a;
   return "";
 }
 
