@@ -132,9 +132,11 @@ TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
   EXPECT_NE(err.find("blocked"), std::string::npos) << err;
 }
 
-// The writer rank's disk fills (a file size limit, ulimit -f, fails its writes as a full
-// disk does) while the other ranks gather the record's slabs to it: every rank stops with the
-// writer's one line, exit 2, no hang (the ranks used to wait in the next gather for ever).
+// The disk fills (a file size limit, ulimit -f, on every rank, fails writes as a full disk
+// does) under ranks that write the file together (each its block; through rank 0 in a build
+// without parallel NetCDF): the ranks' writers agree that the record does not fit before any
+// of it is written, and every rank stops with the one line, exit 2, no hang (the ranks used
+// to wait in the next gather, or a collective write, for ever).
 TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_full");
