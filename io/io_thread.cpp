@@ -80,13 +80,15 @@ IoThread::~IoThread() {
 
 bool IoThread::on_io_thread() const { return std::this_thread::get_id() == state_->id; }
 
-void IoThread::post(std::function<void()> job) {
+void IoThread::post(std::function<void()> job) { post(std::move(job), Failure::rethrow); }
+
+void IoThread::post(std::function<void()> job, Failure earlier) {
   if (on_io_thread()) {  // a job queueing more work runs it in place, in order
     job();
     return;
   }
   std::lock_guard<std::mutex> g(state_->lock);
-  state_->rethrow_failure();
+  if (earlier == Failure::rethrow) state_->rethrow_failure();
   state_->jobs.push_back({std::move(job), false});
   state_->wake.notify_one();
 }

@@ -25,6 +25,12 @@ class IoThread {
   static IoThread& instance();
 
   void post(std::function<void()> job);
+  // The same, but an earlier job's failure is not rethrown here (the job is then skipped, as
+  // every job after a failure is): for the jobs of a file every rank writes, whose writers
+  // fail together, and whose ranks must learn of it at a point they all reach (an agreed
+  // check), not wherever each one's next post happens to be.
+  enum class Failure { rethrow, kept };
+  void post(std::function<void()> job, Failure earlier);
   // Runs f on the IO thread after every job queued before it, and returns its result.
   template <class F>
   auto call(F&& f) -> std::invoke_result_t<F&> {
@@ -90,9 +96,9 @@ class OnIoThread {
   }
   // Queues f(object) there; f is moved into the job.
   template <class F>
-  void post(F f) {
+  void post(F f, IoThread::Failure earlier = IoThread::Failure::rethrow) {
     T* p = object_.get();
-    IoThread::instance().post([p, f = std::move(f)]() mutable { f(*p); });
+    IoThread::instance().post([p, f = std::move(f)]() mutable { f(*p); }, earlier);
   }
 
  private:

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "io/file_util.hpp"
+#include "io/netcdf_writer.hpp"
 #include "io/staging_ring.hpp"
 #include "model/simulation.hpp"
+#include "parallel/communicator.hpp"
 #include "run/stream_output.hpp"
 
 namespace bouss {
@@ -26,9 +28,14 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
                                                    : 0;
   m.output_bytes = std::max(snapshot, checkpoint);
   // Each stream's staging ring (run/stream_output.hpp, io/staging_ring.hpp).
+  // Where every rank writes its own block, each rank's ring holds its share (rank_ring).
+  const Communicator& ranks = backend.ranks();
+  const bool by_block = !ranks.alone() && NetcdfWriter::writes_by_block(ranks.io());
   for (const OutputStream& s : c.output.streams) {
     const StreamPlan plan = plan_stream(c, s, g.layout);
-    const auto [device, pinned] = StagingRing::memory(backend, plan.slot_bytes, plan.slots);
+    const auto [slot, slots] = by_block ? rank_ring(plan, s, *block.decomposition, ranks.rank())
+                                        : std::make_pair(plan.slot_bytes, plan.slots);
+    const auto [device, pinned] = StagingRing::memory(backend, slot, slots);
     m.output_device_bytes += backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;
     // An averaged stream's sums (run/stream_average.hpp), and their copy in a checkpoint.

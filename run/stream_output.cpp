@@ -60,6 +60,28 @@ StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layou
   return plan;
 }
 
+Box rank_slab(const StreamPlan::Item& item, const Decomposition& d, int rank, int k0, int nk) {
+  Box slab = item.box;
+  slab.lo[2] = item.box.lo[2] + k0;
+  slab.hi[2] = slab.lo[2] + nk;
+  const Stagger st = item.moment.empty() ? field_named(item.field).stagger : Stagger::centre;
+  return intersect(slab, supplied_box_of_rank(d, rank, st));
+}
+
+std::pair<std::size_t, int> rank_ring(const StreamPlan& plan, const OutputStream& s, const Decomposition& d, int rank) {
+  const std::size_t elem = value_bytes(s.precision);
+  std::size_t slot = std::max(plan.profile_bytes, elem);
+  int record_slots = plan.profile_bytes > 0 ? 1 : 0;
+  for (const StreamPlan::Item& item : plan.items)
+    for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
+      const Box mine = rank_slab(item, d, rank, k0, std::min(item.slab_planes, item.box.extent(2) - k0));
+      if (mine.empty()) continue;
+      slot = std::max(slot, elem * std::size_t(mine.cells()));
+      ++record_slots;
+    }
+  return {slot, staging_slot_count(slot, std::max(record_slots, 1))};
+}
+
 StreamOutput::StreamOutput(const Case& c, const OutputStream& s, int index, const Backend& backend)
     : case_(c), stream_(s), index_(index), backend_(backend), schedule_(s.interval, s.interval_steps) {}
 
@@ -92,7 +114,7 @@ void StreamOutput::open(const Layout& layout, const std::vector<DiagnosticInfo>&
 void StreamOutput::share_once() {
   if (!by_block_ || shared_) return;
   shared_ = true;
-  writer_.post([io = &backend_.ranks().io()](NetcdfWriter& w) { w.share(*io); });
+  writer_.post([io = &backend_.ranks().io()](NetcdfWriter& w) { w.share(*io); }, IoThread::Failure::kept);
 }
 
 namespace {
@@ -322,22 +344,9 @@ void StreamOutput::write_blocks(const Simulation& sim, const RecordSource& sourc
     const std::string first = first_failure(ranks, !failure.empty(), failure);
     if (!first.empty()) throw std::runtime_error(first);
   };
-  // This rank's points of a slab (the whole grid's indices).
-  const auto mine_of = [&](const StreamPlan::Item& item, int k0, int nk) {
-    Box slab = item.box;
-    slab.lo[2] = item.box.lo[2] + k0;
-    slab.hi[2] = slab.lo[2] + nk;
-    const Stagger st = item.moment.empty() ? field_named(item.field).stagger : Stagger::centre;
-    return intersect(slab, supplied_box_of_rank(d, ranks.rank(), st));
-  };
-  if (!ring_) {  // slots for this rank's largest block
-    std::size_t slot = std::max(plan_.profile_bytes, elem);
-    for (const StreamPlan::Item& item : plan_.items)
-      for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
-        const Box mine = mine_of(item, k0, std::min(item.slab_planes, item.box.extent(2) - k0));
-        if (!mine.empty()) slot = std::max(slot, elem * std::size_t(mine.cells()));
-      }
-    ring_ = std::make_unique<StagingRing>(backend_, slot, plan_.slots);
+  if (!ring_) {
+    const auto [slot, slots] = rank_ring(plan_, stream_, d, ranks.rank());
+    ring_ = std::make_unique<StagingRing>(backend_, slot, slots);
   }
   guarded([] { IoThread::instance().check(); });
   agree();
@@ -369,7 +378,7 @@ void StreamOutput::write_blocks(const Simulation& sim, const RecordSource& sourc
   for (std::size_t i = 0; i < plan_.items.size(); ++i) {
     const StreamPlan::Item& item = plan_.items[i];
     for (int k0 = 0; k0 < item.box.extent(2); k0 += item.slab_planes) {
-      const Box mine = mine_of(item, k0, std::min(item.slab_planes, item.box.extent(2) - k0));
+      const Box mine = rank_slab(item, d, ranks.rank(), k0, std::min(item.slab_planes, item.box.extent(2) - k0));
       std::array<std::size_t, 3> start{}, count{};
       if (!mine.empty())
         for (int a = 0; a < 3; ++a)
@@ -397,10 +406,14 @@ void StreamOutput::write_blocks(const Simulation& sim, const RecordSource& sourc
   agree();
 }
 
+// Where every rank writes the file, a failure of the writers (which fail together) is not
+// met here but at the next agreed check (each step's, or a record's): a rank that met it here
+// alone would leave the others waiting at that check.
 void StreamOutput::write_series(double time, const std::map<std::string, double>& values) {
   if (!writes_ && !by_block_) return;
   share_once();
-  writer_.post([time, values](NetcdfWriter& w) { w.write_series(time, values); });
+  writer_.post([time, values](NetcdfWriter& w) { w.write_series(time, values); },
+               by_block_ ? IoThread::Failure::kept : IoThread::Failure::rethrow);
 }
 
 // Before share_once(), the writer rank's alone (a restart's copy).

@@ -56,6 +56,12 @@ struct StreamPlan {
   double record_bytes = 0;
 };
 StreamPlan plan_stream(const Case& c, const OutputStream& s, const Layout& layout);
+// Where every rank writes its own block (StreamOutput under parallel NetCDF): the points of
+// rank `rank` of the cut `d` in planes [k0, k0 + nk) of plan item `item` (the whole grid's
+// indices), and the staging ring that rank needs, {slot bytes, slots}: slots of its largest
+// block, as many as a ring takes for its share of a record.
+Box rank_slab(const StreamPlan::Item& item, const Decomposition& d, int rank, int k0, int nk);
+std::pair<std::size_t, int> rank_ring(const StreamPlan& plan, const OutputStream& s, const Decomposition& d, int rank);
 // The array an output field is packed from, and the axis of the faces it averages (-1: none):
 // {"u", 0} for "u_c", {"T", -1} for "T".
 std::pair<std::string, int> field_source(const std::string& field);
