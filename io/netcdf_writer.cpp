@@ -621,15 +621,8 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputS
     : NetcdfWriter(path, c, stream, Creation::alone) {}
 
 NetcdfWriter::NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream, Creation creation)
-    : impl_(std::make_unique<Impl>()), path_(path) {
+    : NetcdfWriter(Joining{}, path, c, stream) {
   Impl& m = *impl_;
-  m.path = path;
-  m.units = c.physics.units;
-  m.stream = stream;
-  m.single = stream.precision == Precision::single_precision;
-  m.averaged = stream.average.enabled;
-  m.records = &records_;
-  m.series_records = &series_records_;
   if (path.empty()) m.fail("empty file name");
 
   // Check the configuration before touching the disk.

@@ -136,6 +136,26 @@ void post_slot(OnIoThread<NetcdfWriter>& writer, StagingRing& ring, StagingRing:
   });
 }
 
+// A failure met while a record is queued under several ranks: kept (what fails later is
+// skipped) until the ranks agree on the first one at the record's start and end.
+struct RecordFailure {
+  const Communicator& ranks;
+  std::string failure;
+  explicit RecordFailure(const Communicator& r) : ranks(r) {}
+  void guarded(const std::function<void()>& f) {
+    if (!failure.empty()) return;
+    try {
+      f();
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+  }
+  void agree() const {
+    const std::string first = first_failure(ranks, !failure.empty(), failure);
+    if (!first.empty()) throw std::runtime_error(first);
+  }
+};
+
 }  // namespace
 
 void StreamOutput::begin_averaging(Simulation& sim) {
@@ -220,19 +240,12 @@ void StreamOutput::write_gathered(const Simulation& sim, const RecordSource& sou
   const Communicator& ranks = backend_.ranks();
   const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
-  std::string failure;
+  RecordFailure record(ranks);
+  const std::string& failure = record.failure;
   const auto writer_does = [&](const std::function<void()>& f) {
-    if (!writes_ || !failure.empty()) return;
-    try {
-      f();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
+    if (writes_) record.guarded(f);
   };
-  const auto agree = [&] {
-    const std::string first = first_failure(ranks, !failure.empty(), failure);
-    if (!first.empty()) throw std::runtime_error(first);
-  };
+  const auto agree = [&] { record.agree(); };
   writer_does([] { IoThread::instance().check(); });
   agree();
   writer_does([&] {
@@ -331,19 +344,9 @@ void StreamOutput::write_blocks(const Simulation& sim, const RecordSource& sourc
   const Decomposition& d = *sim.grid().decomposition;
   const bool single = stream_.precision == Precision::single_precision;
   const std::size_t elem = single ? sizeof(float) : sizeof(double);
-  std::string failure;
-  const auto guarded = [&](const std::function<void()>& f) {
-    if (!failure.empty()) return;
-    try {
-      f();
-    } catch (const std::exception& e) {
-      failure = e.what();
-    }
-  };
-  const auto agree = [&] {
-    const std::string first = first_failure(ranks, !failure.empty(), failure);
-    if (!first.empty()) throw std::runtime_error(first);
-  };
+  RecordFailure record(ranks);
+  const auto guarded = [&](const std::function<void()>& f) { record.guarded(f); };
+  const auto agree = [&] { record.agree(); };
   if (!ring_) {
     const auto [slot, slots] = rank_ring(plan_, stream_, d, ranks.rank());
     ring_ = std::make_unique<StagingRing>(backend_, slot, slots);
