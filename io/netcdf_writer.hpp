@@ -48,9 +48,13 @@ class NetcdfWriter {
   // centres (moment_variable: T_variance, w_c_T_covariance).
   NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream);
   NetcdfWriter(const std::string& path, const Case& c);
-  // Creation::shared_later: the file rank 0 writes until share() (made by parallel HDF5).
+  // Creation::shared_later: the file rank 0 writes until share() (made by parallel HDF5),
+  // whose fields' chunks are cut along x and y to `block`, the cells of rank 0's block (the
+  // largest of the cut), so that each rank writes whole chunks of its own (z as on one rank:
+  // a horizontal slice reads the bytes it did); {0, 0}: whole planes, as on one rank.
   enum class Creation { alone, shared_later };
-  NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream, Creation creation);
+  NetcdfWriter(const std::string& path, const Case& c, const OutputStream& stream, Creation creation,
+               std::array<int, 2> block = {0, 0});
   // The writer of a rank other than 0 of a file the ranks write together (share): it creates
   // and checks nothing until share() opens rank 0's file.
   struct Joining {};

@@ -558,7 +558,7 @@ std::string Run::write_checkpoint() {
   // build can (parallel NetCDF), else the whole arrays, gathered onto rank 0, which writes.
   const Communicator& ranks = backend_.ranks();
   const bool by_block = writes_checkpoints_by_block(ranks);
-  CheckpointBlock supplied{case_.n, {}};
+  CheckpointBlock supplied{case_.n, {}, {}};
   for (int s = 0; by_block && s < 4; ++s)
     supplied.boxes[std::size_t(s)] = supplied_box_of_rank(*sim_->grid().decomposition, ranks.rank(), Stagger(s));
   for (const std::string& name : sim_->state_names()) {

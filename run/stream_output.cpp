@@ -95,17 +95,29 @@ void StreamOutput::open(const Layout& layout, const std::vector<DiagnosticInfo>&
   const Communicator& ranks = backend_.ranks();
   writes_ = ranks.rank() == writer_rank;
   by_block_ = !ranks.alone() && NetcdfWriter::writes_by_block(ranks.io());
-  if (writes_) {
-    writer_.emplace(stream_.file, case_, stream_,
-                    by_block_ ? NetcdfWriter::Creation::shared_later : NetcdfWriter::Creation::alone);
+  if (writes_ && by_block_) {
+    // The fields' chunks cut to the blocks along each axis the ranks cut evenly. (Where the
+    // blocks differ, some chunks would hold two ranks' points and others one's: HDF5 1.10's
+    // collective chunk writes then hung, three ranks over 32 cells, 16 + 8 + 8.)
+    const Decomposition& d = *rank_grid(case_, ranks).decomposition;
+    std::array<int, 2> block{0, 0};
+    for (int a = 0; a < 2; ++a) {
+      const std::vector<int> cuts = Decomposition::cuts(d.global_n[a], d.dims[a]);
+      bool even = true;
+      for (std::size_t p = 1; p < cuts.size(); ++p) even = even && cuts[p] - cuts[p - 1] == cuts[1] - cuts[0];
+      if (even && d.dims[a] > 1) block[std::size_t(a)] = cuts[1] - cuts[0];
+    }
+    writer_.emplace(stream_.file, case_, stream_, NetcdfWriter::Creation::shared_later, block);
+  } else if (writes_) {
+    writer_.emplace(stream_.file, case_, stream_);
+  } else if (by_block_) {
+    writer_.emplace(NetcdfWriter::Joining{}, stream_.file, case_, stream_);
+  }
+  if (writes_ || by_block_)
     partial_ = writer_.call([&](NetcdfWriter& w) {
       w.describe_diagnostics(series);
       return w.partial_path();
     });
-  } else if (by_block_) {
-    writer_.emplace(NetcdfWriter::Joining{}, stream_.file, case_, stream_);
-    writer_.call([&](NetcdfWriter& w) { w.describe_diagnostics(series); });
-  }
   plan_ = plan_stream(case_, stream_, layout);
   // Each rank's ring holds its own blocks (made at the first record, from the cut).
   if (!by_block_) ring_ = std::make_unique<StagingRing>(backend_, plan_.slot_bytes, plan_.slots);

@@ -74,7 +74,7 @@ TEST(MpiCheckpoint, EveryRankWritesItsBlockOfOneRanksFileAndReadsItsBlockBack) {
   for (const std::array<int, 2>& dims : process_grids(world->size(), whole.n)) {
     const Decomposition d = Decomposition::make(whole.n, {true, false, false}, world->size(), world->rank(), dims);
     const Grid part = Grid::make(whole.n, {0, 0, 0}, {1, 1, 1}).part(d);
-    CheckpointBlock supplied{whole.n, {}}, block{whole.n, {}};
+    CheckpointBlock supplied{whole.n, {}, {}}, block{whole.n, {}, {}};
     for (int s = 0; s < 4; ++s) {
       supplied.boxes[std::size_t(s)] = supplied_box_of_rank(d, world->rank(), Stagger(s));
       block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
