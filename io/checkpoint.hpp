@@ -94,11 +94,9 @@ struct CheckpointBlock {
   std::optional<std::set<std::string>> arrays;
 };
 
-// Whether these ranks write a checkpoint together, each its own block (a build with parallel
-// NetCDF, MPI's threads serialized, more than one rank); otherwise rank 0 writes the whole.
-bool writes_checkpoints_by_block(const Communicator& ranks);
-// The same file as write_checkpoint, written by every rank of `ranks` at once (collectively:
-// every rank calls it, on its IO thread through IoThread::call): each rank's grid arrays hold
+// The same file as write_checkpoint, written by every rank of `ranks` at once, where
+// ranks_write_one_file(ranks) (io/netcdf_handles.hpp; otherwise rank 0 writes the whole);
+// collectively: every rank calls it, on its IO thread, with Communicator::io. Each rank's grid arrays hold
 // the values of its box in `supplied` for their location (the points only it supplies, x
 // fastest); the metadata, and the flat arrays (written by rank 0), are rank 0's. Rank 0's
 // checks (names, the path, the disk's room) come first and the file is put in place by rank

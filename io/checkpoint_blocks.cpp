@@ -163,19 +163,10 @@ std::string broadcast_text(const Communicator& ranks, std::string text) {
 
 }  // namespace
 
-bool writes_checkpoints_by_block(const Communicator& ranks) {
-#ifdef BOUSS_HAVE_PARALLEL_NETCDF
-  return !ranks.alone() && ranks.mpi_comm() && ranks.threads_serialized();
-#else
-  (void)ranks;
-  return false;
-#endif
-}
-
 void write_checkpoint(const std::string& path, Checkpoint mine, const CheckpointBlock& supplied,
                       const Communicator& ranks) {
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
-  if (!writes_checkpoints_by_block(ranks))
+  if (!ranks_write_one_file(ranks))
     throw std::logic_error("write_checkpoint by block: the ranks cannot write one file together");
   // Rank 0's checks first (names, the path, the disk's room), as for one rank's checkpoint;
   // every rank's own: its grid arrays hold its boxes' values.

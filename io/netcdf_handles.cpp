@@ -1,6 +1,8 @@
 // Handles over the NetCDF C API: see io/netcdf_handles.hpp.
 #include "io/netcdf_handles.hpp"
 
+#include "parallel/communicator.hpp"
+
 namespace bouss::nc {
 
 void check(int status, const std::string& what) {
@@ -219,3 +221,16 @@ std::string type_name(nc_type type) {
 }
 
 }  // namespace bouss::nc
+
+namespace bouss {
+
+bool ranks_write_one_file(const Communicator& ranks) {
+#ifdef BOUSS_HAVE_PARALLEL_NETCDF
+  return !ranks.alone() && ranks.mpi_comm() && ranks.threads_multiple();
+#else
+  (void)ranks;
+  return false;
+#endif
+}
+
+}  // namespace bouss

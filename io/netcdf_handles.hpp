@@ -18,6 +18,18 @@
 #include <utility>
 #include <vector>
 
+namespace bouss {
+
+class Communicator;
+
+// Whether every rank of `ranks` can write its own part of one NetCDF file at once: a build
+// with parallel NetCDF (HDF5 over MPI-IO), several ranks under MPI, and MPI_THREAD_MULTIPLE,
+// so that the IO threads' collective calls (on Communicator::io) run beside the time loop's.
+// Otherwise rank 0 writes every file alone. Output streams and checkpoints both ask here.
+bool ranks_write_one_file(const Communicator& ranks);
+
+}  // namespace bouss
+
 namespace bouss::nc {
 
 // A failed NetCDF call: its status (NetCDF's, or a positive errno) and one line.

@@ -388,6 +388,15 @@ struct NetcdfWriter::Impl {
     }
   }
 
+  // A field of the stream (not a profile) for a write into the record begun.
+  const Field& record_field(const char* call, const std::string& name) const {
+    require_writable(call);
+    if (open_record < 0) fail(std::string(call) + ": no record begun");
+    const auto it = fields.find(name);
+    if (it == fields.end() || it->second.profile) fail("field '" + name + "' is not among the output fields");
+    return it->second;
+  }
+
   void require_writable(const char* what) const {
     if (closed) fail(std::string(what) + " after close()");
     if (failed || ncid < 0) fail(std::string(what) + " after an earlier error ended this output (" + partial + ")");
@@ -717,15 +726,6 @@ NetcdfWriter::NetcdfWriter(Joining, const std::string& path, const Case& c, cons
   m.series_records = &series_records_;
 }
 
-bool NetcdfWriter::writes_by_block(const Communicator& ranks) {
-#ifdef BOUSS_HAVE_PARALLEL_NETCDF
-  return !ranks.alone() && ranks.mpi_comm() && ranks.threads_multiple();
-#else
-  (void)ranks;
-  return false;
-#endif
-}
-
 std::string NetcdfWriter::Impl::manifest() const {
   std::string out;
   const auto add = [&](char kind, const std::string& name) { out += std::string(1, kind) + " " + name + "\n"; };
@@ -791,7 +791,7 @@ void NetcdfWriter::Impl::start_shared_journal() {
 void NetcdfWriter::share(const Communicator& ranks) {
   Impl& m = *impl_;
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
-  if (!writes_by_block(ranks)) m.fail("share: this build or MPI cannot write one file from every rank");
+  if (!ranks_write_one_file(ranks)) m.fail("share: this build or MPI cannot write one file from every rank");
   const std::string what = "cannot share " + (m.partial.empty() ? path_ : m.partial) + " among the ranks";
   // Rank 0: its file flushed, committed and closed.
   std::string problem, manifest;
@@ -861,11 +861,7 @@ void NetcdfWriter::share(const Communicator& ranks) {
 void NetcdfWriter::write_block(const std::string& field, const std::array<std::size_t, 3>& start,
                                const std::array<std::size_t, 3>& count, const void* values) {
   Impl& m = *impl_;
-  m.require_writable("write_block");
-  if (m.open_record < 0) m.fail("write_block: no record begun");
-  auto it = m.fields.find(field);
-  if (it == m.fields.end() || it->second.profile) m.fail("field '" + field + "' is not among the output fields");
-  const Impl::Field& f = it->second;
+  const Impl::Field& f = m.record_field("write_block", field);
   for (int a = 0; a < 3; ++a)
     if (start[a] + count[a] > f.n[a])
       m.fail("field '" + field + "': a block beyond the record along " + axis_name(a));
@@ -1157,11 +1153,7 @@ void NetcdfWriter::begin_record(double time, const std::map<std::string, double>
 
 void NetcdfWriter::write_slab(const std::string& field, int k0, int nk, const void* values) {
   Impl& m = *impl_;
-  m.require_writable("write_slab");
-  if (m.open_record < 0) m.fail("write_slab: no record begun");
-  auto it = m.fields.find(field);
-  if (it == m.fields.end() || it->second.profile) m.fail("field '" + field + "' is not among the output fields");
-  const Impl::Field& f = it->second;
+  const Impl::Field& f = m.record_field("write_slab", field);
   if (k0 < 0 || nk < 0 || size_t(k0 + nk) > f.n[2])
     m.fail("field '" + field + "': planes [" + std::to_string(k0) + ", " + std::to_string(k0 + nk) + ") outside 0.." +
            std::to_string(f.n[2]));

@@ -144,10 +144,7 @@ class NetcdfWriter {
 
   // ---- One file written by every rank (parallel NetCDF-4: HDF5 over MPI-IO) ----
   //
-  // Whether this build and `ranks` (their IO threads: Communicator::io) can: parallel NetCDF
-  // and MPI_THREAD_MULTIPLE.
-  static bool writes_by_block(const Communicator& ranks);
-  // Collective over `ranks`, every rank with its writer (rank 0's made by the constructors
+  // Where ranks_write_one_file(ranks) (io/netcdf_handles.hpp). Collective over `ranks`, every rank with its writer (rank 0's made by the constructors
   // above, which created the file, wrote its header and perhaps copied an earlier file's
   // records; the others' Joining): rank 0 flushes and closes the file, and every rank opens
   // it for parallel writes. From here on begin_record, write_block, write_profiles,

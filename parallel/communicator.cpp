@@ -92,7 +92,6 @@ std::shared_ptr<const Communicator> Communicator::world() {
     c->mpi_ = true;
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    c->serialized_ = level >= MPI_THREAD_SERIALIZED;
     c->multiple_ = level >= MPI_THREAD_MULTIPLE;
     c->comm_ = new MPI_Comm(MPI_COMM_WORLD);
     MPI_Comm_rank(MPI_COMM_WORLD, &c->rank_);

@@ -55,10 +55,6 @@ class Communicator {
   // The MPI communicator itself, for a library that takes one (parallel NetCDF), as the
   // address of an MPI_Comm; null for a rank alone (no MPI).
   const void* mpi_comm() const;
-  // Whether another thread may call MPI while the main thread waits for it (MPI initialised
-  // with MPI_THREAD_SERIALIZED at least): the IO thread's collective writes of a file that
-  // every rank writes (io/checkpoint.hpp), run by IoThread::call.
-  bool threads_serialized() const { return serialized_; }
   // Whether the IO thread may call MPI while the main thread does (MPI_THREAD_MULTIPLE): the
   // output streams every rank writes while the steps go on (run/stream_output.hpp).
   bool threads_multiple() const { return multiple_; }
@@ -70,7 +66,7 @@ class Communicator {
   Communicator() = default;
   Communicator(const Communicator&) = default;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
-  bool mpi_ = false, cuda_aware_ = false, serialized_ = false, multiple_ = false;
+  bool mpi_ = false, cuda_aware_ = false, multiple_ = false;
   const void* comm_ = nullptr;  // the MPI_Comm (under MPI)
   std::shared_ptr<const Communicator> io_;
 };

@@ -13,6 +13,7 @@
 #include "grid/field_ops.hpp"
 #include "io/file_util.hpp"
 #include "io/flush_journal.hpp"
+#include "io/netcdf_handles.hpp"
 #include "io/netcdf_writer.hpp"
 #include "run/initial_state.hpp"
 #include "run/restart_compatibility.hpp"
@@ -557,7 +558,7 @@ std::string Run::write_checkpoint() {
   // several ranks each rank's own points, written by every rank into the one file where the
   // build can (parallel NetCDF), else the whole arrays, gathered onto rank 0, which writes.
   const Communicator& ranks = backend_.ranks();
-  const bool by_block = writes_checkpoints_by_block(ranks);
+  const bool by_block = ranks_write_one_file(ranks);
   CheckpointBlock supplied{case_.n, {}, {}};
   for (int s = 0; by_block && s < 4; ++s)
     supplied.boxes[std::size_t(s)] = supplied_box_of_rank(*sim_->grid().decomposition, ranks.rank(), Stagger(s));
@@ -609,11 +610,13 @@ std::string Run::write_checkpoint() {
   }
   if (!by_block && ranks.rank() != 0) return path;  // the writer rank writes it
   // Written by the IO thread after every record queued before it, whose counts it takes
-  // there; the run goes on meanwhile (every rank waits for it where the ranks write it
-  // together: their IO threads' collective calls). One checkpoint at a time in memory.
+  // there; the run goes on meanwhile (where the ranks write it together, their IO threads'
+  // collective calls go on their own communicator, and a failure, which every rank's writer
+  // meets at once, reaches the ranks at the next step's agreed check). One checkpoint at a
+  // time in memory.
   if (checkpoint_pending_) IoThread::instance().drain();
   checkpoint_pending_ = true;
-  auto job = [this, ck = std::move(ck), path, remove, t0, by_block, supplied, &ranks]() mutable {
+  auto job = [this, ck = std::move(ck), path, remove, t0, by_block, supplied, &ranks = ranks.io()]() mutable {
     // The record counts at this point of the queue: the first stream's in the checkpoint's
     // own field, the others' as state; the series' from the stream that holds it.
     for (auto& s : streams_) {
@@ -634,8 +637,7 @@ std::string Run::write_checkpoint() {
     spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s{})", path, step, time,
                  format_bytes(double(fs::file_size(path))), seconds, by_block ? "; every rank its block" : "");
   };
-  if (by_block) IoThread::instance().call(job);
-  else IoThread::instance().post(std::move(job));
+  IoThread::instance().post(std::move(job), by_block ? IoThread::Failure::kept : IoThread::Failure::rethrow);
   return path;
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "io/file_util.hpp"
-#include "io/netcdf_writer.hpp"
+#include "io/netcdf_handles.hpp"
 #include "io/staging_ring.hpp"
 #include "model/simulation.hpp"
 #include "parallel/communicator.hpp"
@@ -30,7 +30,7 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   // Each stream's staging ring (run/stream_output.hpp, io/staging_ring.hpp).
   // Where every rank writes its own block, each rank's ring holds its share (rank_ring).
   const Communicator& ranks = backend.ranks();
-  const bool by_block = !ranks.alone() && NetcdfWriter::writes_by_block(ranks.io());
+  const bool by_block = ranks_write_one_file(ranks);
   for (const OutputStream& s : c.output.streams) {
     const StreamPlan plan = plan_stream(c, s, g.layout);
     const auto [slot, slots] = by_block ? rank_ring(plan, s, *block.decomposition, ranks.rank())

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "io/io_thread.hpp"
+#include "io/netcdf_handles.hpp"
 #include "io/netcdf_writer.hpp"
 #include "io/xdmf.hpp"
 #include "grid/gather.hpp"
@@ -94,7 +95,7 @@ std::string stream_checkpoint_key(const std::string& base, int index) {
 void StreamOutput::open(const Layout& layout, const std::vector<DiagnosticInfo>& series) {
   const Communicator& ranks = backend_.ranks();
   writes_ = ranks.rank() == writer_rank;
-  by_block_ = !ranks.alone() && NetcdfWriter::writes_by_block(ranks.io());
+  by_block_ = ranks_write_one_file(ranks);
   if (writes_ && by_block_) {
     // The fields' chunks cut to the blocks along each axis the ranks cut evenly. (Where the
     // blocks differ, some chunks would hold two ranks' points and others one's: HDF5 1.10's

@@ -81,6 +81,16 @@ inline double relative_difference(const std::string& a, const std::string& b, st
   return worst;
 }
 
+// mpirun of `ranks` ranks, each under a file size limit of `kib` KiB (ulimit -f: a write past
+// it fails as a full disk's does, SIGXFSZ ignored), TCP between the ranks (Open MPI's
+// shared-memory files would meet the limit first).
+inline std::vector<std::string> mpirun_with_file_size_limit(int ranks, int kib) {
+  std::vector<std::string> launcher = mpirun_launcher(ranks);
+  launcher.insert(launcher.end(), {"--mca", "btl", "self,tcp", "bash", "-c",
+                                   "trap '' XFSZ; ulimit -f " + std::to_string(kib) + "; exec \"$0\" \"$@\""});
+  return launcher;
+}
+
 // The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
 // (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
 inline pid_t rank_pid(int rank) {

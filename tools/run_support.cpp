@@ -7,7 +7,7 @@
 
 #include "grid/stretching.hpp"
 #include "io/checkpoint.hpp"
-#include "io/netcdf_writer.hpp"
+#include "io/netcdf_handles.hpp"
 
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
@@ -149,11 +149,11 @@ void log_case_summary(const Case& c, const Backend& backend) {
     spdlog::info("{} ranks, process grid {} (x by y; rank 0's block {} x {} x {} cells)", ranks.size(), d.describe(),
                  d.n[0], d.n[1], d.n[2]);
     spdlog::info("checkpoints: {}; output: {}",
-                 writes_checkpoints_by_block(ranks)
+                 ranks_write_one_file(ranks)
                      ? "every rank writes and reads its own block (parallel NetCDF)"
                      : "gathered onto rank 0, which writes them (this build has no parallel NetCDF, or MPI's threads "
                        "are not serialized); every rank reads its own block",
-                 NetcdfWriter::writes_by_block(ranks.io())
+                 ranks_write_one_file(ranks)
                      ? "every rank writes its own block of each record (parallel NetCDF)"
                      : "through rank 0, which gathers each slab (this build has no parallel NetCDF, or MPI lacks "
                        "MPI_THREAD_MULTIPLE)");

@@ -12,6 +12,7 @@
 #include "grid/gather.hpp"
 #include "grid/grid.hpp"
 #include "io/checkpoint.hpp"
+#include "io/netcdf_handles.hpp"
 #include "mpi_support.hpp"
 
 namespace bouss {
@@ -56,7 +57,7 @@ Checkpoint example(const std::array<Box, 4>* boxes) {
 
 TEST(MpiCheckpoint, EveryRankWritesItsBlockOfOneRanksFileAndReadsItsBlockBack) {
   const auto world = Communicator::world();
-  if (!writes_checkpoints_by_block(*world)) {
+  if (!ranks_write_one_file(*world)) {
     if (world->size() > 1) GTEST_SKIP() << "this build writes checkpoints through rank 0 (no parallel NetCDF)";
     GTEST_SKIP() << "one rank: its checkpoints are the whole file (tests/unit)";
   }

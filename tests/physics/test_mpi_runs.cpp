@@ -140,11 +140,8 @@ TEST(MpiRuns, ARankThatCannotWriteStopsThemAll) {
 TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_full");
-  // A record of 5 fields of 128 x 128 x 32 doubles (21 MB) against 8 MiB; TCP between the
-  // ranks (Open MPI's shared-memory files would meet the limit first).
-  std::vector<std::string> launcher = mpirun_launcher(2);
-  launcher.insert(launcher.end(), {"--mca", "btl", "self,tcp", "bash", "-c",
-                                   "trap '' XFSZ; ulimit -f 8192; exec \"$0\" \"$@\""});
+  // A record of 5 fields of 128 x 128 x 32 doubles (21 MB) against 8 MiB.
+  const std::vector<std::string> launcher = mpirun_with_file_size_limit(2, 8192);
   BoussProcess p({"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set", "grid.n=[128,128,32]",
                   "--set", "time.steps=4", "--output", dir.file("full.nc")},
                  dir.file("full.out"), dir.file("full.err"), launcher);
@@ -163,9 +160,7 @@ TEST(MpiRuns, AFullDiskOnTheWriterStopsEveryRankWithItsLine) {
 TEST(MpiRuns, ACheckpointOverTheFileSizeLimitStopsEveryRankWithOneLine) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_fsize");
-  std::vector<std::string> launcher = mpirun_launcher(2);
-  launcher.insert(launcher.end(), {"--mca", "btl", "self,tcp", "bash", "-c",
-                                   "trap '' XFSZ; ulimit -f 8192; exec \"$0\" \"$@\""});
+  const std::vector<std::string> launcher = mpirun_with_file_size_limit(2, 8192);
   BoussProcess p({"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--set", "grid.n=[128,128,32]",
                   "--set", "time.steps=4", "--set", "output=[]", "--set", "checkpoint.interval_steps=2", "--set",
                   "checkpoint.file=" + dir.file("c")},
