@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -24,6 +25,7 @@
 #include "config/fields.hpp"
 #include "io/file_util.hpp"
 #include "io/netcdf_handles.hpp"
+#include "io/checkpoint_checksum.hpp"
 #include "io/checkpoint_detail.hpp"
 
 namespace bouss {
@@ -35,6 +37,11 @@ using NcGroupAtt = nc::Att;
 
 constexpr const char* kFormatAttribute = "bouss_checkpoint_format";
 constexpr const char* kArraysAttribute = "bouss_arrays";  // the array names, in order, space-separated
+// On each array: its checksum (io/checkpoint_checksum.hpp); on a region array, where its
+// region starts (file order z, y, x) and its location (-1: centres, 0, 1, 2: faces along x, y, z).
+constexpr const char* kChecksumAttribute = "bouss_checksum";
+constexpr const char* kRegionAttribute = "bouss_region_start";
+constexpr const char* kStaggerAttribute = "bouss_stagger";
 // Prefixes of the driver's keys: no fixed attribute name contains a '.', so none can clash.
 const std::string kStatePrefix = "state.";
 const std::string kTextPrefix = "text.";
@@ -79,8 +86,9 @@ std::string system_reason(int err) {
   }
 }
 
-// The dimension of a flat array.
+// The dimension of a flat array; a region array's along axis a.
 std::string flat_dimension(const std::string& name) { return name + "_values"; }
+std::string region_dimension(const std::string& name, int a) { return name + "_" + kDimNames[0][a]; }
 
 // Extents (nx_f, ny_f, nz_f) of an array on the given location.
 std::array<std::size_t, 3> extents(const std::array<int, 3>& n, int stagger) {
@@ -105,22 +113,42 @@ std::size_t piece(std::size_t extent, std::size_t most) {
 // The chunk of a flat array: at most 4 MiB of doubles, with the least padding (piece).
 std::size_t flat_chunk(std::size_t values) { return piece(std::max<std::size_t>(values, 1), std::size_t(1) << 19); }
 
-// Chunk shape in file order (z, y, x): the whole array when it fits in kMaxChunkBytes,
-// else slabs of z planes, else slabs of rows within a plane.
-std::array<std::size_t, 3> chunk_shape(const std::array<std::size_t, 3>& e) {
-  const std::size_t row = sizeof(double) * std::max<std::size_t>(e[0], 1), plane = row * std::max<std::size_t>(e[1], 1);
-  std::array<std::size_t, 3> chunk{e[2], e[1], e[0]};
-  if (plane * e[2] > kMaxChunkBytes) chunk[0] = piece(e[2], kMaxChunkBytes / plane);
-  if (plane > kMaxChunkBytes) chunk[1] = piece(e[1], kMaxChunkBytes / row);
+// Chunk shape in file order (z, y, x): the whole array when it fits in kMaxChunkBytes, else
+// slabs of z planes, else slabs of rows within a plane. Where the writers' blocks are cut
+// along axis a (cut[a]: the greatest common divisor of the cuts, 0 where none; least[a]: the
+// smallest block's extent), a chunk's extent along it divides cut[a], so that each chunk lies
+// in one rank's block; `own` says whether that held (when the largest such divisor in reach
+// is below a quarter of the reach, the axis takes chunks with the least padding instead).
+std::array<std::size_t, 3> chunk_shape(const std::array<std::size_t, 3>& e, const std::array<std::size_t, 3>& cut,
+                                       const std::array<std::size_t, 3>& least, bool* own = nullptr) {
+  bool all_own = true;
+  const auto fit = [&](int a, std::size_t most) {
+    most = std::max<std::size_t>(1, std::min(most, e[a]));
+    if (cut[a] == 0) return piece(e[a], most);
+    const std::size_t reach = std::max<std::size_t>(1, std::min(most, least[a]));
+    for (std::size_t d = std::min(reach, cut[a]); d >= 1; --d)
+      if (cut[a] % d == 0) {
+        if (4 * d >= reach) return d;
+        break;
+      }
+    all_own = false;
+    return piece(e[a], most);
+  };
+  std::array<std::size_t, 3> chunk{1, fit(1, e[1]), fit(0, e[0])};
+  if (sizeof(double) * chunk[2] > kMaxChunkBytes) chunk[2] = fit(0, kMaxChunkBytes / sizeof(double));
+  const std::size_t row = sizeof(double) * chunk[2];
+  if (row * chunk[1] > kMaxChunkBytes) chunk[1] = fit(1, kMaxChunkBytes / row);
+  chunk[0] = fit(2, kMaxChunkBytes / (row * chunk[1]));
+  if (own) *own = all_own;
   return chunk;
 }
 
-// Bytes the chunks of an array take in the file, edge chunks included.
-std::uintmax_t stored_bytes(const std::array<std::size_t, 3>& e) {
-  const auto ch = chunk_shape(e);
-  std::uintmax_t chunks = 1;
-  for (int d = 0; d < 3; ++d) chunks *= (e[2 - d] + ch[d] - 1) / ch[d];
-  return chunks * ch[0] * ch[1] * ch[2] * sizeof(double);
+// Bytes the chunks of an array take in the file, edge chunks included (HDF5 allocates them
+// whole; with no fill value, what no point of the array covers is not written).
+std::uintmax_t stored_bytes(const std::array<std::size_t, 3>& e, const std::vector<std::size_t>& chunk) {
+  std::uintmax_t bytes = sizeof(double);
+  for (int d = 0; d < 3; ++d) bytes *= (e[2 - d] + chunk[std::size_t(d)] - 1) / chunk[std::size_t(d)] * chunk[std::size_t(d)];
+  return bytes;
 }
 
 bool name_char(char ch) {
@@ -151,7 +179,13 @@ std::string check_contents(const Checkpoint& c, bool sizes) {
       if (arr.values.empty()) return "flat array '" + arr.name + "' is empty";
       continue;
     }
-    const auto e = extents(c.n, arr.stagger);
+    if (!arr.region.empty()) {
+      const auto whole = extents(c.n, arr.stagger);
+      for (int a = 0; a < 3; ++a)
+        if (arr.region.lo[a] < 0 || std::size_t(arr.region.hi[a]) > whole[a])
+          return "array '" + arr.name + "': its region lies outside the grid";
+    }
+    const auto e = array_extents(c, arr);
     if (sizes && arr.values.size() != e[0] * e[1] * e[2]) {
       std::ostringstream os;
       os << "array '" << arr.name << "' has " << arr.values.size() << " values, expected " << e[0] * e[1] * e[2]
@@ -168,9 +202,45 @@ std::string check_contents(const Checkpoint& c, bool sizes) {
   return "";
 }
 
+std::array<std::size_t, 3> array_extents(const Checkpoint& c, const CheckpointArray& arr) {
+  if (arr.region.empty()) return extents(c.n, arr.stagger);
+  return {std::size_t(arr.region.extent(0)), std::size_t(arr.region.extent(1)), std::size_t(arr.region.extent(2))};
+}
+
+ArrayLayout layout_of(const Checkpoint& c, std::size_t i, std::size_t flat_size, const Cuts& cuts) {
+  const CheckpointArray& arr = c.arrays[i];
+  ArrayLayout l;
+  if (arr.stagger == CheckpointArray::flat_array) {
+    l.extents = {flat_size, 1, 1};
+    l.chunk = {flat_chunk(flat_size)};
+    return l;  // rank 0's alone
+  }
+  l.extents = array_extents(c, arr);
+  // The cuts inside the array (its region's indices): every cut[a] points, the nearest two
+  // least[a] apart.
+  std::array<std::size_t, 3> cut{0, 0, 0}, least{0, 0, 0};
+  for (std::size_t a = 0; a < 3; ++a) {
+    const int lo = arr.region.empty() ? 0 : arr.region.lo[a];
+    std::size_t last = 0;
+    least[a] = l.extents[a];
+    for (const int at : cuts[a]) {  // ascending
+      if (at <= lo || std::size_t(at - lo) >= l.extents[a]) continue;
+      const std::size_t here = std::size_t(at - lo);
+      cut[a] = std::gcd(cut[a], here);
+      least[a] = std::min(least[a], here - last);
+      last = here;
+    }
+    if (cut[a]) least[a] = std::min(least[a], l.extents[a] - last);
+  }
+  const auto chunk = chunk_shape(l.extents, cut, least, &l.own_chunks);
+  l.chunk.assign(chunk.begin(), chunk.end());
+  return l;
+}
+
 // The file's attributes, dimensions and variables (no values): the same on every rank that
 // writes a part of it. flat_sizes: each flat array's number of values, in c.arrays' order.
-std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::vector<std::size_t>& flat_sizes) {
+std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::vector<std::size_t>& flat_sizes,
+                                     const Cuts& cuts, const std::vector<std::uint64_t>& checksums) {
   NcGroup root(ncid);
   root.putAtt("Conventions", "CF-1.8");
   root.putAtt("title", "bouss checkpoint");
@@ -196,29 +266,33 @@ std::vector<NcVar> define_checkpoint(int ncid, const Checkpoint& c, const std::v
 
   std::vector<NcVar> vars;
   std::size_t flat = 0;
-  for (const auto& arr : c.arrays) {
-    if (arr.stagger == CheckpointArray::flat_array) {
-      const std::size_t size = flat_sizes.at(flat++);
-      const NcDim d = root.addDim(flat_dimension(arr.name), size);
-      NcVar v = root.addVar(arr.name, NC_DOUBLE, d);
-      v.setChunking({flat_chunk(size)});
-      v.setChecksum();
-      v.setNoFill();
-      v.putAtt("long_name", long_name_of(arr.name));
-      vars.push_back(v);
-      continue;
-    }
+  for (std::size_t i = 0; i < c.arrays.size(); ++i) {
+    const CheckpointArray& arr = c.arrays[i];
+    const bool flat_array = arr.stagger == CheckpointArray::flat_array;
+    const ArrayLayout layout = layout_of(c, i, flat_array ? flat_sizes.at(flat++) : 0, cuts);
     std::vector<NcDim> on;
-    for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
+    if (flat_array) {
+      on.push_back(root.addDim(flat_dimension(arr.name), layout.extents[0]));
+    } else if (arr.region.empty()) {
+      for (int a = 2; a >= 0; --a) on.push_back(dims[arr.stagger == a ? 1 : 0][a]);
+    } else {
+      // A region array on dimensions of its own (NAME_z, NAME_y, NAME_x), where it starts.
+      for (int a = 2; a >= 0; --a) on.push_back(root.addDim(region_dimension(arr.name, a), layout.extents[std::size_t(a)]));
+    }
     NcVar v = root.addVar(arr.name, NC_DOUBLE, on);
-    const auto chunk = chunk_shape(extents(c.n, arr.stagger));
-    v.setChunking(std::vector<std::size_t>(chunk.begin(), chunk.end()));
-    // A checksum on each chunk: a restart from flipped bits would not be bit for bit.
-    v.setChecksum();
+    v.setChunking(layout.chunk);
     // Every value is written: filling first would write each array twice.
     v.setNoFill();
     v.putAtt("long_name", long_name_of(arr.name));
-    v.putAtt("grid_location", grid_location(Stagger(arr.stagger + 1)));
+    if (!flat_array) v.putAtt("grid_location", grid_location(Stagger(arr.stagger + 1)));
+    if (!arr.region.empty()) {
+      const long long start[3] = {arr.region.lo[2], arr.region.lo[1], arr.region.lo[0]};
+      v.putAtt(kRegionAttribute, NC_INT64, 3, start);
+      v.putAtt(kStaggerAttribute, NC_INT, arr.stagger);
+    }
+    // Its checksum: a restart from flipped bits would not be bit for bit.
+    const unsigned long long sum = checksums.at(i);
+    v.putAtt(kChecksumAttribute, NC_UINT64, 1, &sum);
     vars.push_back(v);
   }
   return vars;
@@ -232,44 +306,44 @@ std::vector<std::size_t> flat_sizes_of(const Checkpoint& c) {
   return sizes;
 }
 
-// The puts of array i of c: slab by slab of whole chunks along z, straight from the caller's
-// vector (no copy), of the box `part` of it (the whole array when null); a flat array in one
-// put of all its values (of none where `flat_values` is false). Every rank that writes a part
-// of a parallel file makes the same number of puts of each array: each is collective.
-std::vector<Piece> pieces_of(const Checkpoint& c, std::size_t i, const Box* part, bool flat_values) {
+std::vector<Piece> pieces_of(const Checkpoint& c, std::size_t i, const ArrayLayout& layout, const Box* part,
+                             bool flat_values) {
   const auto& arr = c.arrays[i];
   if (arr.stagger == CheckpointArray::flat_array) return {Piece{{0}, {flat_values ? arr.values.size() : 0}, 0}};
-  const auto e = extents(c.n, arr.stagger);
+  const auto& e = layout.extents;
   Box box{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}};
   if (part) box = *part;
-  const std::size_t depth = chunk_shape(e)[0], plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
+  const std::size_t depth = layout.chunk[0], plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
   std::vector<Piece> pieces;
   for (std::size_t k = 0; k < e[2]; k += depth) {
-    const std::size_t nk = std::min(depth, e[2] - k);
-    pieces.push_back({{k, std::size_t(box.lo[1]), std::size_t(box.lo[0])},
-                      {nk, std::size_t(box.extent(1)), std::size_t(box.extent(0))}, k * plane});
+    // The slab's planes of the box (none: a put of nothing, where the puts are collective).
+    const std::size_t lo = std::max(k, std::size_t(std::max(box.lo[2], 0))),
+                      hi = std::min(k + depth, std::size_t(std::max(box.hi[2], 0)));
+    if (hi <= lo || box.empty()) {
+      if (!layout.own_chunks) pieces.push_back({{k, 0, 0}, {0, 0, 0}, 0});
+      continue;
+    }
+    pieces.push_back({{lo, std::size_t(box.lo[1]), std::size_t(box.lo[0])},
+                      {hi - lo, std::size_t(box.extent(1)), std::size_t(box.extent(0))},
+                      (lo - std::size_t(box.lo[2])) * plane});
   }
   return pieces;
 }
 
 // "" when every piece lies inside its array (its variable's extents) and within its values.
-std::string check_pieces(const Checkpoint& c, std::size_t i, const std::vector<Piece>& pieces,
-                         const std::vector<std::size_t>& flat_sizes, std::size_t flat_index) {
+std::string check_pieces(const Checkpoint& c, std::size_t i, const ArrayLayout& layout,
+                         const std::vector<Piece>& pieces) {
   const auto& arr = c.arrays[i];
   std::vector<std::size_t> extent;
-  if (arr.stagger == CheckpointArray::flat_array) {
-    extent = {flat_sizes.at(flat_index)};
-  } else {
-    const auto e = extents(c.n, arr.stagger);
-    extent = {e[2], e[1], e[0]};
-  }
+  if (arr.stagger == CheckpointArray::flat_array) extent = {layout.extents[0]};
+  else extent = {layout.extents[2], layout.extents[1], layout.extents[0]};
   for (const Piece& p : pieces) {
     std::size_t values = 1;
     for (std::size_t d = 0; d < extent.size(); ++d) {
       if (p.start[d] + p.count[d] > extent[d]) return "array '" + arr.name + "': a block outside it";
       values *= p.count[d];
     }
-    if (p.offset + values > arr.values.size()) return "array '" + arr.name + "': a block beyond its values";
+    if (values && p.offset + values > arr.values.size()) return "array '" + arr.name + "': a block beyond its values";
   }
   return "";
 }
@@ -278,9 +352,29 @@ void write_pieces(const NcVar& var, const Checkpoint& c, std::size_t i, const st
   for (const Piece& p : pieces) var.putVar(p.start, p.count, c.arrays[i].values.data() + p.offset);
 }
 
+// Each array's checksum: one writer's whole arrays.
+std::vector<std::uint64_t> checksums_of(const Checkpoint& c) {
+  std::vector<std::uint64_t> sums;
+  for (const CheckpointArray& arr : c.arrays) {
+    if (arr.stagger == CheckpointArray::flat_array) {
+      sums.push_back(checksum_part(arr.values.data(), arr.values.size()));
+      continue;
+    }
+    const auto e = array_extents(c, arr);
+    const Box whole{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}};
+    sums.push_back(checksum_part(arr.values.data(), whole, whole, e));
+  }
+  return sums;
+}
+
 void define_and_write(int ncid, const Checkpoint& c) {
-  const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat_sizes_of(c));
-  for (std::size_t i = 0; i < c.arrays.size(); ++i) write_pieces(vars[i], c, i, pieces_of(c, i, nullptr, true));
+  const std::vector<std::size_t> flat = flat_sizes_of(c);
+  const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat, Cuts{}, checksums_of(c));
+  for (std::size_t i = 0, f = 0; i < c.arrays.size(); ++i) {
+    const bool flat_array = c.arrays[i].stagger == CheckpointArray::flat_array;
+    const ArrayLayout layout = layout_of(c, i, flat_array ? flat[f++] : 0, Cuts{});
+    write_pieces(vars[i], c, i, pieces_of(c, i, layout, nullptr, true));
+  }
 }
 
 // Writes c into `partial` and closes it; "" when that worked, else the reason. After a
@@ -489,34 +583,51 @@ std::string latest_checkpoint(const std::string& stem) {
   return all.empty() ? std::string() : all.back();
 }
 
-std::uintmax_t checkpoint_bytes(const Checkpoint& c) {
+std::uintmax_t checkpoint_bytes(const Checkpoint& c) { return checkpoint_detail::checkpoint_bytes(c, Cuts{}); }
+
+namespace checkpoint_detail {
+
+std::uintmax_t checkpoint_bytes(const Checkpoint& given, const Cuts& cuts) {
   // Measured with netCDF 4.9: an empty checkpoint takes 5 KiB, each array about 4.5 KiB
   // beyond its chunks (header, attributes, chunk index), each state or text entry about
   // 120 bytes beyond its name and value. The margin is several times that.
   std::uintmax_t bytes = 64 << 10;
   const auto attribute = [](std::size_t name, std::size_t value) { return std::uintmax_t(512 + name + value); };
   bytes += 16 * attribute(32, 64);  // the fixed attributes, less their strings
-  bytes += c.provenance.size() + c.case_json.size() + c.case_source.size();
-  for (const auto& kv : c.state) bytes += attribute(kStatePrefix.size() + kv.first.size(), sizeof(double));
-  for (const auto& kv : c.text) bytes += attribute(kTextPrefix.size() + kv.first.size(), kv.second.size());
-  for (const auto& arr : c.arrays) {
-    bytes += 16384 + 2 * arr.name.size();  // header, attributes, chunk index
-    if (arr.stagger == CheckpointArray::flat_array) {
-      const std::size_t chunk = flat_chunk(arr.values.size()), chunks = (arr.values.size() + chunk - 1) / chunk;
+  bytes += given.provenance.size() + given.case_json.size() + given.case_source.size();
+  for (const auto& kv : given.state) bytes += attribute(kStatePrefix.size() + kv.first.size(), sizeof(double));
+  for (const auto& kv : given.text) bytes += attribute(kTextPrefix.size() + kv.first.size(), kv.second.size());
+  Checkpoint c;  // the grid and the arrays' places, for their layouts (no values)
+  c.n = given.n;
+  for (int& na : c.n) na = std::max(na, 1);
+  for (const auto& arr : given.arrays) {
+    CheckpointArray shape{arr.name, arr.stagger >= -1 && arr.stagger <= 3 ? arr.stagger : -1, {}, arr.region};
+    if (shape.stagger != CheckpointArray::flat_array && !shape.region.empty()) {
+      const auto whole = extents(c.n, shape.stagger);
+      for (int a = 0; a < 3; ++a)
+        if (shape.region.lo[a] < 0 || std::size_t(shape.region.hi[a]) > whole[a]) shape.region = Box{};
+    }
+    c.arrays.push_back(shape);
+  }
+  for (std::size_t i = 0; i < c.arrays.size(); ++i) {
+    const auto& arr = given.arrays[i];
+    bytes += 16384 + 4 * arr.name.size();  // header, attributes, chunk index, a region's dimensions
+    const ArrayLayout l = layout_of(c, i, arr.values.size(), cuts);
+    if (c.arrays[i].stagger == CheckpointArray::flat_array) {
+      const std::size_t chunk = l.chunk[0], chunks = (arr.values.size() + chunk - 1) / chunk;
       bytes += chunks * chunk * sizeof(double) + 256 * chunks;  // an edge chunk is stored whole
       continue;
     }
-    std::array<int, 3> n = c.n;
-    for (int& na : n) na = std::max(na, 1);
-    const int stagger = arr.stagger >= -1 && arr.stagger <= 2 ? arr.stagger : -1;
-    const auto e = extents(n, stagger);
-    const auto ch = chunk_shape(e);
-    const std::uintmax_t chunks = ((e[2] + ch[0] - 1) / ch[0]) * ((e[1] + ch[1] - 1) / ch[1]);
-    // The values as stored (at least what the caller gives), and each chunk's index entry and checksum.
-    bytes += std::max<std::uintmax_t>(stored_bytes(e), arr.values.size() * sizeof(double)) + 256 * chunks;
+    const auto& e = l.extents;
+    const std::uintmax_t chunks = ((e[2] + l.chunk[0] - 1) / l.chunk[0]) * ((e[1] + l.chunk[1] - 1) / l.chunk[1]) *
+                                  ((e[0] + l.chunk[2] - 1) / l.chunk[2]);
+    // The values as stored (at least what the caller gives), and each chunk's index entry.
+    bytes += std::max<std::uintmax_t>(stored_bytes(e, l.chunk), arr.values.size() * sizeof(double)) + 256 * chunks;
   }
   return bytes;
 }
+
+}  // namespace checkpoint_detail
 
 void write_checkpoint(const std::string& path, const Checkpoint& c) {
   if (path.empty()) fail(path, "empty file name");
@@ -569,6 +680,17 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
 
 Checkpoint read_checkpoint(const std::string& path) { return read_checkpoint_part(path, nullptr); }
 
+std::string checkpoint_checksum_failure(const std::string& path, const std::vector<CheckpointChecksum>& parts,
+                                        const Communicator& ranks) {
+  std::vector<std::uint64_t> sums;
+  for (const CheckpointChecksum& p : parts) sums.push_back(p.part);
+  combine_across_ranks(ranks, sums.data(), int(sums.size()), [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (sums[i] != parts[i].stored)
+      return "checkpoint " + path + ": damaged: array '" + parts[i].name + "' does not match its checksum";
+  return "";
+}
+
 Checkpoint read_checkpoint(const std::string& path, const CheckpointBlock& block) {
   return read_checkpoint_part(path, &block);
 }
@@ -602,8 +724,9 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
         r.damaged(std::string("global attribute ") + kFormatAttribute + " is not one integer");
       long long v = 0;
       format->getValues(&v);
-      if (v != Checkpoint::format_version)
-        fail(path, "written by format version " + std::to_string(v) + "; this build reads version " +
+      if (v < Checkpoint::oldest_read_version || v > Checkpoint::format_version)
+        fail(path, "written by format version " + std::to_string(v) + "; this build reads versions " +
+                       std::to_string(Checkpoint::oldest_read_version) + " and " +
                        std::to_string(Checkpoint::format_version));
       c.version = static_cast<int>(v);
     }
@@ -643,8 +766,22 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
       NcVar v = r.root().getVar(name);
       if (v.isNull()) r.damaged("array '" + name + "' (listed in " + kArraysAttribute + ") is missing");
       if (v.getType() != NC_DOUBLE) r.damaged("array '" + name + "' is " + nc::type_name(v.getType()) + ", expected double");
+      // Format 3: the array's checksum (format 2: HDF5's on each chunk, checked as it reads).
+      const auto stored_checksum = [&]() -> std::optional<std::uint64_t> {
+        if (c.version < 3) return std::nullopt;
+        if (!v.hasAtt(kChecksumAttribute)) r.damaged("array '" + name + "' has no attribute " + kChecksumAttribute);
+        const NcGroupAtt sum = v.getAtt(kChecksumAttribute);
+        if (sum.getType() != NC_UINT64 || sum.getAttLength() != 1)
+          r.damaged("array '" + name + "': its " + kChecksumAttribute + " is not one unsigned 64-bit integer");
+        unsigned long long value = 0;
+        sum.getValues(&value);
+        return value;
+      };
+      const auto mismatch = [&] { r.damaged("array '" + name + "' does not match its checksum"); };
       const std::vector<NcDim> dims = v.getDims();
       if (dims.size() == 1 && dims[0].getName() == flat_dimension(name)) {
+        if (block && !block->others) continue;
+        const auto stored = stored_checksum();
         CheckpointArray arr;
         arr.name = name;
         arr.stagger = CheckpointArray::flat_array;
@@ -654,34 +791,81 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
         } catch (const NcException& ex) {
           r.damaged("cannot read array '" + name + "': " + nc_reason(ex));
         }
+        if (stored && checksum_part(arr.values.data(), arr.values.size()) != *stored) mismatch();
         c.arrays.push_back(std::move(arr));
         continue;
       }
-      // Expected: (z|zf, y|yf, x|xf) with at most one face dimension.
-      int stagger = -1;
-      bool ok = dims.size() == 3;
-      for (std::size_t d = 0; ok && d < 3; ++d) {
-        const int a = 2 - static_cast<int>(d);
-        const std::string dn = dims[d].getName();
-        if (dn == kDimNames[1][a] && stagger == -1)
-          stagger = a;
-        else if (dn != kDimNames[0][a])
-          ok = false;
-      }
-      if (!ok) {
-        std::string on;
-        for (const auto& d : dims) on += (on.empty() ? "" : ", ") + d.getName();
-        r.damaged("array '" + name + "' is on (" + on +
-                  "), expected (z, y, x) with at most one of them replaced by its faces (zf, yf, xf)");
-      }
-      if (block && block->arrays && !block->arrays->count(name)) continue;
       CheckpointArray arr;
       arr.name = name;
+      const bool region = c.version >= 3 && v.hasAtt(kRegionAttribute);
+      int stagger = -1;
+      if (region) {
+        // On (NAME_z, NAME_y, NAME_x), from bouss_region_start (z, y, x), on bouss_stagger's points.
+        const NcGroupAtt start = v.getAtt(kRegionAttribute);
+        bool ok = dims.size() == 3 && start.getType() == NC_INT64 && start.getAttLength() == 3 &&
+                  v.hasAtt(kStaggerAttribute);
+        long long at[3] = {0, 0, 0}, st = -2;
+        if (ok) {
+          start.getValues(at);
+          const NcGroupAtt s = v.getAtt(kStaggerAttribute);
+          ok = s.getAttLength() == 1;
+          if (ok) s.getValues(&st);
+          ok = ok && st >= -1 && st <= 2;
+        }
+        for (std::size_t d = 0; ok && d < 3; ++d) ok = dims[d].getName() == region_dimension(name, 2 - int(d));
+        if (!ok)
+          r.damaged("region array '" + name + "' is not on (" + region_dimension(name, 2) + ", " + region_dimension(name, 1) +
+                    ", " + region_dimension(name, 0) + ") with a start of three 64-bit integers and a stagger of -1 to 2");
+        stagger = int(st);
+        const auto whole = extents(c.n, stagger);
+        for (int a = 0; a < 3; ++a) {
+          const long long lo = at[2 - a], extent = (long long)dims[std::size_t(2 - a)].getSize();
+          if (lo < 0 || extent < 1 || std::size_t(lo + extent) > whole[std::size_t(a)])
+            r.damaged("region array '" + name + "' lies outside the grid");
+          arr.region.lo[a] = int(lo);
+          arr.region.hi[a] = int(lo + extent);
+        }
+      } else {
+        // Expected: (z|zf, y|yf, x|xf) with at most one face dimension.
+        bool ok = dims.size() == 3;
+        for (std::size_t d = 0; ok && d < 3; ++d) {
+          const int a = 2 - static_cast<int>(d);
+          const std::string dn = dims[d].getName();
+          if (dn == kDimNames[1][a] && stagger == -1)
+            stagger = a;
+          else if (dn != kDimNames[0][a])
+            ok = false;
+        }
+        if (!ok) {
+          std::string on;
+          for (const auto& d : dims) on += (on.empty() ? "" : ", ") + d.getName();
+          r.damaged("array '" + name + "' is on (" + on +
+                    "), expected (z, y, x) with at most one of them replaced by its faces (zf, yf, xf)");
+        }
+      }
+      if (block && (region ? !block->others : block->arrays && !block->arrays->count(name))) continue;
       arr.stagger = stagger;
-      const auto e = extents(c.n, stagger);
-      // The whole array, or the block's box of it (file order z, y, x); nothing of another grid.
-      Box box{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}};
-      if (block) box = block->n == c.n ? block->boxes[std::size_t(stagger + 1)] : Box{};
+      const auto stored = stored_checksum();
+      const auto e = array_extents(c, arr);
+      // The whole array, or the block's box of it (file order z, y, x; a region array's share
+      // of the block), in the array's own indices; nothing of another grid.
+      Box box{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}}, counted = box;
+      if (block) {
+        const std::size_t s = std::size_t(stagger + 1);
+        const Box share = block->shares ? (*block->shares)[s] : block->boxes[s];
+        box = block->n == c.n ? (region ? share : block->boxes[s]) : Box{};
+        counted = block->n == c.n ? share : Box{};
+        if (region) {
+          box = intersect(box, arr.region);
+          counted = intersect(counted, arr.region);
+          for (int a = 0; a < 3; ++a) {
+            box.lo[a] -= arr.region.lo[a], box.hi[a] -= arr.region.lo[a];
+            counted.lo[a] -= arr.region.lo[a], counted.hi[a] -= arr.region.lo[a];
+          }
+          if (box.empty()) box = counted = Box{};
+        }
+        counted = intersect(counted, box);
+      }
       for (int a = 0; a < 3; ++a)
         if (box.lo[a] < 0 || box.hi[a] > int(e[a]))
           throw std::invalid_argument("read_checkpoint: a block outside the array '" + name + "'");
@@ -696,6 +880,14 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
                    arr.values.data());
       } catch (const NcException& ex) {
         r.damaged("cannot read array '" + name + "': " + nc_reason(ex));
+      }
+      if (stored) {
+        const std::uint64_t part = checksum_part(arr.values.data(), box, counted, e);
+        if (!block) {
+          if (part != *stored) mismatch();
+        } else {
+          c.checksums.push_back({name, *stored, part});
+        }
       }
       c.arrays.push_back(std::move(arr));
     }

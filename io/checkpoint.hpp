@@ -24,13 +24,27 @@ struct CheckpointArray {
   int stagger = -1;
   static constexpr int flat_array = 3;
   // Interior values, C order with x fastest: i + nx_f*(j + ny_f*k), (nx_f, ny_f, nz_f) the
-  // array's own extents.
+  // array's own extents (its region's, where it has one).
   std::vector<double> values;
+  // A grid array over a box of its location's points alone (a time average's sums over a
+  // stream's region), in the whole array's indices; empty: the whole array.
+  Box region;
+};
+
+// A block read's part of an array's checksum (io/checkpoint_checksum.hpp): what the file
+// says of the whole array, and the sum over this rank's share of the points.
+struct CheckpointChecksum {
+  std::string name;
+  std::uint64_t stored = 0, part = 0;
 };
 
 struct Checkpoint {
   // 2: the temperature is stored as theta = T - T_ref(z) (physics/flow.hpp), not T.
-  static constexpr int format_version = 2;
+  // 3: bouss's own checksum of each array in place of HDF5's on each chunk (written by
+  // ranks' blocks at the disk's rate), region arrays (a time average's sums), chunks within
+  // the writing ranks' blocks. A build reads 2 and 3.
+  static constexpr int format_version = 3;
+  static constexpr int oldest_read_version = 2;
   int version = format_version;  // as read; a write always writes format_version
   std::string provenance;        // build_provenance() of the writer
   std::string case_json;         // the case as run (after --set), to be re-parsed on restart
@@ -46,6 +60,9 @@ struct Checkpoint {
   // The driver's strings (output path, its partial name, ...).
   std::map<std::string, std::string> text;
   std::int64_t output_records = 0, series_records = 0;  // records in the output file at this step
+  // A block read of a format 3 file: each array's part of its checksum, for
+  // checkpoint_checksum_failure (a whole read checks each array itself).
+  std::vector<CheckpointChecksum> checksums;
 };
 
 // Names allowed for arrays (a letter, then letters, digits, '_', '.', '-'; not a dimension
@@ -85,13 +102,21 @@ void write_checkpoint(const std::string& path, const Checkpoint& c);
 
 // What one rank of a decomposed run reads (or writes) of each grid array: the box of its points, in the
 // whole array's indices (x fastest), for each location ([0]: cell centres; [1], [2], [3]:
-// faces along x, y, z), of a checkpoint of n cells.
+// faces along x, y, z), of a checkpoint of n cells. A write's boxes are the rank's share of
+// a partition of the points among the ranks (grid/gather.hpp supplied_box_of_rank); a region
+// array's values are then those of its region's points in the rank's box.
 struct CheckpointBlock {
   std::array<int, 3> n{};
   std::array<Box, 4> boxes;
-  // A read: the grid arrays to read (the others are left out of the result); every one when
-  // unset. Flat arrays are always read.
+  // A read: this rank's share of each location in a partition of the points among the
+  // reading ranks (inside `boxes`): a region array is read for these points alone, and
+  // every array's checksum part counts them. Unset: `boxes`.
+  std::optional<std::array<Box, 4>> shares;
+  // A read: the whole-grid arrays to read (the others are left out of the result); every
+  // one when unset.
   std::optional<std::set<std::string>> arrays;
+  // A read: whether the flat and region arrays are read too.
+  bool others = true;
 };
 
 // The same file as write_checkpoint, written by every rank of `ranks` at once, where
@@ -105,15 +130,24 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
                       const Communicator& ranks);
 
 // Reads a checkpoint. Throws std::runtime_error with one line, "checkpoint PATH: REASON",
-// when the file is missing, is not a bouss checkpoint, was written in another format
-// version ("written by format version 7; this build reads version 1"), or is damaged (a
-// missing or ill-shaped variable or attribute, a chunk whose checksum does not match).
+// when the file is missing, is not a bouss checkpoint, was written in a format version this
+// build does not read ("written by format version 7; this build reads versions 2 and 3"),
+// or is damaged (a missing or ill-shaped variable or attribute, an array that does not
+// match its checksum).
 Checkpoint read_checkpoint(const std::string& path);
 
 // The same, but each grid array's values are those of `block`'s box for its location alone,
-// read as one hyperslab (no rank reads a whole array), when the file's grid has block.n
-// cells; a checkpoint of another grid has its grid arrays' values left empty (the caller's
-// comparison of the cases names the difference). Flat arrays are read whole.
+// read as one hyperslab (no rank reads a whole array), and a region array's those of its
+// share, when the file's grid has block.n cells; a checkpoint of another grid has its grid
+// arrays' values left empty (the caller's comparison of the cases names the difference).
+// Flat arrays are read whole and checked here; the other arrays' checksums are the ranks'
+// together: Checkpoint::checksums, for checkpoint_checksum_failure.
 Checkpoint read_checkpoint(const std::string& path, const CheckpointBlock& block);
+
+// Collective: "" when the ranks' parts of each array's checksum (the same arrays, in the same
+// order, on every rank; their shares a partition of each array) add up to the stored ones,
+// else "checkpoint PATH: damaged: array 'T' does not match its checksum" on every rank.
+std::string checkpoint_checksum_failure(const std::string& path, const std::vector<CheckpointChecksum>& parts,
+                                        const Communicator& ranks);
 
 }  // namespace bouss

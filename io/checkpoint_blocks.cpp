@@ -12,6 +12,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "io/checkpoint_checksum.hpp"
 #include "io/checkpoint_detail.hpp"
 #include "io/file_util.hpp"
 #include "parallel/communicator.hpp"
@@ -89,6 +90,7 @@ std::string pack_metadata(const Checkpoint& c) {
     p.text(arr.name);
     p.integer(arr.stagger);
     p.integer(std::int64_t(arr.values.size()));
+    for (int a = 0; a < 3; ++a) p.integer(arr.region.lo[a]), p.integer(arr.region.hi[a]);
   }
   p.integer(std::int64_t(c.state.size()));
   for (const auto& [key, value] : c.state) p.text(key), p.number(value);
@@ -119,12 +121,14 @@ std::vector<std::size_t> unpack_metadata(const std::string& bytes, Checkpoint& c
     arr.name = u.text();
     arr.stagger = int(u.integer());
     const std::size_t size = std::size_t(u.integer());
+    for (int a = 0; a < 3; ++a) arr.region.lo[a] = int(u.integer()), arr.region.hi[a] = int(u.integer());
     const auto own = std::find_if(c.arrays.begin(), c.arrays.end(), [&](const CheckpointArray& a) { return a.name == arr.name; });
     if (arr.stagger == CheckpointArray::flat_array) {
       flat.push_back(size);
       if (own != c.arrays.end()) arr.values = std::move(own->values);
     } else {
-      if (own == c.arrays.end() || own->stagger != arr.stagger)
+      if (own == c.arrays.end() || own->stagger != arr.stagger || own->region.lo != arr.region.lo ||
+          own->region.hi != arr.region.hi)
         throw std::runtime_error("checkpoint: rank 0's array '" + arr.name + "' is not this rank's");
       arr.values = std::move(own->values);
     }
@@ -151,6 +155,31 @@ void agree_or_fail(const Communicator& ranks, const std::string& path, const std
   if (!first.empty()) fail(path, first);
 }
 
+// Where the ranks' blocks (their supplied cells) are cut along each axis: every block's
+// first cell that is not 0.
+Cuts cuts_of(const Communicator& ranks, const Box& cells) {
+  std::vector<Box> all(std::size_t(ranks.size()));
+  ranks.allgather(&cells, all.data(), sizeof(Box));
+  Cuts cuts;
+  for (const Box& b : all)
+    for (int a = 0; a < 3; ++a)
+      if (!b.empty() && b.lo[a] > 0) cuts[std::size_t(a)].push_back(b.lo[a]);
+  for (auto& axis : cuts) {
+    std::sort(axis.begin(), axis.end());
+    axis.erase(std::unique(axis.begin(), axis.end()), axis.end());
+  }
+  return cuts;
+}
+
+// The box of array `arr` this rank supplies, in the array's own indices (a region's).
+Box supplied_part(const CheckpointArray& arr, const CheckpointBlock& supplied) {
+  const Box b = supplied.boxes[std::size_t(arr.stagger + 1)];
+  if (arr.region.empty()) return b;
+  Box r = intersect(b, arr.region);
+  for (int a = 0; a < 3; ++a) r.lo[a] -= arr.region.lo[a], r.hi[a] -= arr.region.lo[a];
+  return r.empty() ? Box{} : r;
+}
+
 // A string of rank 0's, on every rank.
 std::string broadcast_text(const Communicator& ranks, std::string text) {
   std::uint64_t size = text.size();
@@ -172,10 +201,11 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   // every rank's own: its grid arrays hold its boxes' values.
   std::string problem;
   for (const auto& arr : mine.arrays)
-    if (arr.stagger >= -1 && arr.stagger <= 2 &&
-        arr.values.size() != std::size_t(supplied.boxes[std::size_t(arr.stagger + 1)].cells()))
+    if (arr.stagger >= -1 && arr.stagger <= 2 && arr.values.size() != std::size_t(supplied_part(arr, supplied).cells()))
       problem = "array '" + arr.name + "' holds " + std::to_string(arr.values.size()) + " values, not its block's " +
-                std::to_string(supplied.boxes[std::size_t(arr.stagger + 1)].cells());
+                std::to_string(supplied_part(arr, supplied).cells());
+  // The chunks lie within the blocks (each rank then writes its own chunks alone).
+  const Cuts cuts = cuts_of(ranks, supplied.boxes[0]);
   if (ranks.rank() == 0 && problem.empty()) {
     problem = path.empty() ? "empty file name" : check_contents(mine, false);
     if (problem.empty()) switch (path_kind(path)) {
@@ -186,7 +216,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
       }
     if (problem.empty()) {
       // The whole arrays' chunks bound a block's values from above (checkpoint_bytes).
-      const std::uintmax_t need = checkpoint_bytes(mine), have = free_bytes(path);
+      const std::uintmax_t need = checkpoint_bytes(mine, cuts), have = free_bytes(path);
       if (have < need) problem = "needs " + format_bytes(double(need)) + ", the disk has " + format_bytes(double(have)) + " free";
     }
   }
@@ -195,7 +225,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   // would leave the others waiting in it.
   struct rlimit limit {};
   if (problem.empty() && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
-    const std::uintmax_t need = checkpoint_bytes(mine);
+    const std::uintmax_t need = checkpoint_bytes(mine, cuts);
     if (need > std::uintmax_t(limit.rlim_cur))
       problem = "needs " + format_bytes(double(need)) + ", the file size limit (ulimit -f) of rank " +
                 std::to_string(ranks.rank()) + " is " + format_bytes(double(limit.rlim_cur));
@@ -215,17 +245,26 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   }
   agree_or_fail(ranks, path, reason);
 
-  // Every rank's puts, checked before the first collective one: a rank that failed inside
-  // one would leave the others waiting in it.
+  // Every rank's puts, checked before the first collective call: a rank that failed inside
+  // one would leave the others waiting in it. Each array's checksum, the sum of the ranks'
+  // parts (a flat array's rank 0's).
   std::vector<std::vector<Piece>> pieces;
+  std::vector<ArrayLayout> layouts;
+  std::vector<std::uint64_t> checksums;
   for (std::size_t i = 0, f = 0; i < c.arrays.size(); ++i) {
-    const int stagger = c.arrays[i].stagger;
-    const bool flat_array = stagger == CheckpointArray::flat_array;
-    pieces.push_back(pieces_of(c, i, flat_array ? nullptr : &supplied.boxes[std::size_t(stagger + 1)], ranks.rank() == 0));
-    if (reason.empty()) reason = check_pieces(c, i, pieces.back(), flat, f);
-    f += flat_array;
+    const CheckpointArray& arr = c.arrays[i];
+    const bool flat_array = arr.stagger == CheckpointArray::flat_array;
+    layouts.push_back(layout_of(c, i, flat_array ? flat.at(f++) : 0, cuts));
+    const Box part = flat_array ? Box{} : supplied_part(arr, supplied);
+    pieces.push_back(pieces_of(c, i, layouts.back(), flat_array ? nullptr : &part, ranks.rank() == 0));
+    if (reason.empty()) reason = check_pieces(c, i, layouts.back(), pieces.back());
+    if (flat_array) checksums.push_back(ranks.rank() == 0 ? checksum_part(arr.values.data(), arr.values.size()) : 0);
+    else if (reason.empty()) checksums.push_back(checksum_part(arr.values.data(), part, part, layouts.back().extents));
+    else checksums.push_back(0);
   }
   agree_or_fail(ranks, path, reason);
+  combine_across_ranks(ranks, checksums.data(), int(checksums.size()),
+                       [](std::uint64_t a, std::uint64_t b) { return a + b; });
 
   int ncid = -1;
   errno = 0;
@@ -236,10 +275,21 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   // After a failure inside HDF5 the file is abandoned, not closed (write_in_child says why);
   // the run stops with the agreed line.
   try {
-    const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat);
-    // Collective access: HDF5 writes filtered (checksummed) chunks only so.
-    for (const NcVar& v : vars) nc::check(nc_var_par_access(ncid, v.getId(), NC_COLLECTIVE), "parallel access");
-    for (std::size_t i = 0; i < c.arrays.size(); ++i) write_pieces(vars[i], c, i, pieces[i]);
+    const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat, cuts, checksums);
+    // Where each chunk is one rank's, every rank writes its own independently (each chunk one
+    // contiguous write, no rank waiting on another); else every put is collective.
+    for (std::size_t i = 0; i < vars.size(); ++i)
+      nc::check(nc_var_par_access(ncid, vars[i].getId(), layouts[i].own_chunks ? NC_INDEPENDENT : NC_COLLECTIVE),
+                "parallel access");
+    for (std::size_t i = 0; i < c.arrays.size(); ++i) {
+      if (layouts[i].own_chunks)  // a rank with nothing of it makes no put
+        pieces[i].erase(std::remove_if(pieces[i].begin(), pieces[i].end(),
+                                       [](const Piece& p) {
+                                         return std::any_of(p.count.begin(), p.count.end(), [](std::size_t n) { return n == 0; });
+                                       }),
+                        pieces[i].end());
+      write_pieces(vars[i], c, i, pieces[i]);
+    }
   } catch (const NcException& e) {
     reason = "cannot write " + partial.path + ": " + nc_reason(e) + system_reason(errno);
   } catch (const std::exception& e) {

@@ -51,6 +51,10 @@ void Att::getValues(long long* values) const {
   check(nc_get_att_longlong(ncid_, varid_, name_.c_str(), values), "attribute " + name_);
 }
 
+void Att::getValues(unsigned long long* values) const {
+  check(nc_get_att_ulonglong(ncid_, varid_, name_.c_str(), values), "attribute " + name_);
+}
+
 void Att::getValues(std::string& text) const {
   text.assign(getAttLength(), '\0');
   if (!text.empty()) check(nc_get_att_text(ncid_, varid_, name_.c_str(), &text[0]), "attribute " + name_);
@@ -74,6 +78,14 @@ void Attributes::putAtt(const std::string& name, nc_type type, long long value) 
 
 void Attributes::putAtt(const std::string& name, nc_type type, std::size_t n, const double* values) const {
   check(nc_put_att_double(ncid_, varid_, name.c_str(), type, n, values), "attribute " + name);
+}
+
+void Attributes::putAtt(const std::string& name, nc_type type, std::size_t n, const long long* values) const {
+  check(nc_put_att_longlong(ncid_, varid_, name.c_str(), type, n, values), "attribute " + name);
+}
+
+void Attributes::putAtt(const std::string& name, nc_type type, std::size_t n, const unsigned long long* values) const {
+  check(nc_put_att_ulonglong(ncid_, varid_, name.c_str(), type, n, values), "attribute " + name);
 }
 
 std::multimap<std::string, Att> Attributes::getAtts() const {

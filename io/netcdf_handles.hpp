@@ -69,6 +69,7 @@ class Att {
   // The values converted to double or long long (nc_get_att_double / _longlong).
   void getValues(double* values) const;
   void getValues(long long* values) const;
+  void getValues(unsigned long long* values) const;
   // Text, as stored (trailing NULs included).
   void getValues(std::string& text) const;
 
@@ -87,6 +88,8 @@ class Attributes {
   void putAtt(const std::string& name, nc_type type, int value) const;
   void putAtt(const std::string& name, nc_type type, long long value) const;
   void putAtt(const std::string& name, nc_type type, std::size_t n, const double* values) const;
+  void putAtt(const std::string& name, nc_type type, std::size_t n, const long long* values) const;
+  void putAtt(const std::string& name, nc_type type, std::size_t n, const unsigned long long* values) const;
   // Every attribute by name.
   std::multimap<std::string, Att> getAtts() const;
   // The attribute `name`; null (no value) when there is none.

@@ -213,11 +213,19 @@ void Run::open_outputs() {
 
 void Run::start_from_checkpoint() {
   const std::string& path = *control_.restart;
+  const auto t0 = clock::now();
   Checkpoint ck;
   // Every rank reads its own block of each array (one hyperslab: no rank holds a whole one).
   const Grid part = rank_grid(case_, backend_.ranks());
-  CheckpointBlock block{case_.n, {}, std::set<std::string>{}};  // the grid arrays come one at a time (restore)
-  for (int s = 0; s < 4; ++s) block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
+  // The grid arrays come one at a time (restore); the flat and region arrays (a time average's
+  // sums, this rank's share of them) now.
+  CheckpointBlock block{case_.n, {}, std::array<Box, 4>{}, std::set<std::string>{}, true};
+  for (int s = 0; s < 4; ++s) {
+    block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
+    (*block.shares)[std::size_t(s)] = part.decomposition
+                                          ? supplied_box_of_rank(*part.decomposition, backend_.ranks().rank(), Stagger(s))
+                                          : block.boxes[std::size_t(s)];
+  }
   agree([&] {
     try {
       ck = IoThread::instance().call([&] { return read_checkpoint(path, block); });
@@ -315,12 +323,15 @@ void Run::start_from_checkpoint() {
   // fields. A read that fails on a rank gives zeros there, and the ranks agree on it after the
   // restore (whose ghost fills every rank makes).
   std::string unread;
+  std::vector<CheckpointChecksum> checksums = ck.checksums;  // this rank's parts, checked together below
   const auto read_array = [&](const std::string& name, std::vector<double>& values) {
     if (!ck.listed.count(name)) return false;
     CheckpointBlock one = block;
     one.arrays = std::set<std::string>{name};
+    one.others = false;
     try {
       Checkpoint part = IoThread::instance().call([&] { return read_checkpoint(path, one); });
+      checksums.insert(checksums.end(), part.checksums.begin(), part.checksums.end());
       for (CheckpointArray& a : part.arrays)
         if (a.name == name) return values = std::move(a.values), true;
     } catch (const std::exception& e) {
@@ -334,6 +345,15 @@ void Run::start_from_checkpoint() {
   agree([&] {
     if (!unread.empty()) throw CaseError(unread);
   });
+  agree([&] {
+    const std::string damaged = checkpoint_checksum_failure(path, checksums, backend_.ranks());
+    if (!damaged.empty()) throw CaseError(damaged);
+  });
+  std::error_code size_error;
+  const auto bytes = fs::file_size(path, size_error);
+  spdlog::info("read {} ({}, {:.2f} s{}; checksums match)", path, size_error ? std::string("?") : format_bytes(double(bytes)),
+               std::chrono::duration<double>(clock::now() - t0).count(),
+               backend_.ranks().alone() ? "" : "; every rank its block");
   series_.restore(ck.state);
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
   for (auto& d : case_diagnostics_)
@@ -559,14 +579,16 @@ std::string Run::write_checkpoint() {
   // build can (parallel NetCDF), else the whole arrays, gathered onto rank 0, which writes.
   const Communicator& ranks = backend_.ranks();
   const bool by_block = ranks_write_one_file(ranks);
-  CheckpointBlock supplied{case_.n, {}, {}};
+  CheckpointBlock supplied;
+  supplied.n = case_.n;
   for (int s = 0; by_block && s < 4; ++s)
     supplied.boxes[std::size_t(s)] = supplied_box_of_rank(*sim_->grid().decomposition, ranks.rank(), Stagger(s));
   for (const std::string& name : sim_->state_names()) {
     const Stagger st = field_named(name).stagger;
     ck.arrays.push_back({name, int(st) - 1,
                          by_block ? supplied_values(sim_->host_values(name), st, sim_->grid())
-                                  : gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0)});
+                                  : gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0),
+                         Box{}});
   }
   ck.state = series_.state();
   for (auto& c : case_diagnostics_)
@@ -587,7 +609,7 @@ std::string Run::write_checkpoint() {
       ck.state[s->key("output_interval")] = *s->config().interval;
       ck.state[s->key("output_next_time")] = s->schedule().next_time();
     }
-    if (s->average()) s->average()->save(ck, [&](const std::string& base) { return s->key(base); });
+    if (s->average()) s->average()->save(ck, [&](const std::string& base) { return s->key(base); }, by_block);
     ck.text[s->key("output_path")] = absolute_path(s->file());
     ck.text[s->key("output_partial")] = absolute_path(s->partial());
     ck.text[s->key("output_file")] = relative_to_checkpoint(s->file(), path);

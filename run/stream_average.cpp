@@ -153,31 +153,35 @@ std::string StreamAverage::layout_text() const {
   return text;
 }
 
-// The flat array: each sum over its whole box in turn, then the profiles' moments.
-void StreamAverage::save(Checkpoint& ck, const std::function<std::string(const std::string&)>& key) const {
+// Each sum as a region array over its whole box, "average_sumI" (every rank its own points
+// of it where the ranks write the file together, else gathered onto rank 0); the profiles'
+// moments as a flat array, "average_profiles" (rank 0's: every rank holds the same).
+void StreamAverage::save(Checkpoint& ck, const std::function<std::string(const std::string&)>& key,
+                         bool by_block) const {
   std::vector<double> mine(values_);
   if (values_) copy_bytes(mine.data(), Backend::cpu(), data_, backend_, values_ * sizeof(double));
   const Communicator& ranks = backend_.ranks();
-  std::vector<double> whole;
-  for (const Sum& s : sums_) {
+  for (std::size_t i = 0; i < sums_.size(); ++i) {
+    const Sum& s = sums_[i];
+    CheckpointArray arr{key("average_sum" + std::to_string(i)), int(s.stagger) - 1, {}, s.whole};
     const double* values = mine.data() + s.offset;
-    if (ranks.alone()) {
-      whole.insert(whole.end(), values, values + s.count);
-      continue;
+    if (by_block || ranks.alone()) {
+      arr.values.assign(values, values + s.count);
+    } else {
+      std::vector<char> pieces;
+      ranks.gatherv(values, s.count * sizeof(double), &pieces, 0);
+      if (ranks.rank() != 0) continue;
+      arr.values.resize(std::size_t(s.whole.cells()));
+      place_pieces(pieces.data(), sizeof(double), s.whole, *decomposition_, ranks.size(), s.stagger,
+                   reinterpret_cast<char*>(arr.values.data()));
     }
-    std::vector<char> pieces;
-    ranks.gatherv(values, s.count * sizeof(double), &pieces, 0);
-    if (ranks.rank() != 0) continue;
-    std::vector<double> box(std::size_t(s.whole.cells()));
-    place_pieces(pieces.data(), sizeof(double), s.whole, *decomposition_, ranks.size(), s.stagger,
-                 reinterpret_cast<char*>(box.data()));
-    whole.insert(whole.end(), box.begin(), box.end());
+    ck.arrays.push_back(std::move(arr));
   }
-  whole.insert(whole.end(), mine.begin() + std::ptrdiff_t(profile_offset_), mine.end());
+  if (values_ > profile_offset_ && ranks.rank() == 0)
+    ck.arrays.push_back({key("average_profiles"), CheckpointArray::flat_array,
+                         std::vector<double>(mine.begin() + std::ptrdiff_t(profile_offset_), mine.end()), Box{}});
   AveragingClock c;
   copy_bytes(&c, Backend::cpu(), clock_, backend_, sizeof c);
-  if (!whole.empty() && ranks.rank() == 0)
-    ck.arrays.push_back({key("average_sums"), CheckpointArray::flat_array, std::move(whole)});
   ck.state[key("average_last")] = c.last;
   ck.state[key("average_weight")] = c.weight;
   ck.state[key("average_total")] = c.total;
@@ -190,26 +194,47 @@ void StreamAverage::save(Checkpoint& ck, const std::function<std::string(const s
 bool StreamAverage::restore(const Checkpoint& ck, const std::function<std::string(const std::string&)>& key) {
   const auto layout = ck.text.find(key("average_layout"));
   if (layout == ck.text.end() || layout->second != layout_text()) return false;
-  const CheckpointArray* array = nullptr;
-  for (const CheckpointArray& a : ck.arrays)
-    if (a.name == key("average_sums")) array = &a;
-  std::size_t whole_values = values_ - profile_offset_;
-  for (const Sum& s : sums_) whole_values += std::size_t(s.whole.cells());
-  if (values_ && (!array || array->values.size() != whole_values)) return false;
+  const auto array = [&](const std::string& name) -> const CheckpointArray* {
+    for (const CheckpointArray& a : ck.arrays)
+      if (a.name == name) return &a;
+    return nullptr;
+  };
   std::vector<double> mine;
   mine.reserve(values_);
-  std::size_t at = 0;
-  for (const Sum& s : sums_) {
-    const std::vector<double> box(array->values.begin() + std::ptrdiff_t(at),
-                                  array->values.begin() + std::ptrdiff_t(at + std::size_t(s.whole.cells())));
-    at += std::size_t(s.whole.cells());
-    Box part = s.box;  // this rank's points, in the whole grid's indices
-    if (const auto& d = decomposition_)
-      for (int a = 0; a < 3; ++a) part.lo[a] += d->offset[a], part.hi[a] += d->offset[a];
-    const std::vector<double> values = s.count ? part_of_box(box, s.whole, part) : std::vector<double>{};
-    mine.insert(mine.end(), values.begin(), values.end());
+  if (const CheckpointArray* flat = array(key("average_sums"))) {
+    // Format 2: every sum over its whole box, then the profiles' moments, in one flat array
+    // (read whole by every rank).
+    std::size_t whole_values = values_ - profile_offset_;
+    for (const Sum& s : sums_) whole_values += std::size_t(s.whole.cells());
+    if (flat->values.size() != whole_values) return false;
+    std::size_t at = 0;
+    for (const Sum& s : sums_) {
+      const std::vector<double> box(flat->values.begin() + std::ptrdiff_t(at),
+                                    flat->values.begin() + std::ptrdiff_t(at + std::size_t(s.whole.cells())));
+      at += std::size_t(s.whole.cells());
+      Box part = s.box;  // this rank's points, in the whole grid's indices
+      if (const auto& d = decomposition_)
+        for (int a = 0; a < 3; ++a) part.lo[a] += d->offset[a], part.hi[a] += d->offset[a];
+      const std::vector<double> values = s.count ? part_of_box(box, s.whole, part) : std::vector<double>{};
+      mine.insert(mine.end(), values.begin(), values.end());
+    }
+    mine.insert(mine.end(), flat->values.begin() + std::ptrdiff_t(at), flat->values.end());
+  } else {
+    // Each sum's region array, read as this rank's share of it (its own points).
+    for (std::size_t i = 0; i < sums_.size(); ++i) {
+      const Sum& s = sums_[i];
+      const CheckpointArray* a = array(key("average_sum" + std::to_string(i)));
+      if (!a || a->region.lo != s.whole.lo || a->region.hi != s.whole.hi || a->stagger != int(s.stagger) - 1 ||
+          a->values.size() != s.count)
+        return false;
+      mine.insert(mine.end(), a->values.begin(), a->values.end());
+    }
+    if (values_ > profile_offset_) {
+      const CheckpointArray* p = array(key("average_profiles"));
+      if (!p || p->values.size() != values_ - profile_offset_) return false;
+      mine.insert(mine.end(), p->values.begin(), p->values.end());
+    }
   }
-  if (array) mine.insert(mine.end(), array->values.begin() + std::ptrdiff_t(at), array->values.end());
   if (values_) copy_bytes(data_, backend_, mine.data(), Backend::cpu(), values_ * sizeof(double));
   const AveragingClock c{ck.state.at(key("average_last")), ck.state.at(key("average_weight")),
                          ck.state.at(key("average_total"))};

@@ -62,14 +62,16 @@ class StreamAverage {
   // Opens a new window at the simulation's current state (after a record).
   void open(const Simulation& sim);
 
-  // A checkpoint's copy: the sums as one flat array named by `key` (stream_checkpoint_key),
-  // each sum over its whole box (under several ranks gathered onto rank 0, which alone holds
-  // the array: collective), the window's clock and counts as state, and the layout as text
-  // (what restore checks; the same on any rank count).
-  void save(Checkpoint& ck, const std::function<std::string(const std::string&)>& key) const;
-  // Takes the window from a checkpoint written with the same layout (every rank its own
-  // points of each sum, on any rank count); false when it holds none (or another stream's:
-  // the window then opens at the restart).
+  // A checkpoint's copy, its names made by `key` (stream_checkpoint_key): each sum as a
+  // region array over its whole box, this rank's points of it where the ranks write the file
+  // by block, else gathered onto rank 0 (collective); the profiles' moments as a flat array
+  // (rank 0's); the window's clock and counts as state, and the layout as text (what restore
+  // checks; the same on any rank count).
+  void save(Checkpoint& ck, const std::function<std::string(const std::string&)>& key, bool by_block) const;
+  // Takes the window from a checkpoint written with the same layout, whose region arrays
+  // hold this rank's own points of each sum (read with the rank's shares, on any rank count;
+  // a format 2 checkpoint's one flat array of whole sums also serves); false when it holds
+  // none (or another stream's: the window then opens at the restart).
   bool restore(const Checkpoint& ck, const std::function<std::string(const std::string&)>& key);
 
  private:

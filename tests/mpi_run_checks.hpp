@@ -91,14 +91,15 @@ inline std::vector<std::string> mpirun_with_file_size_limit(int ranks, int kib) 
   return launcher;
 }
 
-// The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss`
-// (found by the rank Open MPI puts in each one's environment); -1 when there is none yet.
-inline pid_t rank_pid(int rank) {
+// The pid of the process of rank `rank` of a running mpirun job whose ranks run `bouss` with
+// `mark` among their arguments (a path of the test's own: ctest runs other jobs beside it),
+// found by the rank Open MPI puts in each one's environment; -1 when there is none yet.
+inline pid_t rank_pid(int rank, const std::string& mark) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string cmdline = slurp(entry.path().string() + "/cmdline");
-    if (cmdline.find(bouss_exe()) != 0) continue;
+    if (cmdline.find(bouss_exe()) != 0 || cmdline.find(mark) == std::string::npos) continue;
     const std::string env = slurp(entry.path().string() + "/environ");
     if (env.find(std::string("OMPI_COMM_WORLD_RANK=") + std::to_string(rank) + '\0') != std::string::npos)
       return pid_t(std::stol(name));

@@ -28,6 +28,7 @@
 #include "io/checkpoint.hpp"
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
+#include "parallel/communicator.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -131,6 +132,8 @@ void expect_identical(const Checkpoint& want, const Checkpoint& got) {
     SCOPED_TRACE("array " + want.arrays[i].name);
     EXPECT_EQ(got.arrays[i].name, want.arrays[i].name);
     EXPECT_EQ(got.arrays[i].stagger, want.arrays[i].stagger);
+    EXPECT_EQ(got.arrays[i].region.lo, want.arrays[i].region.lo);
+    EXPECT_EQ(got.arrays[i].region.hi, want.arrays[i].region.hi);
     ASSERT_EQ(got.arrays[i].values.size(), want.arrays[i].values.size());
     std::size_t differ = 0;
     for (std::size_t k = 0; k < want.arrays[i].values.size(); ++k)
@@ -245,6 +248,145 @@ TEST(Checkpoint, FlatArraysRoundTripBitForBit) {
   Checkpoint empty = sample_checkpoint({5, 3, 4});
   empty.arrays.push_back({"average_sums", CheckpointArray::flat_array, {}});
   EXPECT_THROW(write_checkpoint(dir.file("empty.nc"), empty), std::runtime_error);
+}
+
+// Region arrays (a time average's sums over a box of the grid) on their own dimensions come
+// back bit for bit with their regions, whole or as a reader's share; the shares' checksum
+// parts add up to the stored ones.
+TEST(Checkpoint, RegionArraysRoundTripWholeAndByShare) {
+  TempDir dir;
+  const std::array<int, 3> n{9, 7, 5};
+  Checkpoint c = sample_checkpoint(n);
+  const Box centres{{2, 1, 0}, {8, 7, 4}}, faces{{0, 3, 1}, {10, 5, 5}};  // faces along x: 10 points
+  CheckpointArray a = make_array("average_sum0", -1, {6, 6, 4}, 7), b = make_array("average_sum1", -1, {10, 2, 4}, 8);
+  a.region = centres;
+  b.stagger = 0;
+  b.region = faces;
+  c.arrays.push_back(a);
+  c.arrays.push_back(b);
+  const std::string path = dir.file("region.nc");
+  write_checkpoint(path, c);
+  expect_identical(c, read_checkpoint(path));
+  EXPECT_LE(fs::file_size(path), checkpoint_bytes(c));
+
+  // Two readers, cut along x at 4 (each the faces of its cells, the last one the end face).
+  std::vector<CheckpointChecksum> sums;
+  for (int r = 0; r < 2; ++r) {
+    CheckpointBlock block;
+    block.n = n;
+    std::array<Box, 4> shares;
+    for (int s = 0; s < 4; ++s) {
+      const Box whole{{0, 0, 0}, {n[0] + (s == 1), n[1] + (s == 2), n[2] + (s == 3)}};
+      block.boxes[std::size_t(s)] = shares[std::size_t(s)] = whole;
+      shares[std::size_t(s)].lo[0] = r == 0 ? 0 : 4;
+      shares[std::size_t(s)].hi[0] = r == 0 ? 4 : whole.hi[0];
+    }
+    block.shares = shares;
+    const Checkpoint got = read_checkpoint(path, block);
+    for (const CheckpointArray* want : {&a, &b}) {
+      const CheckpointArray* read = nullptr;
+      for (const auto& arr : got.arrays)
+        if (arr.name == want->name) read = &arr;
+      ASSERT_NE(read, nullptr);
+      const Box& region = want->region;
+      const Box share = intersect(region, shares[std::size_t(want->stagger + 1)]);
+      std::vector<double> expected;
+      for (int k = share.lo[2]; k < share.hi[2]; ++k)
+        for (int j = share.lo[1]; j < share.hi[1]; ++j)
+          for (int i = share.lo[0]; i < share.hi[0]; ++i)
+            expected.push_back(want->values[std::size_t(((k - region.lo[2]) * region.extent(1) + (j - region.lo[1])) *
+                                                            region.extent(0) + (i - region.lo[0]))]);
+      ASSERT_EQ(read->values.size(), expected.size()) << want->name << " of reader " << r;
+      for (std::size_t v = 0; v < expected.size(); ++v) EXPECT_EQ(bits(read->values[v]), bits(expected[v]));
+    }
+    if (r == 0) sums = got.checksums;
+    else
+      for (std::size_t i = 0; i < sums.size(); ++i) sums[i].part += got.checksums.at(i).part;
+  }
+  ASSERT_EQ(sums.size(), 11u);
+  for (const auto& sum : sums) EXPECT_EQ(sum.part, sum.stored) << sum.name;
+
+  Checkpoint outside = c;
+  outside.arrays.back().region.hi[0] = 11;
+  EXPECT_NE(write_error(dir.file("outside.nc"), outside).find("array 'average_sum1': its region lies outside the grid"),
+            std::string::npos);
+}
+
+namespace {
+
+// A checkpoint in format 2 (docs/checkpoint.md, "Format version"), as builds before format 3
+// wrote it: HDF5's Fletcher-32 checksum on each chunk, no checksums of bouss's own, no region
+// arrays.
+void write_format_2(const std::string& path, const Checkpoint& c) {
+  int ncid = -1;
+  ASSERT_EQ(nc_create(path.c_str(), NC_CLOBBER | NC_NETCDF4, &ncid), NC_NOERR);
+  const auto text = [&](int varid, const char* name, const std::string& t) {
+    ASSERT_EQ(nc_put_att_text(ncid, varid, name, t.size(), t.data()), NC_NOERR);
+  };
+  const int two = 2;
+  ASSERT_EQ(nc_put_att_int(ncid, NC_GLOBAL, "bouss_checkpoint_format", NC_INT, 1, &two), NC_NOERR);
+  text(NC_GLOBAL, "bouss_build", c.provenance);
+  text(NC_GLOBAL, "case_json", c.case_json);
+  text(NC_GLOBAL, "case_source", c.case_source);
+  ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, "time", NC_DOUBLE, 1, &c.time), NC_NOERR);
+  ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, "last_dt", NC_DOUBLE, 1, &c.last_dt), NC_NOERR);
+  const long long counts[3] = {c.step, c.output_records, c.series_records};
+  const char* count_names[3] = {"step", "output_records", "series_records"};
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(nc_put_att_longlong(ncid, NC_GLOBAL, count_names[i], NC_INT64, 1, &counts[i]), NC_NOERR);
+  std::string list;
+  for (const auto& arr : c.arrays) list += (list.empty() ? "" : " ") + arr.name;
+  text(NC_GLOBAL, "bouss_arrays", list);
+  for (const auto& kv : c.state)
+    ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, ("state." + kv.first).c_str(), NC_DOUBLE, 1, &kv.second), NC_NOERR);
+  for (const auto& kv : c.text) text(NC_GLOBAL, ("text." + kv.first).c_str(), kv.second);
+  int dims[2][3];
+  const char* names[2][3] = {{"x", "y", "z"}, {"xf", "yf", "zf"}};
+  for (int f = 0; f < 2; ++f)
+    for (int a = 0; a < 3; ++a) ASSERT_EQ(nc_def_dim(ncid, names[f][a], std::size_t(c.n[a] + f), &dims[f][a]), NC_NOERR);
+  std::vector<int> vars;
+  for (const auto& arr : c.arrays) {
+    int on[3], rank = 3, varid = -1;
+    if (arr.stagger == CheckpointArray::flat_array) {
+      ASSERT_EQ(nc_def_dim(ncid, (arr.name + "_values").c_str(), arr.values.size(), &on[0]), NC_NOERR);
+      rank = 1;
+    } else {
+      for (int a = 2; a >= 0; --a) on[2 - a] = dims[arr.stagger == a ? 1 : 0][a];
+    }
+    ASSERT_EQ(nc_def_var(ncid, arr.name.c_str(), NC_DOUBLE, rank, on, &varid), NC_NOERR);
+    ASSERT_EQ(nc_def_var_fletcher32(ncid, varid, NC_FLETCHER32), NC_NOERR);
+    vars.push_back(varid);
+  }
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    ASSERT_EQ(nc_put_var_double(ncid, vars[i], c.arrays[i].values.data()), NC_NOERR);
+  ASSERT_EQ(nc_close(ncid), NC_NOERR);
+}
+
+}  // namespace
+
+// Checkpoints of format 2 (builds before format 3) still read: the arrays, flat ones
+// included, bit for bit; HDF5's own checksums still find a flipped bit.
+TEST(Checkpoint, AFormat2CheckpointStillReads) {
+  TempDir dir;
+  Checkpoint c = sample_checkpoint({6, 5, 4});
+  c.arrays.push_back({"average_sums", CheckpointArray::flat_array, awkward_values(), Box{}});
+  const std::string path = dir.file("v2.nc");
+  write_format_2(path, c);
+  Checkpoint got = read_checkpoint(path);
+  EXPECT_EQ(got.version, 2);
+  got.version = Checkpoint::format_version;
+  expect_identical(c, got);
+
+  const double marker = 1.2345678901234567e-123;
+  for (auto& v : c.arrays[3].values) v = marker;  // T
+  write_format_2(path, c);
+  std::string bytes = file_bytes(path);
+  char pattern[sizeof marker];
+  std::memcpy(pattern, &marker, sizeof marker);
+  const auto at = bytes.find(std::string(pattern, sizeof pattern));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 8 * 20 + 3] ^= 0x10;
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), std::streamsize(bytes.size()));
+  EXPECT_NE(read_error(path).find("damaged: cannot read array 'T'"), std::string::npos) << read_error(path);
 }
 
 TEST(Checkpoint, CheckpointBytesBoundsTheFileSize) {
@@ -507,7 +649,7 @@ TEST(Checkpoint, AnotherFormatVersionIsRefused) {
     const int seven = 7;
     ASSERT_EQ(nc_put_att_int(ncid, NC_GLOBAL, "bouss_checkpoint_format", NC_INT, 1, &seven), NC_NOERR);
   });
-  EXPECT_EQ(read_error(path), "checkpoint " + path + ": written by format version 7; this build reads version 2");
+  EXPECT_EQ(read_error(path), "checkpoint " + path + ": written by format version 7; this build reads versions 2 and 3");
 }
 
 TEST(Checkpoint, AnOutputFileIsNotACheckpoint) {
@@ -581,6 +723,13 @@ TEST(Checkpoint, DamagedContentsAreRefused) {
   });
   EXPECT_NE(m.find("damaged: array 'T' is on (z, yf, xf)"), std::string::npos) << m;
 
+  m = damaged("missing_checksum", [](int ncid) {
+    int varid = -1;
+    ASSERT_EQ(nc_inq_varid(ncid, "G_T", &varid), NC_NOERR);
+    ASSERT_EQ(nc_del_att(ncid, varid, "bouss_checksum"), NC_NOERR);
+  });
+  EXPECT_NE(m.find("damaged: array 'G_T' has no attribute bouss_checksum"), std::string::npos) << m;
+
   m = damaged("missing_attribute", [](int ncid) { ASSERT_EQ(nc_del_att(ncid, NC_GLOBAL, "last_dt"), NC_NOERR); });
   EXPECT_NE(m.find("damaged: no global attribute 'last_dt'"), std::string::npos) << m;
 
@@ -591,7 +740,7 @@ TEST(Checkpoint, DamagedContentsAreRefused) {
   EXPECT_NE(m.find("damaged: global attribute 'state.next_output_time' is not one double"), std::string::npos) << m;
 }
 
-// Each chunk carries a checksum: one flipped bit in the data is found, not restarted from.
+// Each array carries a checksum: one flipped bit in the data is found, not restarted from.
 TEST(Checkpoint, AFlippedBitInTheDataIsFound) {
   TempDir dir;
   const std::string path = dir.file("flipped.nc");
@@ -610,5 +759,30 @@ TEST(Checkpoint, AFlippedBitInTheDataIsFound) {
 
   const std::string message = read_error(path);
   expect_one_line_naming(message, path);
-  EXPECT_NE(message.find("damaged: cannot read array 'T'"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged: array 'T' does not match its checksum"), std::string::npos) << message;
+  // Read by blocks, the ranks' parts together find it (here one rank's block: the whole).
+  CheckpointBlock block;
+  block.n = c.n;
+  for (int s = 0; s < 4; ++s)
+    block.boxes[std::size_t(s)] = Box{{0, 0, 0}, {c.n[0] + (s == 1), c.n[1] + (s == 2), c.n[2] + (s == 3)}};
+  const Checkpoint parts = read_checkpoint(path, block);
+  EXPECT_EQ(parts.checksums.size(), 9u);
+  EXPECT_EQ(checkpoint_checksum_failure(path, parts.checksums, *Communicator::self()),
+            "checkpoint " + path + ": damaged: array 'T' does not match its checksum");
+}
+
+// Two values swapped: each value intact, but not where it belongs.
+TEST(Checkpoint, TwoValuesSwappedAreFound) {
+  TempDir dir;
+  const std::string path = dir.file("swapped.nc");
+  Checkpoint c = sample_checkpoint({4, 4, 4});
+  write_checkpoint(path, c);
+  edit_file(path, [&](int ncid) {
+    int varid = -1;
+    ASSERT_EQ(nc_inq_varid(ncid, "p", &varid), NC_NOERR);
+    std::vector<double> v = c.arrays[4].values;
+    std::swap(v[3], v[40]);
+    ASSERT_EQ(nc_put_var_double(ncid, varid, v.data()), NC_NOERR);
+  });
+  EXPECT_NE(read_error(path).find("damaged: array 'p' does not match its checksum"), std::string::npos);
 }

@@ -450,7 +450,7 @@ TEST(KilledOutput, UnderRanksKillingTheOtherRankKeepsEveryFlushedRecord) {
   };
   ASSERT_TRUE(wait_until([&] { return records_flushed() || !k.process->running(); }, 120)) << "no records";
   ASSERT_TRUE(k.process->running()) << k.process->err();
-  const pid_t victim = rank_pid(1);
+  const pid_t victim = rank_pid(1, k.dir->path().string());
   ASSERT_GT(victim, 0);
   ::kill(victim, SIGKILL);
   ASSERT_TRUE(wait_until([&] { return !k.process->running(); }, 60)) << "the job outlived its killed rank";

@@ -205,7 +205,7 @@ TEST(MpiRuns, KillingARankMidCheckpointKeepsTheEarlierOne) {
   ASSERT_TRUE(wait_until([&] { return writing() || std::filesystem::exists(second) || !killed.running(); }, 120))
       << "no checkpoint started";
   ASSERT_TRUE(killed.running()) << "the run ended before the kill";
-  const pid_t victim = rank_pid(1);
+  const pid_t victim = rank_pid(1, dir.path().string());
   ASSERT_GT(victim, 0) << "rank 1 not found";
   ::kill(victim, SIGKILL);
   ASSERT_TRUE(wait_until([&] { return !killed.running(); }, 60)) << "the job outlived its killed rank";
