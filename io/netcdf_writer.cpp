@@ -258,10 +258,6 @@ struct NetcdfWriter::Impl {
     NcVar var;
     std::array<size_t, 3> n;  // nx_f, ny_f, nz_f (a profile: 1, 1, its z levels)
     bool profile = false;     // on (profile_time, z or zf)
-    // A file every rank writes (write_block): the record whose first block went in a
-    // collective put (which extends the variable to it); the record's other blocks then go
-    // independently, each rank its own chunks, where no filter (compression) asks otherwise.
-    mutable long collective_record = -1;
     size_t values() const { return n[0] * n[1] * n[2]; }
     // Where record `rec` of planes [k0, k0 + nk) lies in the variable.
     std::vector<size_t> start(size_t rec, size_t k0) const {
@@ -369,24 +365,6 @@ struct NetcdfWriter::Impl {
   [[noreturn]] void nc_failed(int status, int err, const std::string& what) {
     abandon_handle();
     fail(what + ": " + nc_reason(status, err) + (set_up ? kept_unless_damaged() : std::string()));
-  }
-
-  // A file every rank writes: the first failure of this rank's independent puts since the
-  // ranks last agreed (write_block), and whether any such puts were made (on every rank alike).
-  std::string deferred;
-  bool unsettled = false;
-  // Before a collective call: every rank stops with the first rank's failure of its
-  // independent puts, if any rank met one (a rank that stopped alone would leave the others
-  // waiting in the collective call).
-  void settle() {
-    if (!ranks || !unsettled) return;
-    unsettled = false;
-    const std::string problem = first_failure(*ranks, !deferred.empty(), deferred);
-    deferred.clear();
-    if (!problem.empty()) {
-      abandon_handle();
-      fail(problem);
-    }
   }
 
   // Runs one NetCDF C call and reports its failure with the errno it left.
@@ -847,8 +825,6 @@ void NetcdfWriter::share(const Communicator& ranks) {
   broadcast_text(m.partial);
   broadcast_text(manifest);
   ranks.broadcast(counts.data(), sizeof counts, 0);
-  // Rank 0 made the file: its chunks (write_block writes alone where they lie in the blocks).
-  ranks.broadcast(m.chunk_block.data(), sizeof m.chunk_block, 0);
   records_ = counts[0];
   series_records_ = counts[1];
   m.ranks = &ranks;
@@ -892,27 +868,6 @@ void NetcdfWriter::write_block(const std::string& field, const std::array<std::s
   const size_t rec = static_cast<size_t>(m.open_record);
   const std::vector<size_t> from{rec, start[2], start[1], start[0]}, n{1, count[2], count[1], count[0]};
   const std::string what = "cannot write snapshot " + std::to_string(rec) + " (" + field + ") to " + m.partial;
-#ifdef BOUSS_HAVE_PARALLEL_NETCDF
-  // Each rank's blocks lie in chunks of its own (chunk_block: an even cut) and, unfiltered,
-  // they need no other rank: after the record's first put, which extends the variable and
-  // is collective, each rank writes its own chunks alone (on four H100s, T of 1024x1024x512
-  // in float: the collective puts went through one aggregator rank a node).
-  const bool first = f.collective_record != m.open_record;
-  const bool alone = !first && m.ranks && (m.chunk_block[0] > 0 || m.chunk_block[1] > 0) && !m.stream.compression.enabled();
-  if (first) f.collective_record = m.open_record;
-  if (alone) {
-    // Its failure is agreed at the next collective call (Impl::settle).
-    m.unsettled = true;
-    if (count[0] == 0 || count[1] == 0 || count[2] == 0 || !m.deferred.empty()) return;  // nothing of its own
-    errno = 0;
-    int status = nc_var_par_access(m.ncid, f.var.getId(), NC_INDEPENDENT);
-    if (status == NC_NOERR) status = nc_put_vara(m.ncid, f.var.getId(), from.data(), n.data(), values);
-    if (status != NC_NOERR) m.deferred = what + ": " + nc_reason(status, errno) + m.kept_unless_damaged();
-    return;
-  }
-  m.settle();
-  if (m.ranks) m.run("parallel access to " + field, [&] { return nc_var_par_access(m.ncid, f.var.getId(), NC_COLLECTIVE); });
-#endif
   m.run(what, [&] { return nc_put_vara(m.ncid, f.var.getId(), from.data(), n.data(), values); });
 }
 
@@ -1225,7 +1180,6 @@ void NetcdfWriter::end_record() {
   Impl& m = *impl_;
   m.require_writable("end_record");
   if (m.open_record < 0) m.fail("end_record: no record begun");
-  m.settle();
   m.sync("cannot write snapshot " + std::to_string(m.open_record) + " to " + m.partial);
   m.start_writeback();
   m.open_record = -1;
