@@ -29,6 +29,7 @@
 #include "io/file_util.hpp"
 #include "io/netcdf_writer.hpp"
 #include "parallel/communicator.hpp"
+#include "checkpoint_format2.hpp"
 #include "scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -312,57 +313,6 @@ TEST(Checkpoint, RegionArraysRoundTripWholeAndByShare) {
             std::string::npos);
 }
 
-namespace {
-
-// A checkpoint in format 2 (docs/checkpoint.md, "Format version"), as builds before format 3
-// wrote it: HDF5's Fletcher-32 checksum on each chunk, no checksums of bouss's own, no region
-// arrays.
-void write_format_2(const std::string& path, const Checkpoint& c) {
-  int ncid = -1;
-  ASSERT_EQ(nc_create(path.c_str(), NC_CLOBBER | NC_NETCDF4, &ncid), NC_NOERR);
-  const auto text = [&](int varid, const char* name, const std::string& t) {
-    ASSERT_EQ(nc_put_att_text(ncid, varid, name, t.size(), t.data()), NC_NOERR);
-  };
-  const int two = 2;
-  ASSERT_EQ(nc_put_att_int(ncid, NC_GLOBAL, "bouss_checkpoint_format", NC_INT, 1, &two), NC_NOERR);
-  text(NC_GLOBAL, "bouss_build", c.provenance);
-  text(NC_GLOBAL, "case_json", c.case_json);
-  text(NC_GLOBAL, "case_source", c.case_source);
-  ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, "time", NC_DOUBLE, 1, &c.time), NC_NOERR);
-  ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, "last_dt", NC_DOUBLE, 1, &c.last_dt), NC_NOERR);
-  const long long counts[3] = {c.step, c.output_records, c.series_records};
-  const char* count_names[3] = {"step", "output_records", "series_records"};
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(nc_put_att_longlong(ncid, NC_GLOBAL, count_names[i], NC_INT64, 1, &counts[i]), NC_NOERR);
-  std::string list;
-  for (const auto& arr : c.arrays) list += (list.empty() ? "" : " ") + arr.name;
-  text(NC_GLOBAL, "bouss_arrays", list);
-  for (const auto& kv : c.state)
-    ASSERT_EQ(nc_put_att_double(ncid, NC_GLOBAL, ("state." + kv.first).c_str(), NC_DOUBLE, 1, &kv.second), NC_NOERR);
-  for (const auto& kv : c.text) text(NC_GLOBAL, ("text." + kv.first).c_str(), kv.second);
-  int dims[2][3];
-  const char* names[2][3] = {{"x", "y", "z"}, {"xf", "yf", "zf"}};
-  for (int f = 0; f < 2; ++f)
-    for (int a = 0; a < 3; ++a) ASSERT_EQ(nc_def_dim(ncid, names[f][a], std::size_t(c.n[a] + f), &dims[f][a]), NC_NOERR);
-  std::vector<int> vars;
-  for (const auto& arr : c.arrays) {
-    int on[3], rank = 3, varid = -1;
-    if (arr.stagger == CheckpointArray::flat_array) {
-      ASSERT_EQ(nc_def_dim(ncid, (arr.name + "_values").c_str(), arr.values.size(), &on[0]), NC_NOERR);
-      rank = 1;
-    } else {
-      for (int a = 2; a >= 0; --a) on[2 - a] = dims[arr.stagger == a ? 1 : 0][a];
-    }
-    ASSERT_EQ(nc_def_var(ncid, arr.name.c_str(), NC_DOUBLE, rank, on, &varid), NC_NOERR);
-    ASSERT_EQ(nc_def_var_fletcher32(ncid, varid, NC_FLETCHER32), NC_NOERR);
-    vars.push_back(varid);
-  }
-  for (std::size_t i = 0; i < vars.size(); ++i)
-    ASSERT_EQ(nc_put_var_double(ncid, vars[i], c.arrays[i].values.data()), NC_NOERR);
-  ASSERT_EQ(nc_close(ncid), NC_NOERR);
-}
-
-}  // namespace
-
 // Checkpoints of format 2 (builds before format 3) still read: the arrays, flat ones
 // included, bit for bit; HDF5's own checksums still find a flipped bit.
 TEST(Checkpoint, AFormat2CheckpointStillReads) {
@@ -370,7 +320,7 @@ TEST(Checkpoint, AFormat2CheckpointStillReads) {
   Checkpoint c = sample_checkpoint({6, 5, 4});
   c.arrays.push_back({"average_sums", CheckpointArray::flat_array, awkward_values(), Box{}});
   const std::string path = dir.file("v2.nc");
-  write_format_2(path, c);
+  test::write_format_2(path, c);
   Checkpoint got = read_checkpoint(path);
   EXPECT_EQ(got.version, 2);
   got.version = Checkpoint::format_version;
@@ -378,7 +328,7 @@ TEST(Checkpoint, AFormat2CheckpointStillReads) {
 
   const double marker = 1.2345678901234567e-123;
   for (auto& v : c.arrays[3].values) v = marker;  // T
-  write_format_2(path, c);
+  test::write_format_2(path, c);
   std::string bytes = file_bytes(path);
   char pattern[sizeof marker];
   std::memcpy(pattern, &marker, sizeof marker);

@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include <netcdf.h>
 #include <nlohmann/json.hpp>
 
+#include "checkpoint_format2.hpp"
 #include "io/checkpoint.hpp"
 #include "mpi_run_checks.hpp"
 
@@ -94,6 +96,74 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   for (const char* means : {"_means.nc", "_plane.nc"})
     EXPECT_EQ(bitwise_difference(dir.file(std::string("two") + means), dir.file(std::string("two_reference") + means)), "")
         << means;
+}
+
+// A checkpoint of format 2 (before format 3: the time averages' sums in one flat array,
+// HDF5's checksums) still restarts: on one rank the run ends where the uninterrupted one
+// does, bit for bit, every averaged file included; on two ranks (each its part of the flat
+// sums) within 1e-12.
+TEST(MpiRuns, AFormat2CheckpointStillRestarts) {
+  ScratchDir dir("format2");
+  const Finished reference = run_case(dir, "ref", 0);
+  ASSERT_TRUE(reference.ok()) << reference.err;
+  for (const int ranks : {0, 2}) {
+    if (ranks && mpirun_launcher(1).empty()) continue;  // no MPI in this build
+    const std::string tag = "cut" + std::to_string(ranks);
+    const Finished cut = run_case(dir, tag, ranks);
+    ASSERT_TRUE(cut.ok()) << cut.err;
+    std::string checkpoint;  // the first, at t = 1: inside the averages' window [0.8, 1.6]
+    for (int step = 1; step < 100 && checkpoint.empty(); ++step)
+      if (std::filesystem::exists(dir.file(tag + ".checkpoint." + std::to_string(step) + ".nc")))
+        checkpoint = dir.file(tag + ".checkpoint." + std::to_string(step) + ".nc");
+    ASSERT_FALSE(checkpoint.empty());
+    const Checkpoint v3 = read_checkpoint(checkpoint);
+    const Checkpoint v2 = test::as_format_2(v3);
+    ASSERT_LT(v2.arrays.size(), v3.arrays.size()) << "no time averages' sums to carry";
+    test::write_format_2(checkpoint, v2);
+    ASSERT_EQ(read_checkpoint(checkpoint).version, 2);
+    const Finished restarted = run_case(dir, tag, ranks, {"--restart", checkpoint});
+    ASSERT_TRUE(restarted.ok()) << restarted.err;
+    for (const char* file : {".nc", "_means.nc", "_plane.nc", "_profiles.nc"}) {
+      if (ranks == 0)
+        EXPECT_EQ(bitwise_difference(dir.file(tag + file), dir.file(std::string("ref") + file)), "") << file;
+      else
+        EXPECT_LE(relative_difference(dir.file(tag + file), dir.file(std::string("ref") + file), {}), 1e-12) << file;
+    }
+  }
+}
+
+// One value of a checkpoint changed on disk: a restart on one rank, and on two (each
+// checking its part of the array's checksum), stops with one line naming the array.
+TEST(MpiRuns, ARestartFromADamagedCheckpointStopsWithOneLine) {
+  ScratchDir dir("damaged");
+  const std::vector<std::string> args = {"run", source_path("cases/rayleigh_benard.json"), "--backend", "cpu", "--progress", "0",
+                                         "--set", "grid.n=[32,16,16]", "--set", "time.steps=4", "--set", "output=[]",
+                                         "--set", "checkpoint.interval_steps=2", "--set", "checkpoint.file=" + dir.file("c")};
+  BoussProcess first(args, dir.file("first.out"), dir.file("first.err"));
+  ASSERT_EQ(first.wait(), 0) << first.err();
+  const std::string path = dir.file("c.checkpoint.2.nc");
+  int ncid = -1, varid = -1;
+  ASSERT_EQ(nc_open(path.c_str(), NC_WRITE, &ncid), NC_NOERR);
+  ASSERT_EQ(nc_inq_varid(ncid, "theta", &varid), NC_NOERR);
+  const std::size_t at[3] = {9, 3, 30};  // on the second of two ranks' blocks
+  double value = 0;
+  ASSERT_EQ(nc_get_var1_double(ncid, varid, at, &value), NC_NOERR);
+  value = std::nextafter(value, 1e300);
+  ASSERT_EQ(nc_put_var1_double(ncid, varid, at, &value), NC_NOERR);
+  ASSERT_EQ(nc_close(ncid), NC_NOERR);
+  for (const int ranks : {0, 2}) {
+    if (ranks && mpirun_launcher(1).empty()) continue;  // no MPI in this build
+    std::vector<std::string> again = args;
+    again.insert(again.end(), {"--restart", path});
+    const std::string tag = "again" + std::to_string(ranks);
+    BoussProcess p(again, dir.file(tag + ".out"), dir.file(tag + ".err"),
+                   ranks ? mpirun_launcher(ranks) : std::vector<std::string>{});
+    const int status = p.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << ranks << " ranks";
+    EXPECT_NE(p.err().find("bouss: error: checkpoint " + path + ": damaged: array 'theta' does not match its checksum"),
+              std::string::npos)
+        << p.err();
+  }
 }
 
 // A run that starts from another run's file (initial.from) onto a finer grid: on two and
