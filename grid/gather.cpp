@@ -90,12 +90,14 @@ void place_pieces(const char* pieces, std::size_t elem, const Box& box, const De
 std::vector<double> part_of_box(const std::vector<double>& values, const Box& box, const Box& part) {
   if (values.size() != std::size_t(box.cells())) throw std::invalid_argument("part_of_box: not the box's values");
   const std::size_t ex = std::size_t(box.extent(0)), ey = std::size_t(box.extent(1));
-  std::vector<double> v;
-  v.reserve(std::size_t(part.cells()));
+  const std::size_t row = std::size_t(part.extent(0));
+  std::vector<double> v(std::size_t(part.cells()));
+  double* out = v.data();
   for (int k = part.lo[2]; k < part.hi[2]; ++k)
-    for (int j = part.lo[1]; j < part.hi[1]; ++j)
-      for (int i = part.lo[0]; i < part.hi[0]; ++i)
-        v.push_back(values[(std::size_t(k - box.lo[2]) * ey + std::size_t(j - box.lo[1])) * ex + std::size_t(i - box.lo[0])]);
+    for (int j = part.lo[1]; j < part.hi[1]; ++j, out += row)
+      std::memcpy(out, values.data() + (std::size_t(k - box.lo[2]) * ey + std::size_t(j - box.lo[1])) * ex +
+                           std::size_t(part.lo[0] - box.lo[0]),
+                  row * sizeof(double));
   return v;
 }
 
