@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 14's scaling runs on one multi-GPU machine of the device tool (nvidia-h200-x4 or -x2),
 # from the repository root with .devpack carried (tools/h200_pack.sh):
-#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [gather] [same] [output]
+#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [gather] [same] [output] [checkpoint] [disk]
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
 # weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256), the box grown
@@ -16,6 +16,11 @@
 #   the multigrid checked every step on one GPU too, as the ranks do, for the same cycles);
 # output: 100 steps at 1024x1024x512 on the most of GPUS with T alone in fp32 every 10 steps
 #   (about 21 GB, deleted in the call) and with no output, the run's wall time each.
+# checkpoint: a checkpoint at step 10 of 1024x1024x512 (CK_GRID) on the most of GPUS, written
+#   by every rank, then a restart from it with the page cache dropped where the machine lets
+#   it: each log line with its seconds (36 GiB, deleted in the call).
+# disk: the disk's rates for these volumes: 22 GiB into one file (dd, 64 MiB blocks,
+#   fdatasync), into four files at once, and 4 GiB read back with O_DIRECT.
 # BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
 # "strong-base" and "weak-base": a build to compare with, in the same call (several GPUs only).
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
@@ -110,5 +115,26 @@ if has output; then  # T alone in fp32 every 10 steps for 100 steps at 1024x1024
     [ -f "$out/big.nc" ] && ls -l "$out/big.nc" | awk '{print "output file bytes", $5}'
     rm -f "$out"/big.nc*  # about 21 GB: never brought back
   done
+fi
+if has checkpoint; then
+  np=${gpus##* }
+  ck_grid=${CK_GRID:-[1024,1024,512]}
+  mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --progress 0 \
+    --set "grid.n=$ck_grid" --set time.steps=10 --set checkpoint.interval_steps=10 --set "checkpoint.file=$out/ck" \
+    --set 'output=[]' --overwrite 2>&1 | grep -E "checkpoint |done|error" | sed "s/^/checkpoint on $np GPUs: /"
+  sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null && echo "page cache dropped"
+  mpirun -np $np --oversubscribe $bin/bouss run cases/rayleigh_benard_ra1e7.json --backend cuda --progress 0 \
+    --set "grid.n=$ck_grid" --set time.steps=11 --set 'output=[]' --restart "$out/ck.checkpoint.10.nc" 2>&1 \
+    | grep -E "read |done|error" | sed "s/^/restart on $np GPUs: /"
+  rm -f "$out"/ck.checkpoint.*
+fi
+if has disk; then
+  t0=$(date +%s.%N); dd if=/dev/zero of="$out/dd.bin" bs=64M count=352 conv=fdatasync status=none
+  echo "disk: 22 GiB into one file in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"; rm -f "$out/dd.bin"
+  t0=$(date +%s.%N)
+  for i in 0 1 2 3; do dd if=/dev/zero of="$out/dd$i.bin" bs=4M count=1408 conv=fdatasync status=none & done; wait
+  echo "disk: 22 GiB into four files at once in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"
+  t0=$(date +%s.%N); dd if="$out/dd0.bin" of=/dev/null bs=64M iflag=direct status=none
+  echo "disk: 5.5 GiB read with O_DIRECT in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"; rm -f "$out"/dd*.bin
 fi
 rm -f "$out/one.json" "$out/err.txt"
