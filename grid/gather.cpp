@@ -37,6 +37,10 @@ std::array<int, 3> points_of(const std::array<int, 3>& n, Stagger s) {
 
 Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s) { return supplied_in_whole(block_of(d, p), s); }
 
+Box supplied_box_in_whole(const Grid& part, Stagger s) {
+  return part.decomposition ? supplied_in_whole(*part.decomposition, s) : part.layout.interior(s);
+}
+
 Box supplied_box(const Grid& part, Stagger s) {
   if (!part.decomposition) return part.layout.interior(s);
   Box b = supplied_in_whole(*part.decomposition, s);

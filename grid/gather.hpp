@@ -20,6 +20,9 @@ namespace bouss {
 Box supplied_box(const Grid& part, Stagger s);
 // Those of rank p of the decomposition d, in the whole grid's indices.
 Box supplied_box_of_rank(const Decomposition& d, int p, Stagger s);
+// This rank's, in the whole grid's indices (the whole interior on one rank): its share of
+// a partition of the points among the ranks (what it writes of a checkpoint array).
+Box supplied_box_in_whole(const Grid& part, Stagger s);
 
 // The values of supplied_box(part, s) out of the block's interior values (x fastest).
 std::vector<double> supplied_values(const std::vector<double>& values, Stagger s, const Grid& part);

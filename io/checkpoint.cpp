@@ -207,6 +207,14 @@ std::array<std::size_t, 3> array_extents(const Checkpoint& c, const CheckpointAr
   return {std::size_t(arr.region.extent(0)), std::size_t(arr.region.extent(1)), std::size_t(arr.region.extent(2))};
 }
 
+Box part_in_array(const CheckpointArray& arr, const Box& box) {
+  if (arr.region.empty()) return box;
+  Box r = intersect(box, arr.region);
+  if (r.empty()) return Box{};
+  for (int a = 0; a < 3; ++a) r.lo[a] -= arr.region.lo[a], r.hi[a] -= arr.region.lo[a];
+  return r;
+}
+
 ArrayLayout layout_of(const Checkpoint& c, std::size_t i, std::size_t flat_size, const Cuts& cuts) {
   const CheckpointArray& arr = c.arrays[i];
   ArrayLayout l;
@@ -852,19 +860,9 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
       Box box{{0, 0, 0}, {int(e[0]), int(e[1]), int(e[2])}}, counted = box;
       if (block) {
         const std::size_t s = std::size_t(stagger + 1);
-        const Box share = block->shares ? (*block->shares)[s] : block->boxes[s];
-        box = block->n == c.n ? (region ? share : block->boxes[s]) : Box{};
-        counted = block->n == c.n ? share : Box{};
-        if (region) {
-          box = intersect(box, arr.region);
-          counted = intersect(counted, arr.region);
-          for (int a = 0; a < 3; ++a) {
-            box.lo[a] -= arr.region.lo[a], box.hi[a] -= arr.region.lo[a];
-            counted.lo[a] -= arr.region.lo[a], counted.hi[a] -= arr.region.lo[a];
-          }
-          if (box.empty()) box = counted = Box{};
-        }
-        counted = intersect(counted, box);
+        const Box share = block->n == c.n ? (block->shares ? (*block->shares)[s] : block->boxes[s]) : Box{};
+        box = block->n == c.n ? part_in_array(arr, region ? share : block->boxes[s]) : Box{};
+        counted = intersect(part_in_array(arr, share), box);
       }
       for (int a = 0; a < 3; ++a)
         if (box.lo[a] < 0 || box.hi[a] > int(e[a]))

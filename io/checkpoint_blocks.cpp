@@ -173,11 +173,7 @@ Cuts cuts_of(const Communicator& ranks, const Box& cells) {
 
 // The box of array `arr` this rank supplies, in the array's own indices (a region's).
 Box supplied_part(const CheckpointArray& arr, const CheckpointBlock& supplied) {
-  const Box b = supplied.boxes[std::size_t(arr.stagger + 1)];
-  if (arr.region.empty()) return b;
-  Box r = intersect(b, arr.region);
-  for (int a = 0; a < 3; ++a) r.lo[a] -= arr.region.lo[a], r.hi[a] -= arr.region.lo[a];
-  return r.empty() ? Box{} : r;
+  return part_in_array(arr, supplied.boxes[std::size_t(arr.stagger + 1)]);
 }
 
 // A string of rank 0's, on every rank.

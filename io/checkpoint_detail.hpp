@@ -83,5 +83,8 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& c, const Cuts& cuts);
 
 // The extents (x, y, z) of a grid or region array of c: its region's, or its location's.
 std::array<std::size_t, 3> array_extents(const Checkpoint& c, const CheckpointArray& arr);
+// The points of `box` (the whole array's indices on the array's location) that a grid or
+// region array holds, in the array's own indices (its region's): a rank's part of it.
+Box part_in_array(const CheckpointArray& arr, const Box& box);
 
 }  // namespace bouss::checkpoint_detail

@@ -222,9 +222,7 @@ void Run::start_from_checkpoint() {
   CheckpointBlock block{case_.n, {}, std::array<Box, 4>{}, std::set<std::string>{}, true};
   for (int s = 0; s < 4; ++s) {
     block.boxes[std::size_t(s)] = block_box(part, Stagger(s));
-    (*block.shares)[std::size_t(s)] = part.decomposition
-                                          ? supplied_box_of_rank(*part.decomposition, backend_.ranks().rank(), Stagger(s))
-                                          : block.boxes[std::size_t(s)];
+    (*block.shares)[std::size_t(s)] = supplied_box_in_whole(part, Stagger(s));
   }
   agree([&] {
     try {
@@ -582,7 +580,7 @@ std::string Run::write_checkpoint() {
   CheckpointBlock supplied;
   supplied.n = case_.n;
   for (int s = 0; by_block && s < 4; ++s)
-    supplied.boxes[std::size_t(s)] = supplied_box_of_rank(*sim_->grid().decomposition, ranks.rank(), Stagger(s));
+    supplied.boxes[std::size_t(s)] = supplied_box_in_whole(sim_->grid(), Stagger(s));
   for (const std::string& name : sim_->state_names()) {
     const Stagger st = field_named(name).stagger;
     ck.arrays.push_back({name, int(st) - 1,

@@ -39,9 +39,12 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
     m.output_device_bytes += backend.is_cuda() ? device : 0;
     m.output_bytes += backend.is_cuda() ? pinned : device;
     // An averaged stream's sums (run/stream_average.hpp), and their copy in a checkpoint.
-    const double sums = StreamAverage::bytes(s, plan, g.layout.n[2]);
+    const double sums = StreamAverage::bytes(s, plan, block);  // this rank's share of them
     (backend.is_cuda() ? m.output_device_bytes : m.output_bytes) += sums;
-    if (c.checkpoint.enabled()) m.output_bytes += sums;
+    // A checkpoint's host copy: the share, or on rank 0 the whole sums it gathers where the
+    // ranks cannot write one file.
+    const bool gathers = !by_block && !ranks.alone() && ranks.rank() == 0;
+    if (c.checkpoint.enabled()) m.output_bytes += sums + (gathers ? StreamAverage::bytes(s, plan, g) : 0);
   }
   return m;
 }

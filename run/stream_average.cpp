@@ -57,27 +57,29 @@ void StreamAverage::lay_out(const OutputStream& s, const StreamPlan& plan, int n
   if (!s.profiles.empty()) total += profile_moment_values(nz);
 }
 
-double StreamAverage::bytes(const OutputStream& s, const StreamPlan& plan, int nz) {
+// This rank's points of a box of the whole grid, in its own indices: its share of a partition
+// of the points (a sum's points no two ranks both hold).
+StreamAverage::LocalBox StreamAverage::local_of(const Grid& part) {
+  return [&part](const Box& whole, Stagger st) {
+    Box b = intersect(whole, supplied_box_in_whole(part, st));
+    if (const auto& d = part.decomposition)
+      for (int a = 0; a < 3; ++a) b.lo[a] -= d->offset[a], b.hi[a] -= d->offset[a];
+    return b;
+  };
+}
+
+double StreamAverage::bytes(const OutputStream& s, const StreamPlan& plan, const Grid& part) {
   if (!s.average.enabled) return 0;
   std::vector<Sum> sums;
   std::vector<Output> outputs;
   std::size_t profile_offset = 0, total = 0;
-  lay_out(s, plan, nz, [](const Box& whole, Stagger) { return whole; }, sums, outputs, profile_offset, total);
-  return double(total) * sizeof(double) + sizeof(AveragingClock) + (s.profiles.empty() ? 0 : level_sums_bytes(nz));
+  lay_out(s, plan, part.layout.n[2], local_of(part), sums, outputs, profile_offset, total);
+  return double(std::max<std::size_t>(total, 1)) * sizeof(double) + sizeof(AveragingClock) + (s.profiles.empty() ? 0 : level_sums_bytes(part.layout.n[2]));
 }
 
 StreamAverage::StreamAverage(const OutputStream& s, const StreamPlan& plan, Simulation& sim)
     : backend_(sim.backend()), decomposition_(sim.grid().decomposition), stream_(s), nz_(sim.grid().layout.n[2]) {
-  const Grid& g = sim.grid();
-  const int rank = backend_.ranks().rank();
-  const LocalBox local = [&g, rank](const Box& whole, Stagger st) {
-    if (!g.decomposition) return whole;
-    const Decomposition& d = *g.decomposition;
-    Box b = intersect(whole, supplied_box_of_rank(d, rank, st));
-    for (int a = 0; a < 3; ++a) b.lo[a] -= d.offset[a], b.hi[a] -= d.offset[a];
-    return b;
-  };
-  lay_out(s, plan, nz_, local, sums_, outputs_, profile_offset_, values_);
+  lay_out(s, plan, nz_, local_of(sim.grid()), sums_, outputs_, profile_offset_, values_);
   // The profiles' level sums from the step's own state check (one rank).
   if (!s.profiles.empty()) sim.keep_level_sums();
   data_ = static_cast<double*>(backend_.allocate(std::max<std::size_t>(values_, 1) * sizeof(double)));

@@ -19,6 +19,7 @@
 #include "grid/backend.hpp"
 #include "grid/box.hpp"
 #include "grid/decomposition.hpp"
+#include "grid/grid.hpp"
 #include "grid/layout.hpp"
 #include "io/checkpoint.hpp"
 #include "physics/time_average_kernels.hpp"
@@ -39,8 +40,8 @@ class StreamAverage {
   StreamAverage(const StreamAverage&) = delete;
   StreamAverage& operator=(const StreamAverage&) = delete;
 
-  // Backend memory the sums of stream s take (the memory estimate).
-  static double bytes(const OutputStream& s, const StreamPlan& plan, int nz);
+  // Backend memory the sums of stream s take on the rank of block `part` (the memory estimate).
+  static double bytes(const OutputStream& s, const StreamPlan& plan, const Grid& part);
 
   // At the start of a step: samples the state it starts from when due (the window's first
   // step, then every every_steps steps).
@@ -85,6 +86,7 @@ class StreamAverage {
   };
   // This rank's points of a box of the whole grid (its own indices).
   using LocalBox = std::function<Box(const Box& whole, Stagger s)>;
+  static LocalBox local_of(const Grid& part);
   struct Output {  // what plan item i is made from
     int sum = -1;            // a mean: this sum
     int ab = -1, a = -1, b = -1;  // a covariance: these sums

@@ -14,6 +14,8 @@
 #include "physics/lock_exchange.hpp"
 #include "model/simulation.hpp"
 #include "run/run_memory.hpp"
+#include "run/stream_average.hpp"
+#include "run/stream_output.hpp"
 
 namespace bouss {
 namespace {
@@ -196,6 +198,34 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
             << entry << ", agglomerate_below " << below << ", rank " << world->rank() << " of " << dims[0] << "x"
             << dims[1];
       }
+    }
+  }
+}
+
+// An averaged stream's sums: what the memory estimate counts for this rank is what this rank
+// allocates, its own points of each sum (not the whole grid's), on every process grid.
+TEST(MpiFlow, TheAveragesEstimateIsWhatEachRankAllocates) {
+  const auto world = Communicator::world();
+  const Case c = small_case({R"(output=[{"file": "means.nc", "interval": 1, "fields": ["T", "w"], )"
+                             R"("average": {"moments": ["w_c*T"]}}, {"file": "plane.nc", "interval": 1, )"
+                             R"("fields": ["T"], "region": {"y": 0.9}, "average": true}])"});
+  for (const std::array<int, 2>& dims : process_grids(world->size(), c.n)) {
+    Case cut = c;
+    cut.decomposition = dims;
+    const Backend backend = Backend::cpu().with_ranks(world);
+    auto sim = make_simulation(cut, backend);
+    const Grid& part = sim->grid();
+    for (const OutputStream& s : cut.output.streams) {
+      const StreamPlan plan = plan_stream(cut, s, part.whole().layout);
+      const double estimate = StreamAverage::bytes(s, plan, part);
+      const std::size_t before = allocated_bytes(BackendKind::cpu);
+      {
+        StreamAverage sums(s, plan, *sim);
+        EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before), estimate)
+            << s.file << ", rank " << world->rank() << " of " << dims[0] << "x" << dims[1];
+      }
+      if (world->size() > 1 && s.region.whole())  // the whole domain's sums: a rank holds its share
+        EXPECT_LT(estimate, StreamAverage::bytes(s, plan, part.whole())) << "a rank's share, not the whole";
     }
   }
 }
