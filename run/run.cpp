@@ -166,6 +166,8 @@ void Run::prepare_files(const std::vector<std::string>& continued, bool own_lega
     throw CaseError(e.what());
   }
   files->claim();
+  for (const std::string& removed : files->remove_killed_checkpoint_partials())
+    spdlog::info("removed {}, a checkpoint a killed run was writing", removed);
   const bool overwrite = control_.overwrite || case_.overwrite;
   files->refuse_earlier(overwrite, continued, run_id_, own_legacy);
   if (overwrite) files->remove_earlier_checkpoints(run_id_, own_legacy);

@@ -214,4 +214,27 @@ void RunFiles::remove_earlier_checkpoints(const std::string& run_id, bool own_le
   }
 }
 
+std::vector<std::string> RunFiles::remove_killed_checkpoint_partials() const {
+  std::vector<std::string> removed;
+  if (stem_.empty() || claims_.empty()) return removed;  // only under this run's claim of the stem
+  const fs::path stem(stem_);
+  const fs::path folder = stem.has_parent_path() ? stem.parent_path() : fs::path(".");
+  const std::string prefix = stem.filename().string() + ".checkpoint.", suffix = ".partial";
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    // STEM.checkpoint.<step>.nc.<pid>.partial (partial_path of a checkpoint's name)
+    const std::string name = it->path().filename().string();
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string without = name.substr(0, name.size() - suffix.size());
+    const std::size_t dot = without.rfind('.');
+    if (dot == std::string::npos || dot + 1 == without.size() ||
+        without.find_first_not_of("0123456789", dot + 1) != std::string::npos ||
+        !checkpoint_step_of(without.substr(0, dot), stem.filename().string()))
+      continue;
+    std::error_code ec;
+    if (fs::remove(it->path(), ec)) removed.push_back(it->path().string());
+  }
+  return removed;
+}
+
 }  // namespace bouss

@@ -13,6 +13,8 @@
 //                     no earlier run's;
 //   remove_earlier_checkpoints   with overwrite: the earlier run's checkpoints of the stem,
 //                     which could not continue this run's files, are removed.
+//   remove_killed_checkpoint_partials   a killed run's half-written checkpoints of the stem
+//                     (a checkpoint of a large run is tens of GiB), removed.
 // Each refusal is one CaseError line (exit 2). Only the writer rank touches files.
 #pragma once
 
@@ -71,6 +73,10 @@ class RunFiles {
   // The checkpoints of the stem that are not this run's (as refuse_earlier tells them).
   std::vector<std::string> earlier_checkpoints(const std::string& run_id, bool own_legacy) const;
   void remove_earlier_checkpoints(const std::string& run_id, bool own_legacy) const;
+  // After claim(): the partial files of checkpoints of the stem (STEM.checkpoint.<step>.nc.<pid>.partial)
+  // that a killed run left, removed (no live run writes the stem while this one holds its
+  // claim); their paths.
+  std::vector<std::string> remove_killed_checkpoint_partials() const;
   // Lets go of every claim (the destructor does too).
   void release() { claims_.clear(); }
 

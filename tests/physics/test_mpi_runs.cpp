@@ -284,9 +284,18 @@ TEST(MpiRuns, KillingARankMidCheckpointKeepsTheEarlierOne) {
   if (std::filesystem::exists(second)) EXPECT_NO_THROW(read_checkpoint(second)) << "half a checkpoint under its name";
   const std::string first = dir.file("k.checkpoint.2.nc");
   ASSERT_NO_THROW(read_checkpoint(first)) << "the checkpoint before the kill is whole";
+  std::vector<std::string> left;  // the killed run's half checkpoint, if the kill came before its rename
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    if (e.path().string().rfind(second + ".", 0) == 0) left.push_back(e.path().string());
   BoussProcess restarted(with({"--output", dir.file("k.nc"), "--restart", first}), dir.file("r.out"),
                          dir.file("r.err"), mpirun_launcher(2));
   ASSERT_EQ(restarted.wait(), 0) << restarted.err();
+  // The restart removes it (it holds the stem's claim: no live run writes it) and says so.
+  for (const std::string& partial : left) {
+    EXPECT_FALSE(std::filesystem::exists(partial)) << partial;
+    EXPECT_NE(restarted.out().find("removed " + partial + ", a checkpoint a killed run was writing"), std::string::npos)
+        << restarted.out();
+  }
   const auto a = read_variables(dir.file("k.nc")), b = read_variables(dir.file("ref.nc"));
   for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
 }

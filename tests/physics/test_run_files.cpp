@@ -89,6 +89,27 @@ TEST(RunFiles, ASecondLiveRunOfTheSameNamesIsRefusedAndTheFirstsCheckpointsStayI
   EXPECT_FALSE(fs::exists(dir.file("out/rb.nc.lock"))) << "the claim goes with the run";
 }
 
+// A checkpoint a killed run was writing stays as STEM.checkpoint.N.nc.PID.partial (tens of
+// GiB for a large run). The next run of the stem removes it once it holds the stem's claim,
+// and says so; a partial of another stem, or an output's, stays.
+TEST(RunFiles, ARunRemovesTheHalfCheckpointAKilledRunLeft) {
+  ScratchDir dir("half_checkpoint");
+  const std::string c = write_case(dir, "case.json", R"(, "checkpoint": {"interval_steps": 10})");
+  fs::create_directories(dir.file("out"));
+  for (const char* name : {"out/rb.checkpoint.40.nc.4242.partial", "out/other.checkpoint.40.nc.4242.partial",
+                           "out/rb.checkpoint.40.nc.x.partial", "out/rb.nc.4242.partial"})
+    std::ofstream(dir.file(name)) << "half";
+  const Ran r = run_in(dir, {"run", c, "--set", "time.steps=10", "--progress", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir.file("out/rb.checkpoint.40.nc.4242.partial")));
+  EXPECT_NE(r.out.find("removed out/rb.checkpoint.40.nc.4242.partial, a checkpoint a killed run was writing"),
+            std::string::npos)
+      << r.out;
+  for (const char* kept : {"out/other.checkpoint.40.nc.4242.partial", "out/rb.checkpoint.40.nc.x.partial",
+                           "out/rb.nc.4242.partial"})
+    EXPECT_TRUE(fs::exists(dir.file(kept))) << kept;
+}
+
 // A restart that would continue a file refuses a checkpoint that another run wrote: before,
 // it continued the other run's flow in the file with exit 0 (one file, two flows, time
 // running backwards). An earlier run's files are replaced only with --overwrite, which
