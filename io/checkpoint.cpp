@@ -24,6 +24,7 @@
 
 #include "config/fields.hpp"
 #include "io/file_util.hpp"
+#include "io/writeback.hpp"
 #include "io/netcdf_handles.hpp"
 #include "io/checkpoint_checksum.hpp"
 #include "io/checkpoint_detail.hpp"
@@ -375,13 +376,15 @@ std::vector<std::uint64_t> checksums_of(const Checkpoint& c) {
   return sums;
 }
 
-void define_and_write(int ncid, const Checkpoint& c) {
+// `written` after each array (the writeback's start).
+void define_and_write(int ncid, const Checkpoint& c, Writeback& written) {
   const std::vector<std::size_t> flat = flat_sizes_of(c);
   const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat, Cuts{}, checksums_of(c));
   for (std::size_t i = 0, f = 0; i < c.arrays.size(); ++i) {
     const bool flat_array = c.arrays[i].stagger == CheckpointArray::flat_array;
     const ArrayLayout layout = layout_of(c, i, flat_array ? flat[f++] : 0, Cuts{});
     write_pieces(vars[i], c, i, pieces_of(c, i, layout, nullptr, true));
+    written.start();
   }
 }
 
@@ -397,8 +400,10 @@ std::string write_contents(const std::string& partial, const Checkpoint& c) {
     return "cannot create " + partial + ": " + (system_reason(err).empty() ? nc_strerror(rc) : std::strerror(err));
   }
   errno = 0;
+  // The disk writes each array while the next goes into the page cache (io/writeback.hpp).
+  Writeback writeback(partial);
   try {
-    define_and_write(ncid, c);
+    define_and_write(ncid, c, writeback);
   } catch (const NcException& e) {
     const int err = errno;
     return "cannot write " + partial + ": " + nc_reason(e) + system_reason(err);
@@ -637,7 +642,8 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& given, const Cuts& cuts) {
 
 }  // namespace checkpoint_detail
 
-void write_checkpoint(const std::string& path, const Checkpoint& c) {
+void write_checkpoint(const std::string& path, const Checkpoint& c, CheckpointTimes* times) {
+  Stopwatch watch(times);
   if (path.empty()) fail(path, "empty file name");
   const std::string problem = check_contents(c);
   if (!problem.empty()) fail(path, problem);
@@ -664,8 +670,10 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   partial.created = true;
   ::close(fd);
 
+  watch.lap(&CheckpointTimes::checks);
   const std::string reason = write_in_child(partial.path, c);
   if (!reason.empty()) fail(path, reason);
+  watch.lap(&CheckpointTimes::write);
 
   try {
     fsync_file(partial.path);
@@ -684,6 +692,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
     fail(path, e.what());
   }
   partial.created = false;  // it is the checkpoint now
+  watch.lap(&CheckpointTimes::sync);
 }
 
 Checkpoint read_checkpoint(const std::string& path) { return read_checkpoint_part(path, nullptr); }

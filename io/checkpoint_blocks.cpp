@@ -15,6 +15,7 @@
 #include "io/checkpoint_checksum.hpp"
 #include "io/checkpoint_detail.hpp"
 #include "io/file_util.hpp"
+#include "io/writeback.hpp"
 #include "parallel/communicator.hpp"
 
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
@@ -189,8 +190,9 @@ std::string broadcast_text(const Communicator& ranks, std::string text) {
 }  // namespace
 
 void write_checkpoint(const std::string& path, Checkpoint mine, const CheckpointBlock& supplied,
-                      const Communicator& ranks) {
+                      const Communicator& ranks, CheckpointTimes* times) {
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
+  Stopwatch watch(times);
   if (!ranks_write_one_file(ranks))
     throw std::logic_error("write_checkpoint by block: the ranks cannot write one file together");
   // Rank 0's checks first (names, the path, the disk's room), as for one rank's checkpoint;
@@ -261,6 +263,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   agree_or_fail(ranks, path, reason);
   combine_across_ranks(ranks, checksums.data(), int(checksums.size()),
                        [](std::uint64_t a, std::uint64_t b) { return a + b; });
+  watch.lap(&CheckpointTimes::checks);
 
   int ncid = -1;
   errno = 0;
@@ -270,6 +273,9 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   agree_or_fail(ranks, path, reason);
   // After a failure inside HDF5 the file is abandoned, not closed (write_in_child says why);
   // the run stops with the agreed line.
+  // The disk writes each array while the next goes into the page cache (io/writeback.hpp);
+  // otherwise it would start at the fsync below, with the whole checkpoint still to write.
+  Writeback writeback(partial.path);
   try {
     const std::vector<NcVar> vars = define_checkpoint(ncid, c, flat, cuts, checksums);
     // Where each chunk is one rank's, every rank writes its own independently (each chunk one
@@ -285,6 +291,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
                                        }),
                         pieces[i].end());
       write_pieces(vars[i], c, i, pieces[i]);
+      writeback.start();
     }
   } catch (const NcException& e) {
     reason = "cannot write " + partial.path + ": " + nc_reason(e) + system_reason(errno);
@@ -296,11 +303,17 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
   if (const int rc = nc_close(ncid); rc != NC_NOERR)
     reason = "cannot finish " + partial.path + ": " + nc_strerror(rc) + system_reason(errno);
   agree_or_fail(ranks, path, reason);
-
-  // Rank 0 puts it in place, as one rank's checkpoint.
+  watch.lap(&CheckpointTimes::write);
+  // Every rank's writes on the device (on several nodes, each node's page cache holds its
+  // ranks' writes), then rank 0 puts it in place, as one rank's checkpoint.
+  try {
+    fsync_file(partial.path);
+  } catch (const std::exception& e) {
+    reason = e.what();
+  }
+  agree_or_fail(ranks, path, reason);
   if (ranks.rank() == 0) {
     try {
-      fsync_file(partial.path);
       replace_file(partial.path, path);
       partial.created = false;  // it is the checkpoint now
     } catch (const std::exception& e) {
@@ -309,8 +322,9 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
     }
   }
   agree_or_fail(ranks, path, reason);
+  watch.lap(&CheckpointTimes::sync);
 #else
-  (void)path, (void)mine, (void)supplied, (void)ranks;
+  (void)path, (void)mine, (void)supplied, (void)ranks, (void)times;
   throw std::logic_error("write_checkpoint by block: this build has no parallel NetCDF");
 #endif
 }

@@ -2,7 +2,9 @@
 // the whole process: HDF5 (through NetCDF-4) writes its files with these (through MPI-IO for a
 // file every rank writes), and a call on a descriptor
 // that a FlushJournal holds goes to the journal (io/flush_journal.hpp); every other call goes
-// to the system directly, as the C library's own would. The executable and the test suites
+// to the system directly, as the C library's own would. Likewise fsync and fdatasync, which
+// MPI-IO makes at each HDF5 flush: on a descriptor a Writeback defers, they start the file's
+// writeback and return (io/writeback.hpp). The executable and the test suites
 // link libbouss before the C library, so the dynamic linker binds HDF5's calls here.
 //
 // This unit includes no <unistd.h>, whose declarations of these functions (exception
@@ -92,6 +94,18 @@ int ftruncate64(int fd, off64_t length) {
   int r;
   if (bouss::journal_hooks::ftruncate(fd, length, &r)) return r;
   return static_cast<int>(syscall(SYS_ftruncate, fd, length));
+}
+
+int fsync(int fd) {
+  int r;
+  if (bouss::writeback_hooks::fsync(fd, &r)) return r;
+  return static_cast<int>(syscall(SYS_fsync, fd));
+}
+
+int fdatasync(int fd) {
+  int r;
+  if (bouss::writeback_hooks::fsync(fd, &r)) return r;
+  return static_cast<int>(syscall(SYS_fdatasync, fd));
 }
 
 }  // extern "C"

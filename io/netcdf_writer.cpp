@@ -40,6 +40,7 @@
 #include "io/netcdf_handles.hpp"
 #include "io/record_check.hpp"
 #include "io/run_identity.hpp"
+#include "io/writeback.hpp"
 #include "parallel/communicator.hpp"
 #include "config/fields.hpp"
 #include "config/reference_profile.hpp"
@@ -274,7 +275,9 @@ struct NetcdfWriter::Impl {
   Units units = Units::dimensional;
   bool single = false;       // snapshot fields stored as float (output.precision)
   long open_record = -1;     // a record begun and not yet ended (the slab path)
-  int writeback_fd = -1;     // the partial file, for starting its writeback after each record
+  // The partial file's writeback, started after each slab and record (io/writeback.hpp); on
+  // a file every rank writes it also stands in for MPI-IO's fsync at each flush.
+  std::unique_ptr<Writeback> writeback;
   int ncid = -1;        // open NetCDF handle, -1 when released
   bool set_up = false;  // the header is written; from here on the partial file is kept
   bool failed = false;  // a NetCDF failure ended this output (the handle is abandoned)
@@ -322,7 +325,7 @@ struct NetcdfWriter::Impl {
   std::array<int, 2> chunk_block{0, 0};  // the fields' chunks along x and y at most (0: whole)
 
   ~Impl() {
-    if (writeback_fd >= 0) ::close(writeback_fd);
+    writeback.reset();  // before MPI-IO's descriptors close
     // A failed run: close quietly. What HDF5 writes in place while closing is dropped, so the
     // partial file stays as its last flush left it: every flushed record, and nothing of a
     // record that was not complete.
@@ -430,8 +433,9 @@ struct NetcdfWriter::Impl {
     commit(what);
   }
 
-  void commit(const std::string& what) {
-    if (ranks) return commit_together(what);
+  // `problem`: this rank's failure before the commit (a file every rank writes), agreed there.
+  void commit(const std::string& what, const std::string& problem = {}) {
+    if (ranks) return commit_together(what, problem);
     if (!journal) return;
     try {
       journal->commit();
@@ -443,12 +447,11 @@ struct NetcdfWriter::Impl {
 
   // A file every rank writes: every other rank's held writes go to rank 0, which commits
   // them with its own; then every rank counts the file as the last commit.
-  void commit_together(const std::string& what) {
+  void commit_together(const std::string& what, std::string problem) {
     std::vector<char> held;
     if (journal && !lead()) held = journal->take_held();
     std::vector<char> all;
     ranks->gatherv(held.data(), held.size(), &all, 0);
-    std::string problem;
     if (journal && lead()) {
       try {
         journal->hold(all);
@@ -498,10 +501,22 @@ struct NetcdfWriter::Impl {
   // limits, and the close's fsync pays for the rest at the end. (Linux; elsewhere the close's
   // fsync does it all.)
   void start_writeback() {
-#if defined(__linux__)
-    if (writeback_fd < 0) writeback_fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
-    if (writeback_fd >= 0) ::sync_file_range(writeback_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
+    if (!writeback) writeback = std::make_unique<Writeback>(partial);
+    writeback->start();
+  }
+
+  // The file's data on the device: one rank's file by its writer; a file every rank writes by
+  // every rank (each node's page cache holds the writes its ranks made), agreed.
+  void fsync_everywhere(const std::string& what) {
+    if (!ranks) return fsync_file(partial);
+    std::string problem;
+    try {
+      fsync_file(partial);
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    problem = first_failure(*ranks, !problem.empty(), problem);
+    if (!problem.empty()) fail(what + ": " + problem);
   }
 
   // A file every rank writes: every rank takes part in each put (they are collective), and
@@ -800,7 +815,7 @@ void NetcdfWriter::share(const Communicator& ranks) {
     try {
       m.require_writable("share");
       m.sync(what);
-      if (m.writeback_fd >= 0) ::close(m.writeback_fd), m.writeback_fd = -1;
+      m.writeback.reset();
       const int ncid = m.ncid;
       m.run(what, [&] { return nc_close(ncid); });
       m.ncid = -1;
@@ -851,6 +866,10 @@ void NetcdfWriter::share(const Communicator& ranks) {
   });
   hdf5_metadata_from_rank_0(m.partial);
   m.start_shared_journal();
+  // MPI-IO's fsync at each flush waited for the record to reach the disk, while nothing was
+  // written; now it starts the writeback, and close() makes the file durable on every rank.
+  m.writeback = std::make_unique<Writeback>(m.partial);
+  m.writeback->defer_syncs(descriptors_of(m.partial));
   m.set_up = true;
 #else
   (void)ranks;
@@ -1190,7 +1209,7 @@ void NetcdfWriter::flush_to_disk() {
   Impl& m = *impl_;
   m.require_writable("flush_to_disk");
   m.sync("cannot flush " + m.partial);
-  if (m.lead()) fsync_file(m.partial);
+  m.fsync_everywhere("cannot flush " + m.partial);
 }
 
 void NetcdfWriter::write(double time, const std::vector<SnapshotField>& fields,
@@ -1624,16 +1643,22 @@ void NetcdfWriter::close() {
   m.require_writable("close");
   const std::string what = "cannot finish " + m.partial;
   m.sync(what);
-  if (m.writeback_fd >= 0) {
-    ::close(m.writeback_fd);
-    m.writeback_fd = -1;
-  }
+  if (m.writeback) m.writeback->end_deferral();  // MPI-IO's descriptors close with the file
   errno = 0;
   const int status = nc_close(m.ncid);
   const int err = errno;
   if (status != NC_NOERR) m.nc_failed(status, err, what);
   m.ncid = -1;
-  m.commit(what);  // what HDF5 wrote in place while closing
+  m.writeback.reset();
+  // A file every rank writes: every rank's writes on the device before rank 0 commits and
+  // puts it in place (on several nodes each node's page cache holds its ranks' writes).
+  std::string unsynced;
+  if (m.ranks && !m.lead()) try {
+      fsync_file(m.partial);
+    } catch (const std::exception& e) {
+      unsynced = e.what();
+    }
+  m.commit(what, unsynced);  // what HDF5 wrote in place while closing
   m.journal.reset();
   if (!m.lead()) {  // rank 0 puts the file in place
     m.closed = true;
