@@ -169,37 +169,77 @@ void remove_mean_max_abs_queued(Field<S>& f, double* at) {
   subtract_mean_at(f, box, at);
 }
 
-// Row by row: each interior row of the padded array is contiguous.
+namespace {
+// The planes of `box` in one slab of doubles of box_values_slab_bytes at most (one plane at least).
+int slab_planes(const Box& box) {
+  const std::size_t plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1)) * sizeof(double);
+  const std::size_t fit = box_values_slab_bytes / std::max<std::size_t>(plane, 1);
+  return int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(box.extent(2)), fit)));
+}
+}  // namespace
+
 template <class S>
-std::vector<double> interior_values(const Field<S>& f) {
-  const std::vector<S> all = f.to_host();
-  const Layout& L = f.layout();
-  const Box box = L.interior(f.stagger());
-  const int nx = box.hi[0];
+std::vector<double> box_values(const Field<S>& f, const Box& box, LevelLine add) {
   std::vector<double> out(std::size_t(box.cells()));
-  double* o = out.data();
-  for (int k = 0; k < box.hi[2]; ++k)
-    for (int j = 0; j < box.hi[1]; ++j, o += nx) {
-      const S* row = all.data() + L.origin + L.index(0, j, k);
-      std::copy(row, row + nx, o);
-    }
+  const Backend& be = f.backend();
+  if (out.empty()) return out;
+  if (!be.is_cuda()) {
+    pack_box(f, box, out.data(), -1, add);
+    return out;
+  }
+  const std::size_t plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
+  const int planes = slab_planes(box);
+  for (int k = box.lo[2]; k < box.hi[2]; k += planes) {
+    Box slab = box;
+    slab.lo[2] = k;
+    slab.hi[2] = std::min(box.hi[2], k + planes);
+    const std::size_t bytes = std::size_t(slab.cells()) * sizeof(double);
+    double* scratch = static_cast<double*>(be.buffer(Backend::Buffer::send, bytes));
+    pack_box(f, slab, scratch, -1, add);
+    copy_bytes(out.data() + std::size_t(k - box.lo[2]) * plane, Backend::cpu(), scratch, be, bytes);
+  }
   return out;
 }
 
 template <class S>
-void set_interior_values(Field<S>& f, const std::vector<double>& values) {
-  const Layout& L = f.layout();
-  const Box box = L.interior(f.stagger());
+void set_box_values(Field<S>& f, const Box& box, const std::vector<double>& values) {
   if (values.size() != std::size_t(box.cells()))
     throw std::invalid_argument("field " + f.name() + ": " + std::to_string(values.size()) + " values for " +
-                                std::to_string(box.cells()) + " interior points");
-  std::vector<S> all = f.to_host();
-  const int nx = box.hi[0];
-  const double* v = values.data();
-  for (int k = 0; k < box.hi[2]; ++k)
-    for (int j = 0; j < box.hi[1]; ++j, v += nx)
-      std::transform(v, v + nx, all.data() + L.origin + L.index(0, j, k), [](double x) { return S(x); });
-  f.from_host(all);
+                                std::to_string(box.cells()) + " points");
+  if (values.empty()) return;
+  const Backend& be = f.backend();
+  const View<S> v = f.view();
+  const std::ptrdiff_t sy = v.sy, sz = v.sz;
+  const std::size_t plane = std::size_t(box.extent(0)) * std::size_t(box.extent(1));
+  const int planes = be.is_cuda() ? slab_planes(box) : box.extent(2);
+  for (int k = box.lo[2]; k < box.hi[2]; k += planes) {
+    Box slab = box;
+    slab.lo[2] = k;
+    slab.hi[2] = std::min(box.hi[2], k + planes);
+    const double* src = values.data() + std::size_t(k - box.lo[2]) * plane;
+    if (be.is_cuda()) {  // the last slab's unpack is queued before this copy on the stream
+      const std::size_t bytes = std::size_t(slab.cells()) * sizeof(double);
+      double* scratch = static_cast<double*>(be.buffer(Backend::Buffer::receive, bytes));
+      copy_bytes(scratch, be, src, Backend::cpu(), bytes);
+      src = scratch;
+    }
+    const int i0 = slab.lo[0], j0 = slab.lo[1], k0 = slab.lo[2];
+    const std::ptrdiff_t nx = slab.extent(0), nxy = nx * slab.extent(1);
+    for_each(be, slab, [=] BOUSS_HD(int i, int j, int k) {
+      v[i + j * sy + k * sz] = S(src[(i - i0) + (j - j0) * nx + (k - k0) * nxy]);
+    }, "set box values", f.name().c_str());
+  }
+  be.synchronize();
+}
+
+template <class S>
+std::vector<double> interior_values(const Field<S>& f) {
+  return box_values(f, f.layout().interior(f.stagger()));
+}
+
+template <class S>
+void set_interior_values(Field<S>& f, const std::vector<double>& values) {
+  set_box_values(f, f.layout().interior(f.stagger()), values);
 }
 
 template <class S, class T>
@@ -239,6 +279,8 @@ template void unpack_box<float>(Field<float>&, const Box&, const float*);
   template double remove_mean_max_abs<S>(Field<S>&);            \
   template void remove_mean_queued<S>(Field<S>&, double*);       \
   template void remove_mean_max_abs_queued<S>(Field<S>&, double*); \
+  template std::vector<double> box_values<S>(const Field<S>&, const Box&, LevelLine); \
+  template void set_box_values<S>(Field<S>&, const Box&, const std::vector<double>&); \
   template std::vector<double> interior_values<S>(const Field<S>&); \
   template void set_interior_values<S>(Field<S>&, const std::vector<double>&);
 BOUSS_FIELD_OPS(double)

@@ -358,12 +358,15 @@ Field<R>& FlowSimulation<R>::field(const std::string& name) {
 
 template <class R>
 std::vector<double> FlowSimulation<R>::host_values(const std::string& name) const {
-  if (name != "T") return interior_values(field(name));
-  std::vector<double> T = interior_values(now_.T);
-  const LevelLine reference = coeffs_.reference.on_centres(grid_, Backend::cpu());
-  const std::size_t level = std::size_t(grid_.layout.n[0]) * grid_.layout.n[1];
-  for (std::size_t p = 0; p < T.size(); ++p) T[p] += reference(int(p / level));
-  return T;
+  const Field<R>& f = name == "T" ? now_.T : field(name);
+  return host_values(name, f.layout().interior(f.stagger()));
+}
+
+// T as theta + T_ref(z), summed in double, as pack gives it.
+template <class R>
+std::vector<double> FlowSimulation<R>::host_values(const std::string& name, const Box& box) const {
+  if (name == "T") return box_values(now_.T, box, coeffs_.reference.on_centres(grid_, backend_));
+  return box_values(field(name), box);
 }
 
 template <class R>

@@ -34,6 +34,7 @@ class FlowSimulation final : public Simulation {
   void fill_all_ghosts() override;
   double bytes_per_step(const SolveStats& s) const override;
   std::vector<double> host_values(const std::string& name) const override;
+  std::vector<double> host_values(const std::string& name, const Box& box) const override;
   using Simulation::restore;
   void restore(const StateReader& read, double time, double last_dt,
                long steps, int last_cycles) override;

@@ -130,6 +130,9 @@ class Simulation {
   // "theta" = T - T_ref(z) (physics/flow.hpp; T is theta + T_ref(z) summed in double), and
   // the previous step's tendencies "G_u", "G_v", "G_w", "G_T" (G_T: theta's).
   virtual std::vector<double> host_values(const std::string& name) const = 0;
+  // The same over a box of the array's points (its own interior indices) alone: a
+  // checkpoint's share of a rank's points.
+  virtual std::vector<double> host_values(const std::string& name, const Box& box) const = 0;
   // Everything a step needs, by name: what a checkpoint stores (theta, not T: exact), with
   // "p_previous" (the pressure a step before) where the plan extrapolates it. (Where each
   // sits on the grid: field_named(name).stagger, config/fields.hpp.)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "grid/field_ops.hpp"
 #include "io/file_util.hpp"
 #include "io/netcdf_handles.hpp"
 #include "io/staging_ring.hpp"
@@ -19,14 +20,14 @@ MemoryEstimate estimate_memory(const Case& c, const Backend& backend) {
   m.host_bytes = sim.host_bytes;
   // This rank's block (the whole grid on one rank).
   const Grid block = rank_grid(c, backend.ranks()), g = block.whole();
-  // One field's padded host copy and its interior values at a time for a snapshot, or a
-  // checkpoint's arrays all together; the initial condition's host array before that.
+  // A checkpoint's arrays all together on the host, or one field's values (the initial
+  // condition's, a restart's array); on a GPU they come and go a slab at a time through two
+  // scratch buffers of the device (grid/field_ops.hpp box_values).
   const double interior = double(block.layout.cells()) * sizeof(double) * 1.05;  // faces: n + 1 points
-  const double snapshot = double(block.layout.size) * sizeof(double) + interior;
-  const double checkpoint = c.checkpoint.enabled() ? double(block.layout.size) * sizeof(double) +
-                                                         double(Simulation::state_names(plan_pressure(c)).size()) * interior
-                                                   : 0;
-  m.output_bytes = std::max(snapshot, checkpoint);
+  const double checkpoint =
+      c.checkpoint.enabled() ? double(Simulation::state_names(plan_pressure(c)).size()) * interior : 0;
+  m.output_bytes = std::max(interior, checkpoint);
+  if (backend.is_cuda()) m.output_device_bytes += 2 * std::min(interior, double(box_values_slab_bytes));
   // Each stream's staging ring (run/stream_output.hpp, io/staging_ring.hpp).
   // Where every rank writes its own block, each rank's ring holds its share (rank_ring).
   const Communicator& ranks = backend.ranks();

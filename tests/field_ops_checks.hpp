@@ -146,4 +146,41 @@ inline void check_level_sums(const Backend& be, bool exact) {
   check_level_sums_for<float>(be, exact);
 }
 
+// box_values gives a box's values (ghost levels included) as the padded array holds them,
+// x fastest, with `add` of each level added in double, and set_box_values puts values into
+// the box alone (every other point, ghosts included, as it was); on a GPU through slabs of
+// planes, so a box of more than one slab (box_values_slab_bytes) crosses their seams.
+template <class S>
+void check_box_values_for(const Backend& be, const std::array<int, 3>& n) {
+  const Layout L = Layout::make(n, 1, sizeof(S));
+  std::vector<S> host(L.size);
+  for (std::size_t p = 0; p < host.size(); ++p) host[p] = S(double(p));  // exact below 2^24 in float
+  ASSERT_LT(double(host.size()), 16777216.0);
+  Field<S> f(be, L, Stagger::face_z, "f");
+  f.from_host(host);
+  const Box box{{1, 2, -1}, {n[0] - 1, n[1], n[2] + 2}};  // z faces: n + 1 interior points and a ghost level each side
+  const LevelLine add{0.5, 0.25, nullptr};
+  const std::vector<double> got = box_values(f, box, add);
+  ASSERT_EQ(got.size(), std::size_t(box.cells()));
+  std::size_t q = 0, wrong = 0;
+  for (int k = box.lo[2]; k < box.hi[2]; ++k)
+    for (int j = box.lo[1]; j < box.hi[1]; ++j)
+      for (int i = box.lo[0]; i < box.hi[0]; ++i, ++q)
+        wrong += got[q] != double(host[std::size_t(L.origin + L.index(i, j, k))]) + add(k);
+  EXPECT_EQ(wrong, 0u) << "values of the box, " << sizeof(S) << "-byte field";
+  std::vector<double> put(got.size());
+  for (std::size_t p = 0; p < put.size(); ++p) put[p] = -double(p) - 1;
+  set_box_values(f, box, put);
+  const std::vector<S> after = f.to_host();
+  std::vector<S> expect = host;
+  q = 0;
+  for (int k = box.lo[2]; k < box.hi[2]; ++k)
+    for (int j = box.lo[1]; j < box.hi[1]; ++j)
+      for (int i = box.lo[0]; i < box.hi[0]; ++i) expect[std::size_t(L.origin + L.index(i, j, k))] = S(put[q++]);
+  wrong = 0;
+  for (std::size_t p = 0; p < after.size(); ++p) wrong += after[p] != expect[p];
+  EXPECT_EQ(wrong, 0u) << "points after set_box_values (the box's new values, the others as they were)";
+  EXPECT_THROW(set_box_values(f, box, std::vector<double>(put.size() - 1)), std::invalid_argument);
+}
+
 }  // namespace bouss::test

@@ -66,6 +66,11 @@ TYPED_TEST(GpuFieldOps, LevelSumsAreEachLevelsSum) {
   BOUSS_GPU_OR_SKIP();
   check_level_sums_for<TypeParam>(gpu, false);
 }
+// 256x256x160: 84 MB of doubles, two slabs.
+TYPED_TEST(GpuFieldOps, BoxValuesComeAndGoThroughSlabs) {
+  BOUSS_GPU_OR_SKIP();
+  check_box_values_for<TypeParam>(gpu, {256, 256, 160});
+}
 
 // The profiles of one state on the GPU: the CPU's to round-off, the host's computation, the
 // same bits on a second call, and still right after a larger reduction grew the scratch

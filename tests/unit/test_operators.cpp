@@ -54,3 +54,4 @@ TYPED_TEST(FieldOps, RemoveMeanMaxAbsReturnsTheNormOfTheShiftedField) {
 TYPED_TEST(FieldOps, ReductionsSeeANaNInAnyCell) { check_reductions_see_nan<TypeParam>(Backend::cpu()); }
 TYPED_TEST(FieldOps, CpuSumsDoNotDependOnTheThreadCount) { check_sum_independent_of_threads<TypeParam>(); }
 TYPED_TEST(FieldOps, CpuLevelSumsAreExactlyEachLevelsSum) { check_level_sums_for<TypeParam>(Backend::cpu(), true); }
+TYPED_TEST(FieldOps, BoxValuesComeAndGo) { check_box_values_for<TypeParam>(Backend::cpu(), {9, 7, 6}); }
