@@ -88,6 +88,13 @@ std::string latest_checkpoint(const std::string& stem);
 // (attributes, strings, chunk index and checksums). The disk-room check uses it.
 std::uintmax_t checkpoint_bytes(const Checkpoint& c);
 
+// Where a checkpoint's write spent its time, in seconds (the run's log line says it).
+struct CheckpointTimes {
+  double checks = 0;  // the checks and the disk's room; by block also the checksums, agreed
+  double write = 0;   // into the file (the page cache): HDF5's puts and close
+  double sync = 0;    // onto the device (fsync) and into place
+};
+
 // Writes c to `path` atomically. First checks c (names, sizes) and the free space
 // ("checkpoint PATH: needs X, the disk has Y free"); then writes partial_path(path), closes
 // and fsyncs it, and renames it to `path` with replace_file() (which fsyncs the folder).
@@ -98,7 +105,7 @@ std::uintmax_t checkpoint_bytes(const Checkpoint& c);
 // write failing inside HDF5 cannot leave this process's netCDF library broken; see
 // write_in_child in checkpoint.cpp. Call it from one thread, while no other thread is
 // inside netCDF.
-void write_checkpoint(const std::string& path, const Checkpoint& c);
+void write_checkpoint(const std::string& path, const Checkpoint& c, CheckpointTimes* times = nullptr);
 
 // What one rank of a decomposed run reads (or writes) of each grid array: the box of its points, in the
 // whole array's indices (x fastest), for each location ([0]: cell centres; [1], [2], [3]:
@@ -127,7 +134,7 @@ struct CheckpointBlock {
 // checks (names, the path, the disk's room) come first and the file is put in place by rank
 // 0 as a checkpoint of one rank is; any rank's failure throws the same one line on every rank.
 void write_checkpoint(const std::string& path, Checkpoint mine, const CheckpointBlock& supplied,
-                      const Communicator& ranks);
+                      const Communicator& ranks, CheckpointTimes* times = nullptr);
 
 // Reads a checkpoint. Throws std::runtime_error with one line, "checkpoint PATH: REASON",
 // when the file is missing, is not a bouss checkpoint, was written in a format version this

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +37,21 @@ struct PartialFile {
   ~PartialFile() {
     if (created) std::remove(path.c_str());
   }
+};
+
+// The laps of a checkpoint's write, each added to its field of `times` (none when null).
+class Stopwatch {
+ public:
+  explicit Stopwatch(CheckpointTimes* times) : times_(times), last_(std::chrono::steady_clock::now()) {}
+  void lap(double CheckpointTimes::*field) {
+    const auto now = std::chrono::steady_clock::now();
+    if (times_) times_->*field += std::chrono::duration<double>(now - last_).count();
+    last_ = now;
+  }
+
+ private:
+  CheckpointTimes* times_;
+  std::chrono::steady_clock::time_point last_;
 };
 
 // Where the writing ranks' blocks are cut along each axis (x, y, z): the first index of each

@@ -324,13 +324,16 @@ void Run::start_from_checkpoint() {
   // restore (whose ghost fills every rank makes).
   std::string unread;
   std::vector<CheckpointChecksum> checksums = ck.checksums;  // this rank's parts, checked together below
+  double reading = 0;  // seconds in the arrays' reads (the rest: onto the device, the checks)
   const auto read_array = [&](const std::string& name, std::vector<double>& values) {
     if (!ck.listed.count(name)) return false;
     CheckpointBlock one = block;
     one.arrays = std::set<std::string>{name};
     one.others = false;
     try {
+      const auto began = clock::now();
       Checkpoint part = IoThread::instance().call([&] { return read_checkpoint(path, one); });
+      reading += std::chrono::duration<double>(clock::now() - began).count();
       checksums.insert(checksums.end(), part.checksums.begin(), part.checksums.end());
       for (CheckpointArray& a : part.arrays)
         if (a.name == name) return values = std::move(a.values), true;
@@ -351,8 +354,9 @@ void Run::start_from_checkpoint() {
   });
   std::error_code size_error;
   const auto bytes = fs::file_size(path, size_error);
-  spdlog::info("read {} ({}, {:.2f} s{}; checksums match)", path, size_error ? std::string("?") : format_bytes(double(bytes)),
-               std::chrono::duration<double>(clock::now() - t0).count(),
+  spdlog::info("read {} ({}, {:.2f} s, the arrays' reads {:.2f}{}; checksums match)", path,
+               size_error ? std::string("?") : format_bytes(double(bytes)),
+               std::chrono::duration<double>(clock::now() - t0).count(), reading,
                backend_.ranks().alone() ? "" : "; every rank its block");
   series_.restore(ck.state);
   case_diagnostics_ = bouss::case_diagnostics(*sim_);
@@ -586,7 +590,7 @@ std::string Run::write_checkpoint() {
   for (const std::string& name : sim_->state_names()) {
     const Stagger st = field_named(name).stagger;
     ck.arrays.push_back({name, int(st) - 1,
-                         by_block ? supplied_values(sim_->host_values(name), st, sim_->grid())
+                         by_block ? sim_->host_values(name, supplied_box(sim_->grid(), st))
                                   : gather_interior(sim_->host_values(name), st, sim_->grid(), ranks, 0),
                          Box{}});
   }
@@ -638,7 +642,9 @@ std::string Run::write_checkpoint() {
   // time in memory.
   if (checkpoint_pending_) IoThread::instance().drain();
   checkpoint_pending_ = true;
-  auto job = [this, ck = std::move(ck), path, remove, t0, by_block, supplied, &ranks = ranks.io()]() mutable {
+  const auto posted = clock::now();  // the arrays copied off the device
+  auto job = [this, ck = std::move(ck), path, remove, t0, posted, by_block, supplied, &ranks = ranks.io()]() mutable {
+    const auto began = clock::now();
     // The record counts at this point of the queue: the first stream's in the checkpoint's
     // own field, the others' as state; the series' from the stream that holds it.
     for (auto& s : streams_) {
@@ -649,15 +655,24 @@ std::string Run::write_checkpoint() {
     }
     const std::int64_t step = ck.step;
     const double time = ck.time;
-    if (by_block) bouss::write_checkpoint(path, std::move(ck), supplied, ranks);  // its arrays, not a copy
-    else bouss::write_checkpoint(path, ck);
-    const double seconds = std::chrono::duration<double>(clock::now() - t0).count();
+    CheckpointTimes times;
+    if (by_block) bouss::write_checkpoint(path, std::move(ck), supplied, ranks, &times);  // its arrays, not a copy
+    else bouss::write_checkpoint(path, ck, &times);
+    const auto seconds_between = [](clock::time_point a, clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
+    const double seconds = seconds_between(t0, clock::now());
     slowest_checkpoint_ = std::max(slowest_checkpoint_.load(), seconds);
     checkpoint_pending_ = false;
     if (ranks.rank() != 0) return;
     for (const std::string& old : remove) std::remove(old.c_str());
-    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s{})", path, step, time,
-                 format_bytes(double(fs::file_size(path))), seconds, by_block ? "; every rank its block" : "");
+    // Where the time went: the copies off the device (the time loop's), the queue behind
+    // the records before it, the checks, the writes into the file, the disk.
+    spdlog::info("checkpoint {} (step {}, t = {:.6g}; {}, {:.2f} s: copies {:.2f}, queued {:.2f}, checks {:.2f}, "
+                 "writes {:.2f}, disk {:.2f}{})",
+                 path, step, time, format_bytes(double(fs::file_size(path))), seconds, seconds_between(t0, posted),
+                 seconds_between(posted, began), times.checks, times.write, times.sync,
+                 by_block ? "; every rank its block" : "");
   };
   IoThread::instance().post(std::move(job), by_block ? IoThread::Failure::kept : IoThread::Failure::rethrow);
   return path;
