@@ -20,7 +20,8 @@
 #   by every rank, then a restart from it with the page cache dropped where the machine lets
 #   it: each log line with its seconds (36 GiB, deleted in the call).
 # disk: the disk's rates for these volumes: 22 GiB into one file (dd, 64 MiB blocks,
-#   fdatasync), into four files at once, and 4 GiB read back with O_DIRECT.
+#   fdatasync), into four files at once, into one file by four writers at their own offsets,
+#   and 5.5 GiB read back with O_DIRECT.
 # BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
 # "strong-base" and "weak-base": a build to compare with, in the same call (several GPUs only).
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
@@ -134,6 +135,12 @@ if has disk; then
   t0=$(date +%s.%N)
   for i in 0 1 2 3; do dd if=/dev/zero of="$out/dd$i.bin" bs=4M count=1408 conv=fdatasync status=none & done; wait
   echo "disk: 22 GiB into four files at once in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"
+  t0=$(date +%s.%N)
+  for i in 0 1 2 3; do
+    dd if=/dev/zero of="$out/dd.bin" bs=4M count=1408 seek=$((i * 1408)) conv=notrunc,fdatasync status=none &
+  done; wait
+  echo "disk: 22 GiB into one file by four writers at their offsets in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"
+  rm -f "$out/dd.bin"
   t0=$(date +%s.%N); dd if="$out/dd0.bin" of=/dev/null bs=64M iflag=direct status=none
   echo "disk: 5.5 GiB read with O_DIRECT in $(awk "BEGIN{print $(date +%s.%N) - $t0}") s"; rm -f "$out"/dd*.bin
 fi
