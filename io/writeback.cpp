@@ -20,12 +20,14 @@ struct Writeback::State {
   std::mutex mutex;
   std::condition_variable wake;
   bool requested = false, stopping = false;
+  long starts = 0;
   std::thread thread;
 
   void request() {
     {
       std::lock_guard<std::mutex> lock(mutex);
       requested = true;
+      ++starts;
     }
     wake.notify_one();
   }
@@ -93,6 +95,11 @@ Writeback::~Writeback() {
 
 void Writeback::start() {
   if (s_->thread.joinable()) s_->request();
+}
+
+long Writeback::starts() const {
+  std::lock_guard<std::mutex> lock(s_->mutex);
+  return s_->starts;
 }
 
 void Writeback::defer_syncs(const std::vector<int>& descriptors) {

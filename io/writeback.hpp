@@ -37,6 +37,8 @@ class Writeback {
   void defer_syncs(const std::vector<int>& descriptors);
   // Ends that: the descriptors' fsyncs wait again (before the descriptors close).
   void end_deferral();
+  // How many times start() was called (directly or by a deferred fsync).
+  long starts() const;
 
   struct State;  // io/writeback.cpp
 
