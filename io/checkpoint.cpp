@@ -357,43 +357,8 @@ std::string check_pieces(const Checkpoint& c, std::size_t i, const ArrayLayout& 
   return "";
 }
 
-namespace {
-// A hyperslab (file order z, y, x: start, count) of a 3D array chunked `chunk_x` along x, to
-// or from values laid out x fastest in rows of count[2], one chunk column along x at a time
-// through a contiguous buffer where the rows span several columns. HDF5 moves the values of
-// an unfiltered chunk straight between file and memory, in one write or read for each run
-// that is contiguous in both: rows wider than the chunk made it one a row (a face array's
-// rank at the end of x: at 1024x1024x512 on four ranks, 262144 writes of 4 KiB and as many
-// of 8 bytes for each of u and G_u), a column one a chunk.
-template <class Move>
-void by_chunk_columns(const std::vector<std::size_t>& start, const std::vector<std::size_t>& count,
-                      std::size_t chunk_x, double* values, bool to_file, Move move) {
-  const std::size_t width = count.size() == 3 ? count[2] : 0;
-  if (width == 0 || chunk_x == 0 || (start[2] % chunk_x) + width <= chunk_x) return move(start, count, values);
-  const std::size_t rows = count[0] * count[1];
-  std::vector<double> column;
-  for (std::size_t x = start[2]; x < start[2] + width;) {
-    const std::size_t end = std::min(start[2] + width, (x / chunk_x + 1) * chunk_x), w = end - x;
-    column.resize(rows * w);
-    const std::size_t from = x - start[2];
-    if (to_file)
-      for (std::size_t r = 0; r < rows; ++r) std::copy_n(values + r * width + from, w, column.data() + r * w);
-    move({start[0], start[1], x}, {count[0], count[1], w}, column.data());
-    if (!to_file)
-      for (std::size_t r = 0; r < rows; ++r) std::copy_n(column.data() + r * w, w, values + r * width + from);
-    x = end;
-  }
-}
-}  // namespace
-
-void write_pieces(const NcVar& var, const Checkpoint& c, std::size_t i, const std::vector<Piece>& pieces,
-                  std::size_t chunk_x) {
-  double* values = const_cast<double*>(c.arrays[i].values.data());  // read, never written (to_file)
-  for (const Piece& p : pieces)
-    by_chunk_columns(p.start, p.count, chunk_x, values + p.offset, true,
-                     [&](const std::vector<std::size_t>& s, const std::vector<std::size_t>& n, double* v) {
-                       var.putVar(s, n, v);
-                     });
+void write_pieces(const NcVar& var, const Checkpoint& c, std::size_t i, const std::vector<Piece>& pieces) {
+  for (const Piece& p : pieces) var.putVar(p.start, p.count, c.arrays[i].values.data() + p.offset);
 }
 
 // Each array's checksum: one writer's whole arrays.
@@ -418,7 +383,7 @@ void define_and_write(int ncid, const Checkpoint& c, Writeback& written) {
   for (std::size_t i = 0, f = 0; i < c.arrays.size(); ++i) {
     const bool flat_array = c.arrays[i].stagger == CheckpointArray::flat_array;
     const ArrayLayout layout = layout_of(c, i, flat_array ? flat[f++] : 0, Cuts{});
-    write_pieces(vars[i], c, i, pieces_of(c, i, layout, nullptr, true), flat_array ? 0 : layout.chunk.back());
+    write_pieces(vars[i], c, i, pieces_of(c, i, layout, nullptr, true));
     written.start();
   }
 }
@@ -916,19 +881,10 @@ Checkpoint read_checkpoint_part(const std::string& path, const CheckpointBlock* 
       // to its default 16 MiB of them besides).
       nc_set_var_chunk_cache(file.ncid, v.getId(), 0, 0, 0.75f);
       try {
-        if (!arr.values.empty()) {
-          // A chunk column along x at a time (by_chunk_columns says why).
-          int storage = NC_CONTIGUOUS;
-          std::size_t chunks[3] = {0, 0, 0};
-          const bool chunked = nc_inq_var_chunking(file.ncid, v.getId(), &storage, chunks) == NC_NOERR &&
-                               storage == NC_CHUNKED;
-          by_chunk_columns({std::size_t(box.lo[2]), std::size_t(box.lo[1]), std::size_t(box.lo[0])},
-                           {std::size_t(box.extent(2)), std::size_t(box.extent(1)), std::size_t(box.extent(0))},
-                           chunked ? chunks[2] : 0, arr.values.data(), false,
-                           [&](const std::vector<std::size_t>& s, const std::vector<std::size_t>& n, double* values) {
-                             v.getVar(s, n, values);
-                           });
-        }
+        if (!arr.values.empty())
+          v.getVar({std::size_t(box.lo[2]), std::size_t(box.lo[1]), std::size_t(box.lo[0])},
+                   {std::size_t(box.extent(2)), std::size_t(box.extent(1)), std::size_t(box.extent(0))},
+                   arr.values.data());
       } catch (const NcException& ex) {
         r.damaged("cannot read array '" + name + "': " + nc_reason(ex));
       }

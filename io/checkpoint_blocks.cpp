@@ -290,9 +290,7 @@ void write_checkpoint(const std::string& path, Checkpoint mine, const Checkpoint
                                          return std::any_of(p.count.begin(), p.count.end(), [](std::size_t n) { return n == 0; });
                                        }),
                         pieces[i].end());
-      // Independent puts may differ in number: then a chunk column at a time.
-      const bool columns = layouts[i].own_chunks && c.arrays[i].stagger != CheckpointArray::flat_array;
-      write_pieces(vars[i], c, i, pieces[i], columns ? layouts[i].chunk.back() : 0);
+      write_pieces(vars[i], c, i, pieces[i]);
       writeback.start();
     }
   } catch (const NcException& e) {

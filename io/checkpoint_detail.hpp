@@ -92,10 +92,7 @@ std::vector<Piece> pieces_of(const Checkpoint& c, std::size_t i, const ArrayLayo
 // "" when every piece lies inside its array and within its values.
 std::string check_pieces(const Checkpoint& c, std::size_t i, const ArrayLayout& layout,
                          const std::vector<Piece>& pieces);
-// The puts, one chunk column along x at a time where chunk_x is not 0 and a piece spans
-// several (each rank's puts independent, or one writer's: the number of puts differs).
-void write_pieces(const NcVar& var, const Checkpoint& c, std::size_t i, const std::vector<Piece>& pieces,
-                  std::size_t chunk_x = 0);
+void write_pieces(const NcVar& var, const Checkpoint& c, std::size_t i, const std::vector<Piece>& pieces);
 
 // An upper bound on the file's bytes (checkpoint_bytes) with chunks within the blocks of `cuts`.
 std::uintmax_t checkpoint_bytes(const Checkpoint& c, const Cuts& cuts);
