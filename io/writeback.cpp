@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,7 @@ struct Writeback::State {
   std::condition_variable wake;
   bool requested = false, stopping = false;
   long starts = 0;
+  bool deferring = false;  // some of its descriptors are in the registry
   std::thread thread;
 
   void request() {
@@ -60,6 +62,10 @@ std::vector<Deferred>& registry() {
   static std::vector<Deferred> r;
   return r;
 }
+// The registry's size, read without the lock: a process that defers nothing (one rank's run,
+// and the child a one-rank checkpoint forks, which may inherit the mutex locked by another
+// thread) never takes the lock.
+std::atomic<int> deferred_count{0};
 }  // namespace
 
 Writeback::Writeback(const std::string& path) : s_(std::make_shared<State>()) {
@@ -107,22 +113,29 @@ void Writeback::defer_syncs(const std::vector<int>& descriptors) {
   std::lock_guard<std::mutex> lock(registry_mutex);
   for (int fd : descriptors) {
     struct stat st {};
-    if (::fstat(fd, &st) == 0 && st.st_dev == s_->dev && st.st_ino == s_->ino)
+    if (::fstat(fd, &st) == 0 && st.st_dev == s_->dev && st.st_ino == s_->ino) {
       registry().push_back({fd, st.st_dev, st.st_ino, s_});
+      deferred_count.fetch_add(1, std::memory_order_release);
+      s_->deferring = true;
+    }
   }
 }
 
 void Writeback::end_deferral() {
+  if (!s_->deferring) return;
   std::lock_guard<std::mutex> lock(registry_mutex);
   auto& r = registry();
-  r.erase(std::remove_if(r.begin(), r.end(), [&](const Deferred& d) { return d.state == s_; }), r.end());
+  const auto gone = std::remove_if(r.begin(), r.end(), [&](const Deferred& d) { return d.state == s_; });
+  deferred_count.fetch_sub(int(r.end() - gone), std::memory_order_release);
+  r.erase(gone, r.end());
+  s_->deferring = false;
 }
 
 bool writeback_hooks::fsync(int fd, int* result) {
+  if (deferred_count.load(std::memory_order_acquire) == 0) return false;
   std::shared_ptr<Writeback::State> state;
   {
     std::lock_guard<std::mutex> lock(registry_mutex);
-    if (registry().empty()) return false;
     struct stat st {};
     for (const Deferred& d : registry())
       if (d.fd == fd && ::fstat(fd, &st) == 0 && st.st_dev == d.dev && st.st_ino == d.ino) state = d.state;
