@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Issue 14's scaling runs on one multi-GPU machine of the device tool (nvidia-h200-x4 or -x2),
 # from the repository root with .devpack carried (tools/h200_pack.sh):
-#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [gather] [same] [output] [checkpoint] [disk]
+#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [walled] [gather] [same] [output] [checkpoint] [disk]
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
 # weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256), the box grown
 #   with the grid ([-1,1]^2, [-2,2]x[-1,1], [-2,2]^2 by [-0.5,0.5]: every run has the cells of
 #   the one-GPU run, h = 1/256 on every axis; a fixed box would refine x and y alone, and the
 #   multigrid's point smoother needs more cycles on such flattened cells);
+# walled: the lock exchange (cases/lock_exchange.json, walls on every side) at 256^3 and 512^3
+#   with the direct solve on 1, 2 and 4 GPUs (its cosine transforms on the ranks' z slabs);
 # gather: 512x512x256 multigrid on the most of GPUS with pressure.agglomerate_below 16, 32,
 #   64 and 128 (how deep the levels stay on the ranks before rank 0 takes them);
 # same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) with fft and
@@ -44,7 +46,7 @@ bench() {  # tag np grid solver steps [--set key=value ...]
   [ "$solver" = multigrid ] && set -- "$@" --set pressure.check_interval=1 --set pressure.cpu_coarse_cells=0
   local exe=$bin/bouss
   [[ $tag == *-base ]] && exe="env LD_LIBRARY_PATH=$BASE/lib:$LD_LIBRARY_PATH $BASE/bin/bouss"
-  mpirun -np "$np" --oversubscribe $exe bench cases/rayleigh_benard_ra1e7.json --backend cuda --from rest \
+  mpirun -np "$np" --oversubscribe $exe bench "${bench_case:-cases/rayleigh_benard_ra1e7.json}" --backend cuda --from rest \
     --set "grid.n=$grid" --set "pressure.solver=\"$solver\"" --set pressure.tolerance=1e-8 --steps "$steps" \
     --warmup 3 --json "$@" 2> "$out/err.txt" > "$out/one.json"
   if ! /usr/bin/env python3 - "$out/one.json" "$tag" "$np" "$grid" "$solver" "$*" >> "$out/scaling.jsonl" <<'PY'
@@ -85,6 +87,13 @@ if has weak; then
       for t in $tags; do
         [ "$np" = 1 ] && [ $t = -base ] || bench "weak${t/main/}" "$np" "$grid" "$solver" 10 --set "grid.extent=$box"
       done
+    done
+  done
+fi
+if has walled; then  # the lock exchange (walls everywhere: cosine transforms on the slabs), the direct solve
+  for grid in "[256,256,256]" "[512,512,512]"; do
+    for np in $gpus; do
+      bench_case=cases/lock_exchange.json bench walled "$np" "$grid" direct 10
     done
   done
 fi

@@ -29,9 +29,9 @@ BOUSS_HD inline R& real_part(R& v) {
 }
 
 // Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/round_trip,
-// the transforms' unnormalized round trip: the rows are -L's): mi columns by nj rows of modes
-// (rows j0 .. j0 + nj of the whole grid's, every one on one rank; a band of them under
-// several: solver/direct/slab_transform.hpp), x fastest, then the rows, then z. `eigen(i, j)` is
+// the transforms' unnormalized round trip: the rows are -L's): the modes m0 .. m0 + count of
+// a plane of mi columns (mode m = i + mi j; every one on one rank, a band of them under
+// several: solver/direct/slab_transform.hpp), mode fastest, then z. `eigen(i, j)` is
 // the mode's horizontal eigenvalue (at most 0). V: Complex<R> (the periodic plane FFT's
 // spectrum) or R (a walled box's real-to-real one). With `inv` (each line's reciprocal pivots,
 // stored once by factor_modes) the sweeps divide nowhere (thomas_sweeps_factored: what counts
@@ -40,7 +40,7 @@ BOUSS_HD inline R& real_part(R& v) {
 // first (written to *b_mean, in plane sums of `sums` a value: 2 along each axis a cosine
 // transform takes) and the solution's after, so neither b nor x needs a pass.
 template <class R, class V, class Eigen>
-void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int j0, int nj,
+void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int m0, int count,
                  const Eigen& eigen, double round_trip, double sums, V* spec, R* c, const R* inv, double* b_mean) {
   const std::array<int, 3> n = g.global_n();
   const int nz = n[2];
@@ -48,15 +48,15 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   const ZView<double> zd = g.z_view<double>(be);
   const double height = g.length(2), plane = double(n[0]) * n[1] * sums;
   const R scale = R(-1.0 / round_trip);
-  const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
+  const std::ptrdiff_t stride = count;
   const signed char lo = self.lo[2], hi = self.hi[2];
   // Blocks of 64: a few thousand lines (a 2D box's) fill 32 multiprocessors, not 8.
-  for_each<0, 64>(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int jb, int) {
-    const int j = j0 + jb;
+  for_each<0, 64>(be, Box{{0, 0, 0}, {count, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
+    const int i = (m0 + mb) % mi, j = (m0 + mb) / mi;
     const R lambda = R(-eigen(i, j));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = i + std::ptrdiff_t(mi) * jb;
+    const std::ptrdiff_t base = mb;
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
@@ -84,17 +84,19 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   }, "fourier mode solves");
 }
 
-// The reciprocal pivots of each mode's line (solve_modes' inv), once: the rows never change.
+// The reciprocal pivots of each mode's line (solve_modes' inv, the same modes), once: the
+// rows never change.
 template <class R, class Eigen>
-void factor_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int nj,
+void factor_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int m0, int count,
                   const Eigen& eigen, R* inv) {
   const int nz = g.global_n()[2];
   const ZView<R> z = g.z_view<R>(be);
-  const std::ptrdiff_t stride = std::ptrdiff_t(mi) * nj;
+  const std::ptrdiff_t stride = count;
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {mi, nj, 1}}, [=] BOUSS_HD(int i, int j, int) {
+  for_each(be, Box{{0, 0, 0}, {count, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
+    const int i = (m0 + mb) % mi, j = (m0 + mb) / mi;
     const FourierRows<R> rows{z, nz, R(-eigen(i, j)), lo, hi, singular && i == 0 && j == 0};
-    thomas_factor_line<R>(nz, rows, inv, i + std::ptrdiff_t(mi) * j, stride);
+    thomas_factor_line<R>(nz, rows, inv, mb, stride);
   }, "fourier mode factors");
 }
 
@@ -156,30 +158,55 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
   // A stretched x or y has no fast transform: its eigenbasis (and so the other axis's too).
-  if (eigenbases || grid.stretched_horizontally()) {
-    if (grid.decomposition && !backend.ranks().alone())
-      throw std::logic_error("direct pressure solver: the eigenbases' products take the whole grid, not a block");
-    const std::array<AxisEigenbasis, 2> bases{axis_eigenbasis(grid.faces(0), kinds_[0]),
-                                              axis_eigenbasis(grid.faces(1), kinds_[1])};
+  const bool eigen = eigenbases || grid.stretched_horizontally();
+  std::array<AxisEigenbasis, 2> bases;
+  if (eigen) bases = {axis_eigenbasis(grid.faces(0), kinds_[0]), axis_eigenbasis(grid.faces(1), kinds_[1])};
+  const std::array<int, 3> n = grid.global_n();
+  if (grid.decomposition && !backend.ranks().alone()) {
+    // Cut over ranks: the same plane transforms on z slabs of whole planes, the mode solves on
+    // this rank's band of modes (solver/direct/slab_transform.hpp).
+    typename SlabTransform<R>::MakeR2R make_r2r;
+    const std::array<AxisTransform, 2> kinds = kinds_;
+    if (eigen)
+      make_r2r = [backend, bases](const Layout& slab) -> std::unique_ptr<PlaneR2R<R>> {
+        return std::make_unique<PlaneEigen<R>>(backend, slab, bases);
+      };
+    else if (walled())
+      make_r2r = [backend, kinds](const Layout& slab) -> std::unique_ptr<PlaneR2R<R>> {
+        return std::make_unique<PlaneCosine<R>>(backend, slab, kinds);
+      };
+    slabs_ = std::make_unique<SlabTransform<R>>(backend, grid, make_r2r);
+    const std::size_t lines = std::size_t(slabs_->modes()) * n[2];
+    band_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(slabs_->band_values(), 1) * sizeof(R)));
+    if (eigen) {
+      std::vector<double> table(bases[0].eigenvalues);
+      table.insert(table.end(), bases[1].eigenvalues.begin(), bases[1].eigenvalues.end());
+      eigenvalues_ = static_cast<double*>(backend.allocate(table.size() * sizeof(double)));
+      copy_bytes(eigenvalues_, backend, table.data(), Backend::cpu(), table.size() * sizeof(double));
+    }
+    if (eigen || walled()) {
+      factor_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(lines, 1) * sizeof(R)));
+      if (eigen)
+        factor_modes(backend, grid_, self_, bc.singular(), n[0], slabs_->m0(), slabs_->modes(),
+                     TableEigen{eigenvalues_, eigenvalues_ + n[0]}, factor_);
+      else
+        factor_modes(backend, grid_, self_, bc.singular(), n[0], slabs_->m0(), slabs_->modes(),
+                     AxisEigen{kinds_[0], kinds_[1], n[0], n[1], 1 / (grid.h[0] * grid.h[0]), 1 / (grid.h[1] * grid.h[1])},
+                     factor_);
+    } else {
+      band_c_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(lines, 1) * sizeof(R)));
+    }
+  } else if (eigen) {
     eigen_ = std::make_unique<PlaneEigen<R>>(backend, grid.layout, bases);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
-    const std::array<int, 3> n = grid.global_n();
-    factor_modes(backend, grid_, self_, bc.singular(), n[0], n[1], TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)},
-                 factor_);
+    factor_modes(backend, grid_, self_, bc.singular(), n[0], 0, n[0] * n[1],
+                 TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, factor_);
   } else if (walled()) {
-    // Cut over ranks, a walled box is solved whole on rank 0 (the registry's solves_on_blocks).
-    if (grid.decomposition && !backend.ranks().alone())
-      throw std::logic_error("direct pressure solver: the cosine transforms take the whole grid, not a block");
     cosine_ = std::make_unique<PlaneCosine<R>>(backend, grid.layout, kinds_);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
-    const std::array<int, 3> n = grid.global_n();
-    factor_modes(backend, grid_, self_, bc.singular(), n[0], n[1],
+    factor_modes(backend, grid_, self_, bc.singular(), n[0], 0, n[0] * n[1],
                  AxisEigen{kinds_[0], kinds_[1], n[0], n[1], 1 / (grid.h[0] * grid.h[0]), 1 / (grid.h[1] * grid.h[1])},
                  factor_);
-  } else if (grid.decomposition && !backend.ranks().alone()) {
-    slabs_ = std::make_unique<SlabTransform<R>>(backend, grid);
-    band_ = static_cast<Complex<R>*>(backend.allocate(slabs_->band_size() * sizeof(Complex<R>)));
-    band_c_ = static_cast<R*>(backend.allocate(slabs_->band_size() * sizeof(R)));
   } else {
     fft_ = make_plane_fft<R>(backend, grid.layout);
   }
@@ -197,19 +224,24 @@ template <class R>
 FourierSolver<R>::~FourierSolver() {
   backend_.deallocate(b_mean_);
   if (band_) backend_.deallocate(band_);
+  if (eigenvalues_) backend_.deallocate(eigenvalues_);
   if (band_c_) backend_.deallocate(band_c_);
   if (factor_) backend_.deallocate(factor_);
 }
 
 template <class R>
-double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent) {
+double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent, bool real_spectrum,
+                                         bool eigenbases) {
   double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
-  if (grid.decomposition && grid.decomposition->ranks() > 1) {  // the slab, and this rank's band with its c'
+  if (grid.decomposition && grid.decomposition->ranks() > 1) {
+    // The slab, this rank's band with its c' (complex) or its lines' pivots (real), the
+    // eigenvalues' table.
     const std::array<int, 3> n = grid.global_n();
-    const int rank = grid.decomposition->rank;
-    const std::vector<int> rows = Decomposition::cuts(n[1], grid.decomposition->ranks());
-    const double band = double(n[0] / 2 + 1) * (rows[rank + 1] - rows[rank]) * n[2];
-    bytes += SlabTransform<R>::estimate_memory(grid, value_bytes) + 3 * band * value_bytes;
+    const int columns = real_spectrum ? n[0] : n[0] / 2 + 1;
+    const double lines = std::max(1.0, double(SlabTransform<R>::band_modes(grid, columns)) * n[2]);
+    bytes += SlabTransform<R>::estimate_memory(grid, value_bytes, real_spectrum) +
+             (real_spectrum ? 2.0 : 3.0) * lines * value_bytes +
+             (eigenbases ? double(n[0] + n[1]) * sizeof(double) : 0.0);
   }
   return bytes;
 }
@@ -248,23 +280,45 @@ LentArrays<R> FourierSolver<R>::arrays(const LentArrays<R>& lent) {
 template <class R>
 void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays) {
   // One rank's spectrum and c' in the first two arrays; under ranks the band's, its own.
-  Complex<R>* const spectrum = slabs_ ? band_ : reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
-  R* const c = slabs_ ? band_c_ : work_arrays.fields[1]->data();
+  Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
+  R* const c = work_arrays.fields[1]->data();
   Field<R>& work = *work_arrays.fields[2];
   const bool singular = bc_.singular();
   const std::ptrdiff_t origin = grid_.layout.origin;
-  const int j0 = slabs_ ? slabs_->j0() : 0, nj = slabs_ ? slabs_->nj() : grid_.layout.n[1];
   const std::array<int, 3> n = grid_.global_n();
   const double rx2 = 1 / (grid_.h[0] * grid_.h[0]), ry2 = 1 / (grid_.h[1] * grid_.h[1]);
+  // The walled box's transforms' round trip, and its (0, 0) mode's plane sums a value (2 along
+  // each axis a cosine transform takes); the eigenbases' (0, 0) mode, the plane integral over
+  // sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
+  const double walled_round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
+  const double walled_sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
+  const Grid whole = grid_.whole();
+  const double eigen_sums = std::sqrt(whole.length(0) * whole.length(1)) / (double(n[0]) * n[1]);
+  const AxisEigen axis_eigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2};
+  const PeriodicEigen periodic_eigen{n[0], n[1], rx2, ry2};
   // The field f's solve into g (x, or the refinement's correction in place of its residual).
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
+    if (slabs_) {  // the plane transforms on the slabs, the mode solves on this rank's band
+      slabs_->forward(f, band_);
+      const int m0 = slabs_->m0(), count = slabs_->modes();
+      if (eigenvalues_)
+        solve_modes(backend_, grid_, self_, singular, n[0], m0, count, TableEigen{eigenvalues_, eigenvalues_ + n[0]}, 1.0,
+                    eigen_sums, band_, static_cast<R*>(nullptr), factor_, mean);
+      else if (walled())
+        solve_modes(backend_, grid_, self_, singular, n[0], m0, count, axis_eigen, walled_round_trip, walled_sums, band_,
+                    static_cast<R*>(nullptr), factor_, mean);
+      else
+        solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, m0, count, periodic_eigen, double(n[0]) * n[1], 1.0,
+                    reinterpret_cast<Complex<R>*>(band_), band_c_, static_cast<const R*>(nullptr), mean);
+      if (singular) share_mean(mean);
+      slabs_->inverse(band_, g);
+      return;
+    }
     if (eigen_) {  // the second array stages the products; the first holds the real spectrum
       R* const real = work_arrays.fields[0]->data();
       eigen_->forward(f.data() + origin, c, real);
-      // The (0, 0) mode is the plane integral over sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
-      const double sums = std::sqrt(grid_.length(0) * grid_.length(1)) / (double(n[0]) * n[1]);
-      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1],
-                  TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, sums, real,
+      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[0] * n[1],
+                  TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, eigen_sums, real,
                   static_cast<R*>(nullptr), factor_, mean);
       eigen_->inverse(real, c, g.data() + origin);
       return;
@@ -272,21 +326,16 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
     if (cosine_) {  // the second array stages the planes, then holds the real spectrum
       cosine_->to_half_spectrum(f.data() + origin, c, spectrum);
       cosine_->to_real_spectrum(spectrum, c);
-      const double round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
-      const double sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
-      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[1], AxisEigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2},
-                  round_trip, sums, c, static_cast<R*>(nullptr), factor_, mean);
+      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[0] * n[1], axis_eigen, walled_round_trip, walled_sums, c,
+                  static_cast<R*>(nullptr), factor_, mean);
       cosine_->from_real_spectrum(c, spectrum);
       cosine_->from_half_spectrum(spectrum, c, g.data() + origin);
       return;
     }
-    if (slabs_) slabs_->forward(f, spectrum);
-    else fft_->forward(f.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, j0, nj, PeriodicEigen{n[0], n[1], rx2, ry2},
+    fft_->forward(f.data() + origin, spectrum);
+    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, 0, (n[0] / 2 + 1) * n[1], periodic_eigen,
                 double(n[0]) * n[1], 1.0, spectrum, c, static_cast<const R*>(nullptr), mean);
-    if (singular) share_mean(mean);
-    if (slabs_) slabs_->inverse(spectrum, g);
-    else fft_->inverse(spectrum, g.data() + origin);
+    fft_->inverse(spectrum, g.data() + origin);
   };
   if (index == 0) {
     solve_field(b, x, b_mean_);
@@ -342,7 +391,7 @@ SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, 
 template <class R>
 double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double cells = double(grid_.layout.cells());
-  const double spectrum = 2.0 * double(slabs_ ? slabs_->band_size() : spectrum_size(grid_.layout));
+  const double spectrum = 2.0 * double(spectrum_size(grid_.layout));
   // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
   const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
   // A walled box: the reorder each way (a field read and written); the orbit maps each way
@@ -352,7 +401,12 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   // Eigenbases: each product reads a field's worth and writes one (two a direction), the
   // mode solves as a walled box's (the matrices stay in cache).
   const double eigen_solves = 4 * cells + 6 * cells + 4 * cells;
-  const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + mode_solves
+  // Under ranks: the transposes and the slab's plane transforms (a real-to-real one's counted
+  // as the FFT's: its reorders and orbit maps left out), and the band's mode solves (a real
+  // band's through its pivots, as a walled box's; a complex one's as mode_solves).
+  const double band = slabs_ ? double(slabs_->band_values()) : 0.0;
+  const double band_solves = (eigenvalues_ || walled()) ? 6 * band : 5 * band;
+  const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + band_solves
                             : eigen_  ? eigen_solves
                             : cosine_ ? 2 * cells + (cells + spectrum) + walled_solves + (spectrum + cells) + 2 * cells
                                       : (cells + spectrum) + mode_solves + (spectrum + cells);

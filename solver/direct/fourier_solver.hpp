@@ -6,9 +6,9 @@
 // folds them; the (0, 0) mode pinned where the problem is singular), and the inverse
 // transforms into x. It solves the same discrete equations as the multigrids (the
 // cell-centred 7-point Laplacian, the stretched z's finite volumes) exactly, to round-off, in
-// one pass: its one "iteration". On a grid cut over ranks a periodic box's transforms are
-// transposed through z slabs and bands of modes (solver/direct/slab_transform.hpp); a walled
-// box is solved whole on rank 0 (the registry's solves_on_blocks).
+// one pass: its one "iteration". On a grid cut over ranks every box's plane transforms run on
+// z slabs of whole planes and its mode solves on bands of modes, any rank count
+// (solver/direct/slab_transform.hpp).
 #pragma once
 
 #include <memory>
@@ -63,10 +63,13 @@ class FourierSolver final : public PressureSolver<R> {
   // A walled box's also the reorders each way and the orbit map back (bytes_per_solve's body).
   double bytes_per_solve(const SolveStats& s) const override;
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
-  // arrays are lent (a walled box's stored pivots are fourier_type's to count); the
-  // transforms' work area is plane_fft_work_bytes. On a block of a grid
-  // cut over ranks, also its slab, slab spectrum, band and the transposes' messages.
-  static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent);
+  // arrays are lent (one rank's walled box's stored pivots are fourier_type's to count); the
+  // transforms' work area is plane_fft_work_bytes. On a block of a grid cut over ranks, also
+  // its slab, slab spectrum, band (real where a horizontal axis is walled or goes through its
+  // eigenbasis) with its c' or pivots, the eigenbases' eigenvalues and the transposes' messages
+  // (the slab's plane transforms' own arrays and work area are fourier_type's to count).
+  static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent, bool real_spectrum = false,
+                                bool eigenbases = false);
   // Why it cannot solve on this grid (walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the registry entry's rule (solver/direct/fourier_type.cpp)
   // and the constructor's, which also refuses walls with data.
@@ -84,13 +87,16 @@ class FourierSolver final : public PressureSolver<R> {
   std::unique_ptr<PlaneCosine<R>> cosine_;
   // The horizontal axes through their eigenbases (the whole grid, on one rank).
   std::unique_ptr<PlaneEigen<R>> eigen_;
-  R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values: the rows never change)
+  R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values, or the band's: the rows never change)
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
-  // with its c' (solver/direct/slab_transform.hpp), its own memory.
+  // (solver/direct/slab_transform.hpp: complex values of a periodic box, real ones of a
+  // walled or stretched one), with its c' (periodic) or its lines' pivots (in factor_), its
+  // own memory; the eigenbases' eigenvalues (x's, then y's) where the axes go through them.
   std::unique_ptr<SlabTransform<R>> slabs_;
-  Complex<R>* band_ = nullptr;
+  R* band_ = nullptr;
   R* band_c_ = nullptr;
+  double* eigenvalues_ = nullptr;
   void share_mean(double* at) const;
   double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)

@@ -25,22 +25,21 @@ class FourierType final : public SolverType {
     if (g.periodic_x && g.periodic_y) return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
     return "walls in z and in x or y: one direct solve, cosine transforms along the walled axes";
   }
-  // The periodic planes through the slab transposes; a walled box whole on rank 0.
-  bool solves_on_blocks(const PressureGrid& g, int ranks) const override {
-    return g.periodic_x && g.periodic_y && !g.stretched_xy && SlabTransform<double>::applies(g.n, ranks);
-  }
-  std::string gathered_because() const override {
-    return "its transposes need x and y periodic, a z level and a y row per rank";
-  }
+  // Every box through the slab transposes, on any rank count.
+  bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
+  std::string gathered_because() const override { return "never"; }
   bool starts_from_guess() const override { return false; }
   const char* iteration_unit() const override { return "passes"; }
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
+    const char* transposed = "; transposed through z slabs and bands of modes over the ranks (two all-to-alls each "
+                             "way a pass)";
     if (c.pressure.stretched_xy)
       return fmt::format("direct solve (x and y through their eigenbases as {} matrix products, a tridiagonal solve "
-                         "per horizontal mode){}",
-                         c.backend.is_cuda() ? "cuBLAS" : "BLAS", c.single() ? " (fp32)" : " (fp64)");
+                         "per horizontal mode){}{}",
+                         c.backend.is_cuda() ? "cuBLAS" : "BLAS", c.single() ? " (fp32)" : " (fp64)",
+                         c.ranks() && !gathered ? transposed : "");
     const char* library = c.backend.is_cuda() ? "cuFFT" : "FFTW";
     const auto kind = [](bool periodic) { return periodic ? "Fourier" : "cosine (walls)"; };
     const std::string method =
@@ -49,35 +48,44 @@ class FourierType final : public SolverType {
             : fmt::format("direct solve ({} transforms, x {}, y {}", library, kind(c.pressure.periodic_x),
                           kind(c.pressure.periodic_y));
     return fmt::format("{}, a tridiagonal solve per horizontal mode){}{}", method, c.single() ? " (fp32)" : " (fp64)",
-                       c.ranks() && !gathered ? "; transposed through z slabs and bands of modes over the ranks (two "
-                                                "all-to-alls each way a pass)"
-                                              : "");
+                       c.ranks() && !gathered ? transposed : "");
   }
   bool fixed_passes(const SolverContext&) const override { return true; }
-  // The plane transforms' work area: of the block, or of this rank's slab.
+  // The plane transforms' work area: of the block, or of this rank's slab (none where it
+  // holds no level), with a real-to-real one's own arrays there.
   std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {
-    const Layout planes = grid.decomposition && grid.decomposition->ranks() > 1 ? SlabTransform<double>::slab_layout(grid)
-                                                                                : grid.layout;
+    const bool cut = grid.decomposition && grid.decomposition->ranks() > 1;
+    const Layout planes = cut ? SlabTransform<double>::slab_layout(grid) : grid.layout;
+    const bool has_planes = planes.n[2] > 0;
     // Gathered onto rank 0 (solver/gathered_solver.hpp) it solves without lent arrays (its own),
     // on a grid of its own (its own z tables).
     const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
-    const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent) +
-                       (lent ? 0.0 : stencil_table_bytes(grid.layout, c.pressure.stretched_xy));
+    const bool stretched = c.pressure.stretched_xy, walled = !c.pressure.periodic_x || !c.pressure.periodic_y;
+    const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent, stretched || walled, stretched) +
+                       (lent ? 0.0 : stencil_table_bytes(grid.layout, stretched));
+    // One rank's mode lines' stored reciprocal pivots (a value per cell); under ranks the
+    // band's, in `own`, and the slab's plane transform's own arrays: the eigenbases' staging
+    // array, the cosine transforms' staging array and half spectrum.
+    const double cells = double(planes.cells()) * c.value_bytes;
+    const double pivots = cut ? 0.0 : double(grid.layout.cells()) * c.value_bytes;
     // Stretched x or y: the eigenbases' matrices and the products' work area, the pivots.
-    if (c.pressure.stretched_xy)
-      return {own + double(grid.layout.cells()) * c.value_bytes +
-                  (c.single() ? PlaneEigen<float>::work_bytes(c.backend, grid.layout)
-                              : PlaneEigen<double>::work_bytes(c.backend, grid.layout)),
+    if (stretched)
+      return {own + pivots + (cut ? cells : 0.0) +
+                  (!has_planes ? 0.0
+                   : c.single() ? PlaneEigen<float>::work_bytes(c.backend, planes)
+                                : PlaneEigen<double>::work_bytes(c.backend, planes)),
               0.0};
-    // A walled box: the plane transforms' work area (their staging array is c''s) and the
-    // mode lines' stored reciprocal pivots (a value per cell).
-    if (!c.pressure.periodic_x || !c.pressure.periodic_y)
-      return {own + double(grid.layout.cells()) * c.value_bytes +
-                  double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, grid.layout)
-                                    : PlaneCosine<double>::work_bytes(c.backend, grid.layout)),
+    // A walled box: the plane transforms' work area (one rank's staging array is c''s) and the
+    // pivots.
+    if (walled)
+      return {own + pivots + (cut ? cells + 2.0 * double(spectrum_size(planes)) * c.value_bytes : 0.0) +
+                  (!has_planes ? 0.0
+                   : double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, planes)
+                                       : PlaneCosine<double>::work_bytes(c.backend, planes))),
               0.0};
-    return {own + double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
-                                  : plane_fft_work_bytes<double>(c.backend, planes)),
+    return {own + (!has_planes ? 0.0
+                   : double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
+                                       : plane_fft_work_bytes<double>(c.backend, planes))),
             0.0};
   }
   std::unique_ptr<PressureSolver<double>> make_double(const Backend& b, const Grid& g, const FieldBC& bc,

@@ -1,15 +1,18 @@
-// The horizontal transforms of the Fourier-tridiagonal solver (solver/direct/fourier_solver.hpp) on
-// a grid cut over ranks in x and y (pencils of whole z columns): each rank's block goes to
-// z slabs of whole x-y planes (an all-to-all), the planes are transformed there
-// (solver/direct/plane_fft.hpp), and the spectrum goes to pencils of modes, each rank holding every
-// z level of a band of rows j0 .. j0 + nj of the (nx/2 + 1) x ny modes (a second all-to-all),
-// where the tridiagonal mode solves need whole lines; the inverse retraces both. Two
-// transposes each way per pass, as paper 001's distributed solvers have. The slabs cut z and
-// the bands cut y with Decomposition::cuts, so nz and ny must each have a level or row for
-// every rank (SlabTransform::applies).
+// The horizontal transforms of the direct solve (solver/direct/fourier_solver.hpp) on a grid
+// cut over ranks in x and y (pencils of whole z columns): each rank's block goes to z slabs
+// of whole x-y planes (an all-to-all), the planes are transformed there by the one-rank
+// plane transform of the box (a periodic box's half-spectrum FFT, solver/direct/plane_fft.hpp;
+// a walled box's cosine transforms, plane_cosine.hpp; stretched axes' eigenbases,
+// plane_eigen.hpp), and the spectrum goes to bands of modes, each rank holding every z level
+// of a range of the plane's modes (a second all-to-all), where the tridiagonal mode solves
+// need whole lines; the inverse retraces both. Two transposes each way per pass, as paper
+// 001's distributed solvers have. The slabs and the bands are even cuts of the levels and of
+// the modes (even_cuts): a rank may hold no level (more ranks than z levels) or no mode, and
+// rank 0 holds mode 0, so every grid can be transposed on every rank count.
 #pragma once
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -22,45 +25,58 @@ namespace bouss {
 template <class R>
 class SlabTransform {
  public:
+  // The plane transform of the slab's planes, made for the slab's layout: a real-to-real one
+  // (cosine, eigenbases), or none for the periodic box's half-spectrum FFT.
+  using MakeR2R = std::function<std::unique_ptr<PlaneR2R<R>>(const Layout& slab)>;
   // part: this rank's block (Grid::part); the backend's ranks are those of the decomposition.
-  SlabTransform(const Backend& backend, const Grid& part);
+  SlabTransform(const Backend& backend, const Grid& part, MakeR2R make_r2r = nullptr);
   ~SlabTransform();
   SlabTransform(const SlabTransform&) = delete;
   SlabTransform& operator=(const SlabTransform&) = delete;
-  // Whether a grid of n cells can be transposed so over `ranks` ranks.
-  static bool applies(const std::array<int, 3>& n, int ranks) { return ranks <= n[1] && ranks <= n[2]; }
 
-  // The band of mode rows this rank holds, and its spectrum's size in complex values
-  // ((nx/2 + 1) nj nz, x fastest, then the band's rows, then z).
-  int j0() const { return j0_; }
-  int nj() const { return nj_; }
-  std::size_t band_size() const { return std::size_t(mx_) * nj_ * nz_; }
-  // f's interior (this rank's block; ghosts not read) -> the band's spectrum (unnormalized,
-  // as PlaneFft). Collective.
-  void forward(const Field<R>& f, Complex<R>* band);
+  // The first index of each of `parts` pieces of n, and n: as even as can be, the first ones
+  // the longer, so piece 0 is not empty where n is not 0 (some are where n < parts).
+  static std::vector<int> even_cuts(int n, int parts);
+
+  // A plane's modes: columns() a row ((nx/2 + 1) complex values, or nx real ones), ny rows;
+  // mode m = i + columns() j. This rank's band: modes m0() .. m0() + modes() of every level,
+  // values_per_mode() values of R each (2: complex), mode fastest, then z.
+  int columns() const { return columns_; }
+  int m0() const { return m0_; }
+  int modes() const { return modes_; }
+  int values_per_mode() const { return real_ ? 1 : 2; }
+  std::size_t band_values() const { return std::size_t(values_per_mode()) * modes_ * nz_; }
+  // f's interior (this rank's block; ghosts not read) -> the band's spectrum (as the plane
+  // transform gives it). Collective.
+  void forward(const Field<R>& f, R* band);
   // The band's spectrum (destroyed) -> f's interior (ghosts not written). Collective.
-  void inverse(Complex<R>* band, Field<R>& f);
+  void inverse(R* band, Field<R>& f);
   // Bytes moved through memory per transform, counted as the traffic model counts a pass
   // (packing read and write, unpacking read and write, the plane transform's own).
   double bytes_per_transform() const;
-  // This rank's slab: its z levels of whole planes.
+  // This rank's slab: its z levels of whole planes (none where it holds no level).
   static Layout slab_layout(const Grid& part);
+  // This rank's band's modes of a plane of `columns` modes a row.
+  static int band_modes(const Grid& part, int columns);
   // Bytes this rank allocates on the backend (slab, slab spectrum; the transposes' messages
-  // in the backend's shared buffers, counted as two more slabs; not the plane transforms'
-  // work area, plane_fft_work_bytes of slab_layout).
-  static double estimate_memory(const Grid& part, std::size_t value_bytes);
+  // in the backend's shared buffers; not the plane transforms' own arrays and work area).
+  static double estimate_memory(const Grid& part, std::size_t value_bytes, bool real_spectrum);
 
  private:
   Backend backend_;
   Grid part_;
   int ranks_, rank_;
-  int nx_, ny_, nz_, mx_;
-  int j0_ = 0, nj_ = 0;
-  std::vector<int> zcut_, jcut_;   // the slabs' first levels and the bands' first rows (ranks + 1 each)
+  int nx_, ny_, nz_;
+  bool real_;                      // a real-to-real spectrum (nx ny a plane), else the half spectrum
+  int columns_, plane_modes_;      // modes a row, and a plane
+  int levels_ = 0;                 // this rank's slab's
+  int m0_ = 0, modes_ = 0;         // this rank's band
+  std::vector<int> zcut_, mcut_;   // the slabs' first levels and the bands' first modes (ranks + 1 each)
   std::vector<Box> blocks_;        // every rank's block in the whole grid's x-y indices, all z
   Field<R> slab_;                  // this rank's slab: nx x ny x (its levels)
-  Complex<R>* slab_spectrum_ = nullptr;
+  R* slab_spectrum_ = nullptr;
   std::unique_ptr<PlaneFft<R>> fft_;
+  std::unique_ptr<PlaneR2R<R>> r2r_;
   void exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts);
 };
 

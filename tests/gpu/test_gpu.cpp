@@ -761,6 +761,31 @@ TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
   ::unsetenv("BOUSS_MESSAGES");
 }
 
+// The direct solve of walled boxes on the blocks of two ranks sharing the GPU (cosine
+// transforms, then x's eigenbasis of a stretched x, on the ranks' z slabs; real bands of
+// modes) writes one rank's file.
+TEST(GpuMpiRuns, TheDirectSolveOfWalledBoxesOnTwoRanksWritesTheFileOfOne) {
+  BOUSS_GPU_OR_SKIP();
+  if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
+  test::ScratchDir dir("gpu_mpi_walled");
+  std::vector<std::string> walled = {"--set", "pressure.solver=\"direct\""};
+  for (const char* side : {"x_lo", "x_hi"})
+    walled.insert(walled.end(), {"--set", std::string("boundaries.") + side +
+                                              "={\"velocity\": \"no_slip\", \"temperature\": \"insulating\"}"});
+  for (const bool stretched : {false, true}) {
+    std::vector<std::string> extra = walled;
+    if (stretched) extra.insert(extra.end(), {"--set", R"(grid.x={"stretching": "tanh", "parameter": 1})"});
+    const std::string tag = stretched ? "stretched" : "walled";
+    const test::Finished one = test::run_case(dir, tag + "_one", 0, extra, "cuda");
+    ASSERT_TRUE(one.ok()) << one.err;
+    extra.insert(extra.end(), {"--decomposition", "2x1"});
+    const test::Finished two = test::run_case(dir, tag + "_two", 2, extra, "cuda");
+    ASSERT_TRUE(two.ok()) << two.err;
+    EXPECT_NE(two.out.find("transposed through z slabs"), std::string::npos) << two.out;
+    EXPECT_LE(test::relative_difference(dir.file(tag + "_two.nc"), dir.file(tag + "_one.nc")), 1e-12) << tag;
+  }
+}
+
 // The multigrid on the blocks of two ranks sharing the GPU (three levels on the ranks, the
 // rest gathered onto rank 0) writes one rank's file: fp64 cycles checked every step on both
 // (one rank would otherwise fix its cycles between checks, which ranks do not).

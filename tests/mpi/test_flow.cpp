@@ -10,6 +10,7 @@
 #include "model/lock_exchange_diagnostics.hpp"
 #include "config/case.hpp"
 #include "mpi_support.hpp"
+#include "solver/direct/slab_transform.hpp"
 #include "grid/gather.hpp"
 #include "physics/lock_exchange.hpp"
 #include "model/simulation.hpp"
@@ -166,8 +167,8 @@ TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
 // gathered levels or the gathered solve), for every pressure solver, on every process grid.
 TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
   const auto world = Communicator::world();
-  // "fft walled": the direct solve of a box walled in x, gathered whole onto rank 0; "fft
-  // stretched": that box stretched along x (the eigenbases), gathered likewise.
+  // "fft walled": the direct solve of a box walled in x (cosine transforms on the slabs, a
+  // real band); "fft stretched": that box stretched along x (the eigenbases on the slabs).
   for (const std::string entry : {"multigrid", "fft", "fft walled", "fft stretched", "line_multigrid", "line_pcg"}) {
     const std::string solver = entry.substr(0, entry.find(' '));
     for (const char* below : {"32", "2"}) {
@@ -188,11 +189,20 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
         auto sim = make_simulation(cut, backend);
         sim->step();
         // The transposes' messages go through the backend's shared buffers, which the
-        // estimate counts (two of this rank's slabs) and allocated_bytes does not.
+        // estimate counts (the larger of each transpose's sends, and of its receipts: the
+        // block or the slab's spectrum, the slab or the band) and allocated_bytes does not.
         double messages = 0;
-        if (entry == "fft" && world->size() > 1) {
-          const std::vector<int> z = Decomposition::cuts(c.n[2], world->size());
-          messages = 2.0 * c.n[0] * c.n[1] * (z[world->rank() + 1] - z[world->rank()]) * sizeof(double);
+        if (solver == "fft" && world->size() > 1) {
+          const int r = world->rank(), p = world->size();
+          const bool real = entry != "fft";
+          const int columns = real ? c.n[0] : c.n[0] / 2 + 1, per_mode = real ? 1 : 2;
+          const std::vector<int> z = SlabTransform<double>::even_cuts(c.n[2], p);
+          const std::vector<int> modes = SlabTransform<double>::even_cuts(columns * c.n[1], p);
+          const Decomposition d = Decomposition::make(c.n, {true, true, false}, p, r, dims);
+          const double levels = z[r + 1] - z[r], block = double(d.n[0]) * d.n[1] * d.n[2];
+          const double slab = double(c.n[0]) * c.n[1] * levels, spectrum = double(per_mode) * columns * c.n[1] * levels;
+          const double band = double(per_mode) * (modes[r + 1] - modes[r]) * c.n[2];
+          messages = (std::max(block, spectrum) + std::max(slab, band)) * sizeof(double);
         }
         EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before) + messages, m.backend_bytes + m.host_bytes)
             << entry << ", agglomerate_below " << below << ", rank " << world->rank() << " of " << dims[0] << "x"

@@ -1,6 +1,8 @@
-// Run under mpirun with 1 to 4 ranks: the Fourier-tridiagonal solve of a grid cut over the
-// ranks (z slabs and bands of modes, solver/direct/slab_transform.hpp) gives one rank's solution
-// on every process grid: uneven slabs and bands, a stretched z, float.
+// Run under mpirun with 1 to 4 ranks: the direct solve of a grid cut over the ranks (z slabs
+// and bands of modes, solver/direct/slab_transform.hpp) gives one rank's solution on every
+// process grid: a periodic box (the FFT), walled ones (cosine transforms), stretched x and y
+// (eigenbases), uneven slabs and bands, more ranks than z levels, one y row, a stretched z,
+// float.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ struct Solved {
 };
 
 template <class R>
-Solved<R> solve(const Backend& backend, const Grid& grid, const FieldBC& bc, double tolerance) {
+Solved<R> solve(const Backend& backend, const Grid& grid, const FieldBC& bc, double tolerance, bool eigenbases) {
   Field<R> x(backend, grid.layout, Stagger::centre, "x"), b(backend, grid.layout, Stagger::centre, "b");
   fill(x, 0);
   fill(b, 0);
@@ -40,31 +42,36 @@ Solved<R> solve(const Backend& backend, const Grid& grid, const FieldBC& bc, dou
   for (int k = box.lo[2]; k < box.hi[2]; ++k)
     for (int j = box.lo[1]; j < box.hi[1]; ++j)
       for (int i = box.lo[0]; i < box.hi[0]; ++i) v(i, j, k) = R(rhs_at(i + o[0], j + o[1], k + o[2]));
-  FourierSolver<R> fft(backend, grid, bc);
+  FourierSolver<R> fft(backend, grid, bc, eigenbases);
   Solved<R> s;
   s.stats = fft.solve(x, b, tolerance);
   s.x = gather_interior(interior_values(x), Stagger::centre, grid, backend.ranks(), 0);
   return s;
 }
 
-// The pressure's conditions: x and y periodic, zero-gradient walls in z.
-FieldBC pressure_conditions() {
+// The pressure's conditions: zero-gradient walls in z, and along x and y where walled, else
+// periodic.
+FieldBC pressure_conditions(bool walled_x = false, bool walled_y = false) {
   FieldBC bc;
   bc.face[4] = bc.face[5] = {BoundaryKind::gradient, 0.0};
+  if (walled_x) bc.face[0] = bc.face[1] = {BoundaryKind::gradient, 0.0};
+  if (walled_y) bc.face[2] = bc.face[3] = {BoundaryKind::gradient, 0.0};
   return bc;
 }
 
 template <class R>
-void check_against_one_rank(const std::string& name, const Grid& whole, double tolerance, double agreement) {
+void check_against_one_rank(const std::string& name, const Grid& whole, double tolerance, double agreement,
+                            const FieldBC& bc = pressure_conditions(), bool eigenbases = false) {
   const auto world = Communicator::world();
-  const FieldBC bc = pressure_conditions();
   const std::array<int, 3> n = whole.layout.n;
   Solved<R> one;
-  if (world->rank() == 0) one = solve<R>(Backend::cpu(), whole, bc, tolerance);
+  if (world->rank() == 0) one = solve<R>(Backend::cpu(), whole, bc, tolerance, eigenbases);
+  const std::array<bool, 3> periodic{bc.face[0].kind == BoundaryKind::periodic, bc.face[2].kind == BoundaryKind::periodic,
+                                     false};
   for (const std::array<int, 2>& dims : process_grids(world->size(), n)) {
-    const Decomposition d = Decomposition::make(n, {true, true, false}, world->size(), world->rank(), dims);
+    const Decomposition d = Decomposition::make(n, periodic, world->size(), world->rank(), dims);
     const Grid part = whole.part(d);
-    const Solved<R> cut = solve<R>(Backend::cpu().with_ranks(world), part, bc.on_rank(d), tolerance);
+    const Solved<R> cut = solve<R>(Backend::cpu().with_ranks(world), part, bc.on_rank(d), tolerance, eigenbases);
     if (world->rank() != 0) continue;  // EXPECT only past the collectives
     const std::string on = name + " on " + d.describe();
     EXPECT_TRUE(one.stats.converged) << on;
@@ -88,10 +95,37 @@ TEST(MpiFourier, TransposedSolvesGiveOneRanksSolution) {
                                  1e-10, 1e-12);
 }
 
+// Walled boxes: the cosine transforms on the slabs, real bands of modes; walls along x, along
+// y, along both, and the eigenbases of x and y (a stretched x, and uniform axes asked to).
+TEST(MpiFourier, WalledAndStretchedBoxesGiveOneRanksSolution) {
+  const Grid g = Grid::make({16, 12, 8}, {0, 0, 0}, {2.0, 1.0, 0.5});
+  check_against_one_rank<double>("walled x", g, 1e-10, 1e-12, pressure_conditions(true, false));
+  check_against_one_rank<double>("walled y", g, 1e-10, 1e-12, pressure_conditions(false, true));
+  check_against_one_rank<double>("walled x and y", Grid::make({15, 12, 9}, {0, 0, 0}, {1.5, 1.0, 0.75}), 1e-10, 1e-12,
+                                 pressure_conditions(true, true));
+  check_against_one_rank<double>("eigenbases, walled x", g, 1e-10, 1e-12, pressure_conditions(true, false), true);
+  Grid stretched = Grid::make({16, 12, 8}, {0, 0, 0}, {2.0, 1.0, 0.5});
+  stretched.stretch(0, tanh_faces(16, 0.0, 2.0, 1.5, Cluster::both), false);
+  check_against_one_rank<double>("stretched x", stretched, 1e-10, 1e-12, pressure_conditions(true, true));
+}
+
+// More ranks than z levels (slabs without a level) and a grid of one y row (2D: bands cut
+// across the one row's modes).
+TEST(MpiFourier, MoreRanksThanLevelsOrRowsStillTranspose) {
+  check_against_one_rank<double>("32x32x2", Grid::make({32, 32, 2}, {0, 0, 0}, {1.0, 1.0, 0.1}), 1e-10, 1e-12);
+  check_against_one_rank<double>("32x32x2 walled", Grid::make({32, 32, 2}, {0, 0, 0}, {1.0, 1.0, 0.1}), 1e-10, 1e-12,
+                                 pressure_conditions(true, true));
+  check_against_one_rank<double>("2D 32x1x16 walled x", Grid::make({32, 1, 16}, {0, 0, 0}, {2.0, 0.0625, 1.0}), 1e-10,
+                                 1e-12, pressure_conditions(true, false));
+  check_against_one_rank<double>("2D 32x1x3", Grid::make({32, 1, 3}, {0, 0, 0}, {2.0, 0.0625, 1.0}), 1e-10, 1e-12);
+}
+
 // Float: its refinement passes (the solve's round-off against a float tolerance) taken alike.
 TEST(MpiFourier, FloatSolvesGiveOneRanksSolution) {
   check_against_one_rank<float>("fp32 32x16x8", Grid::make({32, 16, 8}, {0, 0, 0}, {2.0, 1.0, 0.5}, 1, sizeof(float)),
                                 2e-5, 1e-5);
+  check_against_one_rank<float>("fp32 walled x", Grid::make({32, 16, 8}, {0, 0, 0}, {2.0, 1.0, 0.5}, 1, sizeof(float)),
+                                2e-5, 1e-5, pressure_conditions(true, false));
 }
 
 }  // namespace

@@ -454,6 +454,35 @@ TEST(MpiRuns, OnsetOnTwoRanksFindsOneRanksCriticalRayleighNumber) {
   EXPECT_NEAR(two, one, 1e-6 * one);
 }
 
+// The direct solve runs on the ranks' blocks of every box: `auto` picks it for 4 ranks on a
+// grid of 2 z levels (slabs without a level) and for the 2D lock exchange (one y row, walls in
+// x: cosine transforms) on 2 ranks, and the pressure line says it is transposed, not gathered.
+TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
+  BOUSS_MPI_OR_SKIP();
+  ScratchDir dir("mpi_direct");
+  const auto pressure_line = [&](const std::string& tag, const std::string& cas, const std::vector<std::string>& sets,
+                                 int ranks) {
+    std::vector<std::string> args{"run", source_path(cas), "--backend", "cpu", "--progress", "0", "--output",
+                                  dir.file(tag + ".nc")};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), mpirun_launcher(ranks));
+    const int status = p.wait();
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag << ": " << p.err();
+    const std::string log = p.out() + p.err();
+    const auto at = log.find("pressure: ");
+    return at == std::string::npos ? log : log.substr(at, log.find('\n', at) - at);
+  };
+  for (const auto& [tag, line] :
+       {std::make_pair(std::string("2 levels on 4 ranks"),
+                       pressure_line("levels", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4)),
+        std::make_pair(std::string("lock_exchange_2d on 2 ranks"),
+                       pressure_line("lock2d", "cases/lock_exchange_2d.json", {"grid.n=[256,1,32]", "time.steps=2"}, 2))}) {
+    EXPECT_NE(line.find("direct solve"), std::string::npos) << tag << ": " << line;
+    EXPECT_NE(line.find("transposed through z slabs and bands of modes"), std::string::npos) << tag << ": " << line;
+    EXPECT_EQ(line.find("gathered"), std::string::npos) << tag << ": " << line;
+  }
+}
+
 // The commands that run one rank refuse mpirun with one line (two copies would write over
 // each other), instead of running once per rank.
 TEST(MpiRuns, OneRankCommandsRefuseMpirun) {
