@@ -391,25 +391,31 @@ SolveStats FourierSolver<R>::solve_passes(Field<R>& x, Field<R>& b, int passes, 
 template <class R>
 double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const double cells = double(grid_.layout.cells());
-  const double spectrum = 2.0 * double(spectrum_size(grid_.layout));
-  // the spectrum read, c' (half a spectrum) and d' written, both read back, the solution written
-  const double mode_solves = spectrum + spectrum / 2 + spectrum + spectrum / 2 + spectrum + spectrum;
-  // A walled box: the reorder each way (a field read and written); the orbit maps each way
-  // (the half spectrum read, the real one written, and back); the mode solves read the real
-  // spectrum and the stored pivots, write d', read both back and write the solution.
-  const double walled_solves = 2 * (spectrum + cells) + 6 * cells;
-  // Eigenbases: each product reads a field's worth and writes one (two a direction), the
-  // mode solves as a walled box's (the matrices stay in cache).
-  const double eigen_solves = 4 * cells + 6 * cells + 4 * cells;
-  // Under ranks: the transposes and the slab's plane transforms (a real-to-real one's counted
-  // as the FFT's: its reorders and orbit maps left out), and the band's mode solves (a real
-  // band's through its pivots, as a walled box's; a complex one's as mode_solves).
-  const double band = slabs_ ? double(slabs_->band_values()) : 0.0;
-  const double band_solves = (eigenvalues_ || walled()) ? 6 * band : 5 * band;
-  const double transforms = slabs_    ? 2 * slabs_->bytes_per_transform() / sizeof(R) + band_solves
-                            : eigen_  ? eigen_solves
-                            : cosine_ ? 2 * cells + (cells + spectrum) + walled_solves + (spectrum + cells) + 2 * cells
-                                      : (cells + spectrum) + mode_solves + (spectrum + cells);
+  const bool real = eigen_ || eigenvalues_ || walled();
+  // The plane transforms both ways over `planes` values (half: their half spectrum's, as R):
+  // eigenbases: each product reads a field's worth and writes one, two a direction (the
+  // matrices stay in cache); a walled box: the reorder each way (a field read and written),
+  // the FFT each way (the field and the half spectrum), the orbit maps each way (the half
+  // spectrum read, the real one written, and back); a periodic box: the FFT each way.
+  const auto plane_transforms = [&](double planes, double half) {
+    if (eigen_ || eigenvalues_) return 8 * planes;
+    if (walled()) return 2 * planes + (planes + half) + 2 * (half + planes) + (half + planes) + 2 * planes;
+    return (planes + half) + (half + planes);
+  };
+  // The mode solves over `values` of the spectrum: a real one's read it and the stored
+  // pivots, write d', read both back and write the solution; a complex one's read it, write
+  // c' (half a spectrum) and d', read both back and write the solution.
+  const auto mode_solves = [&](double values) { return real ? 6 * values : 5 * values; };
+  const std::array<int, 3> n = grid_.global_n();
+  double transforms;
+  if (slabs_) {  // the transposes each way, the slab's plane transforms, the band's mode solves
+    const double planes = double(n[0]) * n[1] * slabs_->levels(), half = 2.0 * (n[0] / 2 + 1) * n[1] * slabs_->levels();
+    transforms = 2 * slabs_->transpose_bytes() / sizeof(R) + plane_transforms(planes, half) +
+                 mode_solves(double(slabs_->band_values()));
+  } else {
+    const double half = 2.0 * double(spectrum_size(grid_.layout));
+    transforms = plane_transforms(cells, half) + mode_solves(real ? cells : half);
+  }
   // a pass: the transforms and the residual check (x and b read: with max|b - mean| on the
   // first), each refinement also the residual (x, b read, r written) and x += e (3 values)
   // (no residual checks in a solve of fixed passes: SolveStats::checked)

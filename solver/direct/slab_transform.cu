@@ -190,12 +190,12 @@ void SlabTransform<R>::inverse(R* band, Field<R>& f) {
 }
 
 template <class R>
-double SlabTransform<R>::bytes_per_transform() const {
+double SlabTransform<R>::transpose_bytes() const {
   const double block = double(part_.layout.cells()), slab = double(nx_) * ny_ * levels_;
   const double band = double(band_values()), slab_spectrum = double(values_per_mode()) * plane_modes_ * levels_;
-  // block packed (read, write), unpacked into the slab (read, write), the plane transforms
-  // (slab read, spectrum written), the spectrum's modes packed and unpacked into the band
-  return (2 * block + 2 * slab + slab + slab_spectrum + 2 * slab_spectrum + 2 * band) * sizeof(R);
+  // block packed (read, write), unpacked into the slab (read, write), the spectrum's modes
+  // packed and unpacked into the band
+  return (2 * block + 2 * slab + 2 * slab_spectrum + 2 * band) * sizeof(R);
 }
 
 template <class R>

@@ -51,9 +51,12 @@ class SlabTransform {
   void forward(const Field<R>& f, R* band);
   // The band's spectrum (destroyed) -> f's interior (ghosts not written). Collective.
   void inverse(R* band, Field<R>& f);
-  // Bytes moved through memory per transform, counted as the traffic model counts a pass
-  // (packing read and write, unpacking read and write, the plane transform's own).
-  double bytes_per_transform() const;
+  // This rank's slab's z levels (0: none).
+  int levels() const { return levels_; }
+  // Bytes moved through memory by the transposes of one direction, counted as the traffic
+  // model counts a pass (each transpose's packing read and write, unpacking read and write;
+  // not the plane transform's own).
+  double transpose_bytes() const;
   // This rank's slab: its z levels of whole planes (none where it holds no level).
   static Layout slab_layout(const Grid& part);
   // This rank's band's modes of a plane of `columns` modes a row.
