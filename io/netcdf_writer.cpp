@@ -433,9 +433,8 @@ struct NetcdfWriter::Impl {
     commit(what);
   }
 
-  // `problem`: this rank's failure before the commit (a file every rank writes), agreed there.
-  void commit(const std::string& what, const std::string& problem = {}) {
-    if (ranks) return commit_together(what, problem);
+  void commit(const std::string& what) {
+    if (ranks) return commit_together(what);
     if (!journal) return;
     try {
       journal->commit();
@@ -447,11 +446,12 @@ struct NetcdfWriter::Impl {
 
   // A file every rank writes: every other rank's held writes go to rank 0, which commits
   // them with its own; then every rank counts the file as the last commit.
-  void commit_together(const std::string& what, std::string problem) {
+  void commit_together(const std::string& what) {
     std::vector<char> held;
     if (journal && !lead()) held = journal->take_held();
     std::vector<char> all;
     ranks->gatherv(held.data(), held.size(), &all, 0);
+    std::string problem;
     if (journal && lead()) {
       try {
         journal->hold(all);
@@ -1650,16 +1650,11 @@ void NetcdfWriter::close() {
   if (status != NC_NOERR) m.nc_failed(status, err, what);
   m.ncid = -1;
   m.writeback.reset();
-  // A file every rank writes: every rank's writes on the device before rank 0 commits and
-  // puts it in place (on several nodes each node's page cache holds its ranks' writes).
-  std::string unsynced;
-  if (m.ranks && !m.lead()) try {
-      fsync_file(m.partial);
-    } catch (const std::exception& e) {
-      unsynced = e.what();
-    }
-  m.commit(what, unsynced);  // what HDF5 wrote in place while closing
+  m.commit(what);  // what HDF5 wrote in place while closing
   m.journal.reset();
+  // A file every rank writes: every rank's writes on the device before rank 0 puts it in
+  // place (on several nodes each node's page cache holds its ranks' writes).
+  if (m.ranks) m.fsync_everywhere(what);
   if (!m.lead()) {  // rank 0 puts the file in place
     m.closed = true;
     return;

@@ -155,6 +155,8 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     }
   }
   self_ = ghost_self<R>(bc, grid);
+  const Grid whole = grid.whole();
+  plane_area_ = whole.length(0) * whole.length(1);
   grid_.template z_view<R>(backend);
   grid_.template z_view<double>(backend);
   // A stretched x or y has no fast transform: its eigenbasis (and so the other axis's too).
@@ -292,8 +294,7 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   // sqrt(Lx Ly) (solver/direct/plane_eigen.hpp).
   const double walled_round_trip = axis_transform_scale(kinds_[0], n[0]) * axis_transform_scale(kinds_[1], n[1]);
   const double walled_sums = (kinds_[0] == AxisTransform::walled ? 2 : 1) * (kinds_[1] == AxisTransform::walled ? 2 : 1);
-  const Grid whole = grid_.whole();
-  const double eigen_sums = std::sqrt(whole.length(0) * whole.length(1)) / (double(n[0]) * n[1]);
+  const double eigen_sums = std::sqrt(plane_area_) / (double(n[0]) * n[1]);
   const AxisEigen axis_eigen{kinds_[0], kinds_[1], n[0], n[1], rx2, ry2};
   const PeriodicEigen periodic_eigen{n[0], n[1], rx2, ry2};
   // The field f's solve into g (x, or the refinement's correction in place of its residual).

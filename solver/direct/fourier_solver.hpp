@@ -97,6 +97,7 @@ class FourierSolver final : public PressureSolver<R> {
   R* band_ = nullptr;
   R* band_c_ = nullptr;
   double* eigenvalues_ = nullptr;
+  double plane_area_ = 0;  // the whole grid's Lx Ly (the eigenbases' (0, 0) mode's scale)
   void share_mean(double* at) const;
   double* b_mean_ = nullptr;  // b's volume mean, on the backend (a singular problem's)
   double* work_mean_ = nullptr;  // the refinement residual's (next to b_mean_)
