@@ -209,7 +209,8 @@ struct Case {
   // XDMF sidecars, the checkpoints of its stem); --overwrite says the same (run/run_files.hpp).
   bool overwrite = false;
   // The process grid a run under mpirun cuts x and y into (--decomposition PXxPY; not a case
-  // file key); {0, 0}: chosen from the grid (grid/decomposition.hpp).
+  // file key); {0, 0}: chosen for the pressure solver and the grid (decompose,
+  // model/simulation.hpp).
   std::array<int, 2> decomposition{0, 0};
   int ranks = 1;  // the ranks the run holds (set by the run driver: the output's mpi_ranks)
   // The run's identity (set by the run driver: io/run_identity.hpp), written into its output

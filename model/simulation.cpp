@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "grid/field_ops.hpp"
+#include "model/pressure_plan.hpp"
 #include "physics/time_step.hpp"
 #include "config/units.hpp"
 
@@ -46,9 +47,17 @@ StepLimits step_limits(const Case& c, const Grid& g) {
 }
 
 Decomposition decompose(const Case& c, const Communicator& ranks) {
+  // Unnamed (--decomposition), the process grid the pressure solver asks for, else the halos'.
+  std::array<int, 2> dims = c.decomposition;
+  if (dims == std::array<int, 2>{0, 0} && !ranks.alone()) {
+    try {
+      dims = plan_pressure(c).type().process_grid(pressure_grid(c), ranks.size());
+    } catch (const CaseError&) {
+      // a solver the case cannot have: plan_pressure says so where the run plans
+    }
+  }
   try {
-    return Decomposition::make(c.n, {c.periodic(0), c.periodic(1), c.periodic(2)}, ranks.size(), ranks.rank(),
-                               c.decomposition);
+    return Decomposition::make(c.n, {c.periodic(0), c.periodic(1), c.periodic(2)}, ranks.size(), ranks.rank(), dims);
   } catch (const std::invalid_argument& e) {
     // A refused --decomposition names the flag; a grid too small for the ranks, the case's /grid/n.
     const std::string what = e.what();

@@ -57,8 +57,9 @@ Grid make_grid(const Case& c, std::size_t elem_bytes);
 // diffusive limit of its thinnest cells, the buoyancy limit of its temperature contrast on the
 // smallest spacing of an axis of more than one cell, its CFL number and end time.
 StepLimits step_limits(const Case& c, const Grid& g);
-// This rank's block of the case's grid over the ranks (c.decomposition, or chosen); a
-// CaseError when the grid cannot be cut so.
+// This rank's block of the case's grid over the ranks: c.decomposition, else the process grid
+// the case's pressure solver asks for (SolverType::process_grid: the direct solve's pencils),
+// else the halos' choice; a CaseError when the grid cannot be cut so.
 Decomposition decompose(const Case& c, const Communicator& ranks);
 // This rank's block of the case's grid laid out for the case's precision (the whole grid on
 // one rank).

@@ -69,6 +69,13 @@ class SolverType {
   // solve is gathered onto rank 0 whole (solver/gathered_solver.hpp), for the reason given.
   virtual bool solves_on_blocks(const PressureGrid& g, int ranks) const = 0;
   virtual std::string gathered_because() const = 0;
+  // The process grid (ranks along x and y) it would have a grid cut into over `ranks` ranks
+  // where the run does not name one (--decomposition), or {0, 0}: the halos' choice
+  // (Decomposition::choose_dims).
+  virtual std::array<int, 2> process_grid(const PressureGrid& g, int ranks) const {
+    (void)g, (void)ranks;
+    return {0, 0};
+  }
   // Whether it starts from a guess (the step may extrapolate one); a direct solve does not.
   virtual bool starts_from_guess() const { return true; }
   // Whether it solves the shifted problem (SolverSettings::shift).

@@ -24,8 +24,9 @@
 # disk: the disk's rates for these volumes: 22 GiB into one file (dd, 64 MiB blocks,
 #   fdatasync), into four files at once, into one file by four writers at their own offsets,
 #   and 5.5 GiB read back with O_DIRECT.
-# BASE=dir (.devpack-old) runs strong and weak also with the bouss of dir/bin (its libbouss in dir/lib), tagged
-# "strong-base" and "weak-base": a build to compare with, in the same call (several GPUs only).
+# BASE=dir (.devpack-old) runs strong, weak and walled also with the bouss of dir/bin (its libbouss in dir/lib),
+# tagged "strong-base", "weak-base" and "walled-base": a build to compare with, in the same call (several GPUs
+# only). SOLVERS (default "multigrid fft") picks the solvers of strong and weak.
 # Each run is `bouss bench --json` (CUDA events, medians after warm-up); its JSON goes to
 # $OUT/scaling.jsonl with the run's grid, solver and GPU count, and a line to the log.
 set -uo pipefail
@@ -69,7 +70,7 @@ tags=main
 [ -n "${BASE:-}" ] && tags="main -base"
 if has strong; then
   for grid in "[512,512,256]" "[1024,1024,512]"; do
-    for solver in multigrid fft; do
+    for solver in ${SOLVERS:-multigrid fft}; do
       for np in $gpus; do
         for t in $tags; do [ "$np" = 1 ] && [ $t = -base ] || bench "strong${t/main/}" "$np" "$grid" "$solver" 10; done
       done
@@ -77,7 +78,7 @@ if has strong; then
   done
 fi
 if has weak; then
-  for solver in multigrid fft; do
+  for solver in ${SOLVERS:-multigrid fft}; do
     for np in $gpus; do
       case $np in
         1) grid="[512,512,256]" box="[[-1,1],[-1,1],[-0.5,0.5]]" ;;
@@ -93,7 +94,9 @@ fi
 if has walled; then  # the lock exchange (walls everywhere: cosine transforms on the slabs), the direct solve
   for grid in "[256,256,256]" "[512,512,512]"; do
     for np in $gpus; do
-      bench_case=cases/lock_exchange.json bench walled "$np" "$grid" direct 10
+      for t in $tags; do
+        [ "$np" = 1 ] && [ $t = -base ] || bench_case=cases/lock_exchange.json bench "walled${t/main/}" "$np" "$grid" direct 10
+      done
     done
   done
 fi

@@ -29,9 +29,9 @@ BOUSS_HD inline R& real_part(R& v) {
 }
 
 // Each horizontal mode's vertical line solved in place in the spectrum (scaled by -1/round_trip,
-// the transforms' unnormalized round trip: the rows are -L's): the modes m0 .. m0 + count of
-// a plane of mi columns (mode m = i + mi j; every one on one rank, a band of them under
-// several: solver/direct/slab_transform.hpp), mode fastest, then z. `eigen(i, j)` is
+// the transforms' unnormalized round trip: the rows are -L's): the lines of `band`
+// (solver/direct/mode_band.hpp: every mode on one rank, a band of them under several:
+// transposed_planes.hpp). `eigen(i, j)` is
 // the mode's horizontal eigenvalue (at most 0). V: Complex<R> (the periodic plane FFT's
 // spectrum) or R (a walled box's real-to-real one). With `inv` (each line's reciprocal pivots,
 // stored once by factor_modes) the sweeps divide nowhere (thomas_sweeps_factored: what counts
@@ -40,7 +40,7 @@ BOUSS_HD inline R& real_part(R& v) {
 // first (written to *b_mean, in plane sums of `sums` a value: 2 along each axis a cosine
 // transform takes) and the solution's after, so neither b nor x needs a pass.
 template <class R, class V, class Eigen>
-void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int m0, int count,
+void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, const ModeBand& band,
                  const Eigen& eigen, double round_trip, double sums, V* spec, R* c, const R* inv, double* b_mean) {
   const std::array<int, 3> n = g.global_n();
   const int nz = n[2];
@@ -48,15 +48,16 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
   const ZView<double> zd = g.z_view<double>(be);
   const double height = g.length(2), plane = double(n[0]) * n[1] * sums;
   const R scale = R(-1.0 / round_trip);
-  const std::ptrdiff_t stride = count;
+  const std::ptrdiff_t stride = band.stride();
   const signed char lo = self.lo[2], hi = self.hi[2];
   // Blocks of 64: a few thousand lines (a 2D box's) fill 32 multiprocessors, not 8.
-  for_each<0, 64>(be, Box{{0, 0, 0}, {count, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
-    const int i = (m0 + mb) % mi, j = (m0 + mb) / mi;
+  for_each<0, 64>(be, Box{{0, 0, 0}, {band.lines, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
+    int i, j;
+    std::ptrdiff_t base;
+    band.line(mb, i, j, base);
     const R lambda = R(-eigen(i, j));
     const bool pinned = singular && i == 0 && j == 0;
     const FourierRows<R> rows{z, nz, lambda, lo, hi, pinned};
-    const std::ptrdiff_t base = mb;
     // The volume mean of the (0, 0) line's real parts (the plane means' weighted by thickness).
     const auto line_mean = [&] {
       double sum = 0;
@@ -87,16 +88,18 @@ void solve_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, boo
 // The reciprocal pivots of each mode's line (solve_modes' inv, the same modes), once: the
 // rows never change.
 template <class R, class Eigen>
-void factor_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, int mi, int m0, int count,
+void factor_modes(const Backend& be, const Grid& g, const GhostSelf<R>& self, bool singular, const ModeBand& band,
                   const Eigen& eigen, R* inv) {
   const int nz = g.global_n()[2];
   const ZView<R> z = g.z_view<R>(be);
-  const std::ptrdiff_t stride = count;
+  const std::ptrdiff_t stride = band.stride();
   const signed char lo = self.lo[2], hi = self.hi[2];
-  for_each(be, Box{{0, 0, 0}, {count, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
-    const int i = (m0 + mb) % mi, j = (m0 + mb) / mi;
+  for_each(be, Box{{0, 0, 0}, {band.lines, 1, 1}}, [=] BOUSS_HD(int mb, int, int) {
+    int i, j;
+    std::ptrdiff_t base;
+    band.line(mb, i, j, base);
     const FourierRows<R> rows{z, nz, R(-eigen(i, j)), lo, hi, singular && i == 0 && j == 0};
-    thomas_factor_line<R>(nz, rows, inv, mb, stride);
+    thomas_factor_line<R>(nz, rows, inv, base, stride);
   }, "fourier mode factors");
 }
 
@@ -177,9 +180,14 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
       make_r2r = [backend, kinds](const Layout& slab) -> std::unique_ptr<PlaneR2R<R>> {
         return std::make_unique<PlaneCosine<R>>(backend, slab, kinds);
       };
-    slabs_ = std::make_unique<SlabTransform<R>>(backend, grid, make_r2r);
-    const std::size_t lines = std::size_t(slabs_->modes()) * n[2];
-    band_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(slabs_->band_values(), 1) * sizeof(R)));
+    // A periodic box cut along y alone: x transforms on the blocks, one all-to-all each way.
+    if (!eigen && !walled() && PencilTransform<R>::takes(grid))
+      transposed_ = std::make_unique<PencilTransform<R>>(backend, grid);
+    else
+      transposed_ = std::make_unique<SlabTransform<R>>(backend, grid, make_r2r);
+    const ModeBand band = transposed_->band();
+    const std::size_t lines = std::size_t(band.lines) * n[2];
+    band_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(transposed_->band_values(), 1) * sizeof(R)));
     if (eigen) {
       std::vector<double> table(bases[0].eigenvalues);
       table.insert(table.end(), bases[1].eigenvalues.begin(), bases[1].eigenvalues.end());
@@ -189,10 +197,9 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     if (eigen || walled()) {
       factor_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(lines, 1) * sizeof(R)));
       if (eigen)
-        factor_modes(backend, grid_, self_, bc.singular(), n[0], slabs_->m0(), slabs_->modes(),
-                     TableEigen{eigenvalues_, eigenvalues_ + n[0]}, factor_);
+        factor_modes(backend, grid_, self_, bc.singular(), band, TableEigen{eigenvalues_, eigenvalues_ + n[0]}, factor_);
       else
-        factor_modes(backend, grid_, self_, bc.singular(), n[0], slabs_->m0(), slabs_->modes(),
+        factor_modes(backend, grid_, self_, bc.singular(), band,
                      AxisEigen{kinds_[0], kinds_[1], n[0], n[1], 1 / (grid.h[0] * grid.h[0]), 1 / (grid.h[1] * grid.h[1])},
                      factor_);
     } else {
@@ -201,12 +208,12 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   } else if (eigen) {
     eigen_ = std::make_unique<PlaneEigen<R>>(backend, grid.layout, bases);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
-    factor_modes(backend, grid_, self_, bc.singular(), n[0], 0, n[0] * n[1],
+    factor_modes(backend, grid_, self_, bc.singular(), ModeBand::flat(n[0], 0, n[0] * n[1], n[2]),
                  TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, factor_);
   } else if (walled()) {
     cosine_ = std::make_unique<PlaneCosine<R>>(backend, grid.layout, kinds_);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
-    factor_modes(backend, grid_, self_, bc.singular(), n[0], 0, n[0] * n[1],
+    factor_modes(backend, grid_, self_, bc.singular(), ModeBand::flat(n[0], 0, n[0] * n[1], n[2]),
                  AxisEigen{kinds_[0], kinds_[1], n[0], n[1], 1 / (grid.h[0] * grid.h[0]), 1 / (grid.h[1] * grid.h[1])},
                  factor_);
   } else {
@@ -214,7 +221,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   }
   // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
   // (ny + 3) (nz + 3) values).
-  if (!slabs_ && 2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
+  if (!transposed_ && 2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
     throw std::logic_error("direct pressure solver: the spectrum does not fit in an array of the layout");
   b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
   work_mean_ = b_mean_ + 1;
@@ -236,12 +243,16 @@ double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_byt
                                          bool eigenbases) {
   double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
   if (grid.decomposition && grid.decomposition->ranks() > 1) {
-    // The slab, this rank's band with its c' (complex) or its lines' pivots (real), the
-    // eigenvalues' table.
+    // The pencils' messages (a periodic box cut along y alone) or the slab and its messages;
+    // this rank's band with its c' (complex) or its lines' pivots (real), the eigenvalues' table.
     const std::array<int, 3> n = grid.global_n();
+    const bool pencils = !real_spectrum && PencilTransform<R>::takes(grid);
     const int columns = real_spectrum ? n[0] : n[0] / 2 + 1;
-    const double lines = std::max(1.0, double(SlabTransform<R>::band_modes(grid, columns)) * n[2]);
-    bytes += SlabTransform<R>::estimate_memory(grid, value_bytes, real_spectrum) +
+    const double modes = pencils ? double(PencilTransform<R>::band_columns(grid)) * n[1]
+                                 : double(SlabTransform<R>::band_modes(grid, columns));
+    const double lines = std::max(1.0, modes * n[2]);
+    bytes += (pencils ? PencilTransform<R>::estimate_memory(grid, value_bytes)
+                      : SlabTransform<R>::estimate_memory(grid, value_bytes, real_spectrum)) +
              (real_spectrum ? 2.0 : 3.0) * lines * value_bytes +
              (eigenbases ? double(n[0] + n[1]) * sizeof(double) : 0.0);
   }
@@ -251,7 +262,7 @@ double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_byt
 // A mean that the band holding the (0, 0) mode (rank 0's) wrote, on every rank.
 template <class R>
 void FourierSolver<R>::share_mean(double* at) const {
-  if (!slabs_) return;
+  if (!transposed_) return;
   broadcast_on(backend_, at, sizeof(double), 0);
 }
 
@@ -299,26 +310,29 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const PeriodicEigen periodic_eigen{n[0], n[1], rx2, ry2};
   // The field f's solve into g (x, or the refinement's correction in place of its residual).
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
-    if (slabs_) {  // the plane transforms on the slabs, the mode solves on this rank's band
-      slabs_->forward(f, band_);
-      const int m0 = slabs_->m0(), count = slabs_->modes();
+    if (transposed_) {  // the plane transforms on slabs or pencils, the mode solves on this rank's band
+      // the first two lent arrays stage the pencils' x lines (the slabs use none)
+      R* const staging_a = work_arrays.fields[0]->data();
+      R* const staging_b = c;
+      transposed_->forward(f, band_, staging_a, staging_b);
+      const ModeBand band = transposed_->band();
       if (eigenvalues_)
-        solve_modes(backend_, grid_, self_, singular, n[0], m0, count, TableEigen{eigenvalues_, eigenvalues_ + n[0]}, 1.0,
-                    eigen_sums, band_, static_cast<R*>(nullptr), factor_, mean);
+        solve_modes(backend_, grid_, self_, singular, band, TableEigen{eigenvalues_, eigenvalues_ + n[0]}, 1.0, eigen_sums,
+                    band_, static_cast<R*>(nullptr), factor_, mean);
       else if (walled())
-        solve_modes(backend_, grid_, self_, singular, n[0], m0, count, axis_eigen, walled_round_trip, walled_sums, band_,
+        solve_modes(backend_, grid_, self_, singular, band, axis_eigen, walled_round_trip, walled_sums, band_,
                     static_cast<R*>(nullptr), factor_, mean);
       else
-        solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, m0, count, periodic_eigen, double(n[0]) * n[1], 1.0,
+        solve_modes(backend_, grid_, self_, singular, band, periodic_eigen, double(n[0]) * n[1], 1.0,
                     reinterpret_cast<Complex<R>*>(band_), band_c_, static_cast<const R*>(nullptr), mean);
       if (singular) share_mean(mean);
-      slabs_->inverse(band_, g);
+      transposed_->inverse(band_, g, staging_a, staging_b);
       return;
     }
     if (eigen_) {  // the second array stages the products; the first holds the real spectrum
       R* const real = work_arrays.fields[0]->data();
       eigen_->forward(f.data() + origin, c, real);
-      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[0] * n[1],
+      solve_modes(backend_, grid_, self_, singular, ModeBand::flat(n[0], 0, n[0] * n[1], n[2]),
                   TableEigen{eigen_->eigenvalues(0), eigen_->eigenvalues(1)}, 1.0, eigen_sums, real,
                   static_cast<R*>(nullptr), factor_, mean);
       eigen_->inverse(real, c, g.data() + origin);
@@ -327,14 +341,14 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
     if (cosine_) {  // the second array stages the planes, then holds the real spectrum
       cosine_->to_half_spectrum(f.data() + origin, c, spectrum);
       cosine_->to_real_spectrum(spectrum, c);
-      solve_modes(backend_, grid_, self_, singular, n[0], 0, n[0] * n[1], axis_eigen, walled_round_trip, walled_sums, c,
+      solve_modes(backend_, grid_, self_, singular, ModeBand::flat(n[0], 0, n[0] * n[1], n[2]), axis_eigen, walled_round_trip, walled_sums, c,
                   static_cast<R*>(nullptr), factor_, mean);
       cosine_->from_real_spectrum(c, spectrum);
       cosine_->from_half_spectrum(spectrum, c, g.data() + origin);
       return;
     }
     fft_->forward(f.data() + origin, spectrum);
-    solve_modes(backend_, grid_, self_, singular, n[0] / 2 + 1, 0, (n[0] / 2 + 1) * n[1], periodic_eigen,
+    solve_modes(backend_, grid_, self_, singular, ModeBand::flat(n[0] / 2 + 1, 0, (n[0] / 2 + 1) * n[1], n[2]), periodic_eigen,
                 double(n[0]) * n[1], 1.0, spectrum, c, static_cast<const R*>(nullptr), mean);
     fft_->inverse(spectrum, g.data() + origin);
   };
@@ -409,10 +423,8 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   const auto mode_solves = [&](double values) { return real ? 6 * values : 5 * values; };
   const std::array<int, 3> n = grid_.global_n();
   double transforms;
-  if (slabs_) {  // the transposes each way, the slab's plane transforms, the band's mode solves
-    const double planes = double(n[0]) * n[1] * slabs_->levels(), half = 2.0 * (n[0] / 2 + 1) * n[1] * slabs_->levels();
-    transforms = 2 * slabs_->transpose_bytes() / sizeof(R) + plane_transforms(planes, half) +
-                 mode_solves(double(slabs_->band_values()));
+  if (transposed_) {  // the transposes and transforms both ways, the band's mode solves
+    transforms = transposed_->values_both_ways(plane_transforms) + mode_solves(double(transposed_->band_values()));
   } else {
     const double half = 2.0 * double(spectrum_size(grid_.layout));
     transforms = plane_transforms(cells, half) + mode_solves(real ? cells : half);

@@ -6,9 +6,10 @@
 // folds them; the (0, 0) mode pinned where the problem is singular), and the inverse
 // transforms into x. It solves the same discrete equations as the multigrids (the
 // cell-centred 7-point Laplacian, the stretched z's finite volumes) exactly, to round-off, in
-// one pass: its one "iteration". On a grid cut over ranks every box's plane transforms run on
-// z slabs of whole planes and its mode solves on bands of modes, any rank count
-// (solver/direct/slab_transform.hpp).
+// one pass: its one "iteration". On a grid cut over ranks the mode solves run on bands of
+// modes, any rank count (solver/direct/transposed_planes.hpp): a periodic box cut along y
+// alone transforms x on the blocks and y on bands of x modes (pencil_transform.hpp), every
+// other box its planes on z slabs (slab_transform.hpp).
 #pragma once
 
 #include <memory>
@@ -24,7 +25,9 @@
 #include "solver/direct/plane_eigen.hpp"
 #include "solver/direct/plane_fft.hpp"
 #include "solver/pressure_solver.hpp"
+#include "solver/direct/pencil_transform.hpp"
 #include "solver/direct/slab_transform.hpp"
+#include "solver/direct/transposed_planes.hpp"
 
 namespace bouss {
 
@@ -65,9 +68,10 @@ class FourierSolver final : public PressureSolver<R> {
   // Bytes it allocates on the backend: its own spectrum, c' and refinement field unless the
   // arrays are lent (one rank's walled box's stored pivots are fourier_type's to count); the
   // transforms' work area is plane_fft_work_bytes. On a block of a grid cut over ranks, also
-  // its slab, slab spectrum, band (real where a horizontal axis is walled or goes through its
-  // eigenbasis) with its c' or pivots, the eigenbases' eigenvalues and the transposes' messages
-  // (the slab's plane transforms' own arrays and work area are fourier_type's to count).
+  // its band (real where a horizontal axis is walled or goes through its eigenbasis) with its
+  // c' or pivots, the eigenbases' eigenvalues, the transposes' messages, and on slabs the slab
+  // and its spectrum (the plane and line transforms' own arrays and work areas are
+  // fourier_type's to count).
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent, bool real_spectrum = false,
                                 bool eigenbases = false);
   // Why it cannot solve on this grid (walls in z unless z has one cell), as
@@ -90,10 +94,10 @@ class FourierSolver final : public PressureSolver<R> {
   R* factor_ = nullptr;  // each walled mode line's reciprocal pivots (nx ny nz values, or the band's: the rows never change)
   bool walled() const { return kinds_[0] == AxisTransform::walled || kinds_[1] == AxisTransform::walled; }
   // Under several ranks: the transposed transforms, and the band of modes this rank solves
-  // (solver/direct/slab_transform.hpp: complex values of a periodic box, real ones of a
+  // (solver/direct/transposed_planes.hpp: complex values of a periodic box, real ones of a
   // walled or stretched one), with its c' (periodic) or its lines' pivots (in factor_), its
   // own memory; the eigenbases' eigenvalues (x's, then y's) where the axes go through them.
-  std::unique_ptr<SlabTransform<R>> slabs_;
+  std::unique_ptr<TransposedPlanes<R>> transposed_;
   R* band_ = nullptr;
   R* band_c_ = nullptr;
   double* eigenvalues_ = nullptr;

@@ -3,12 +3,20 @@
 
 #include "grid/z_tables.hpp"
 #include "solver/direct/fourier_solver.hpp"
+#include "solver/direct/line_fft.hpp"
+#include "solver/direct/pencil_transform.hpp"
 #include "solver/direct/slab_transform.hpp"
 #include "solver/registry.hpp"
 #include "solver/walls_in_z.hpp"
 
 namespace bouss {
 namespace {
+
+// Whether the solve on `block` runs on pencils (solver/direct/pencil_transform.hpp): a
+// periodic box cut along y alone; FourierSolver's own rule.
+bool on_pencils(const PressureGrid& g, const Grid& block) {
+  return g.periodic_x && g.periodic_y && !g.stretched_xy && PencilTransform<double>::takes(block);
+}
 
 class FourierType final : public SolverType {
  public:
@@ -25,16 +33,27 @@ class FourierType final : public SolverType {
     if (g.periodic_x && g.periodic_y) return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
     return "walls in z and in x or y: one direct solve, cosine transforms along the walled axes";
   }
-  // Every box through the slab transposes, on any rank count.
+  // Every box through the slab or pencil transposes, on any rank count.
   bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
+  // A periodic box's ranks cut y alone, where its rows and x modes go round: its pencils
+  // move the fields once each way a pass, slabs twice (the halos of a 1 x P grid exchange
+  // as many cells as the squarest grid's up to 4 ranks of a square box).
+  std::array<int, 2> process_grid(const PressureGrid& g, int ranks) const override {
+    if (ranks > 1 && g.periodic_x && g.periodic_y && !g.stretched_xy && !g.periodic_z && ranks <= g.n[1] &&
+        g.n[0] / 2 + 1 >= ranks)
+      return {1, ranks};
+    return {0, 0};
+  }
   std::string gathered_because() const override { return "never"; }
   bool starts_from_guess() const override { return false; }
   const char* iteration_unit() const override { return "passes"; }
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
-    const char* transposed = "; transposed through z slabs and bands of modes over the ranks (two all-to-alls each "
-                             "way a pass)";
+    const char* transposed =
+        on_pencils(c.pressure, c.block)
+            ? "; x transformed on the blocks, y on bands of x modes over the ranks (one all-to-all each way a pass)"
+            : "; transposed through z slabs and bands of modes over the ranks (two all-to-alls each way a pass)";
     if (c.pressure.stretched_xy)
       return fmt::format("direct solve (x and y through their eigenbases as {} matrix products, a tridiagonal solve "
                          "per horizontal mode){}{}",
@@ -44,7 +63,8 @@ class FourierType final : public SolverType {
     const auto kind = [](bool periodic) { return periodic ? "Fourier" : "cosine (walls)"; };
     const std::string method =
         c.pressure.periodic_x && c.pressure.periodic_y
-            ? fmt::format("Fourier-tridiagonal direct solve ({} plane transforms", library)
+            ? fmt::format("Fourier-tridiagonal direct solve ({} {} transforms", library,
+                          on_pencils(c.pressure, c.block) ? "line" : "plane")
             : fmt::format("direct solve ({} transforms, x {}, y {}", library, kind(c.pressure.periodic_x),
                           kind(c.pressure.periodic_y));
     return fmt::format("{}, a tridiagonal solve per horizontal mode){}{}", method, c.single() ? " (fp32)" : " (fp64)",
@@ -83,6 +103,15 @@ class FourierType final : public SolverType {
                    : double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, planes)
                                        : PlaneCosine<double>::work_bytes(c.backend, planes))),
               0.0};
+    // Pencils: the x lines' and the band's y lines' work areas (in the lent arrays: the x lines).
+    if (cut && on_pencils(c.pressure, grid)) {
+      const auto work = [&](const LineShape& s) {
+        return double(c.single() ? line_fft_work_bytes<float>(c.backend, s) : line_fft_work_bytes<double>(c.backend, s));
+      };
+      return {own + work(PencilTransform<double>::x_lines(grid)) +
+                  (PencilTransform<double>::band_columns(grid) > 0 ? work(PencilTransform<double>::y_lines(grid)) : 0.0),
+              0.0};
+    }
     return {own + (!has_planes ? 0.0
                    : double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
                                        : plane_fft_work_bytes<double>(c.backend, planes))),

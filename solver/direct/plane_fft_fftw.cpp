@@ -1,20 +1,13 @@
 // FFTW's batched plane transforms for the CPU backend (solver/direct/plane_fft.hpp).
-#include <fftw3.h>
-
 #include <mutex>
 #include <stdexcept>
 
+#include "solver/direct/fftw_api.hpp"
 #include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/plane_fft.hpp"
 
 namespace bouss {
 namespace {
-
-// FFTW's planner is not thread-safe: plans are made and destroyed one at a time.
-std::mutex& planner_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 // The plan-many geometry of a layout: each z plane a ny x nx transform, rows sy apart in
 // the field, mx = nx/2 + 1 apart in the spectrum.
@@ -30,45 +23,6 @@ struct Geometry {
         spec_dist(L.n[1] * (L.n[0] / 2 + 1)) {}
 };
 
-// Two distinct, aligned arrays to plan with: FFTW_ESTIMATE reads and writes neither, but takes
-// equal pointers (null ones too) for an in-place transform, whose layout differs.
-struct PlanningArrays {
-  void* real = fftw_malloc(64);
-  void* spec = fftw_malloc(64);
-  ~PlanningArrays() {
-    fftw_free(real);
-    fftw_free(spec);
-  }
-};
-
-// FFTW's double and float APIs, one name each.
-template <class R>
-struct Fftw;
-template <>
-struct Fftw<double> {
-  using Plan = fftw_plan;
-  using Cx = fftw_complex;
-  static constexpr auto plan_r2c = fftw_plan_many_dft_r2c;
-  static constexpr auto plan_c2r = fftw_plan_many_dft_c2r;
-  static constexpr auto exec_r2c = fftw_execute_dft_r2c;
-  static constexpr auto exec_c2r = fftw_execute_dft_c2r;
-  static constexpr auto destroy = fftw_destroy_plan;
-  static constexpr auto plan_r2r = fftw_plan_many_r2r;
-  static constexpr auto exec_r2r = fftw_execute_r2r;
-};
-template <>
-struct Fftw<float> {
-  using Plan = fftwf_plan;
-  using Cx = fftwf_complex;
-  static constexpr auto plan_r2c = fftwf_plan_many_dft_r2c;
-  static constexpr auto plan_c2r = fftwf_plan_many_dft_c2r;
-  static constexpr auto exec_r2c = fftwf_execute_dft_r2c;
-  static constexpr auto exec_c2r = fftwf_execute_dft_c2r;
-  static constexpr auto destroy = fftwf_destroy_plan;
-  static constexpr auto plan_r2r = fftwf_plan_many_r2r;
-  static constexpr auto exec_r2r = fftwf_execute_r2r;
-};
-
 template <class R>
 class FftwPlanes final : public PlaneFft<R> {
   using F = Fftw<R>;
@@ -76,8 +30,8 @@ class FftwPlanes final : public PlaneFft<R> {
  public:
   explicit FftwPlanes(const Layout& L) {
     Geometry g(L);
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    const PlanningArrays a;
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    const FftwPlanningArrays a;
     R* real = static_cast<R*>(a.real);
     auto* spec = static_cast<typename F::Cx*>(a.spec);
     // FFTW_ESTIMATE plans without touching arrays; FFTW_UNALIGNED lets the new-array execute
@@ -88,7 +42,7 @@ class FftwPlanes final : public PlaneFft<R> {
     if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane transforms");
   }
   ~FftwPlanes() override {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     F::destroy(fwd_);
     F::destroy(inv_);
   }
@@ -116,8 +70,8 @@ class FftwR2R final : public PlaneR2R<R> {
                                                   : (forward ? FFTW_R2HC : FFTW_HC2R);
     };
     const fftw_r2r_kind fwd_kinds[2] = {kind(1, true), kind(0, true)}, inv_kinds[2] = {kind(1, false), kind(0, false)};
-    std::lock_guard<std::mutex> lock(planner_mutex());
-    const PlanningArrays a;
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    const FftwPlanningArrays a;
     R* real = static_cast<R*>(a.real);
     R* spec = static_cast<R*>(a.spec);
     const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
@@ -128,7 +82,7 @@ class FftwR2R final : public PlaneR2R<R> {
     if (!fwd_ || !inv_) throw std::runtime_error("FFTW: could not plan the plane cosine transforms");
   }
   ~FftwR2R() override {
-    std::lock_guard<std::mutex> lock(planner_mutex());
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
     F::destroy(fwd_);
     F::destroy(inv_);
   }

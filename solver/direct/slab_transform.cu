@@ -2,32 +2,12 @@
 #include "solver/direct/slab_transform.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <stdexcept>
 
 #include "grid/field_ops.hpp"
-#include "grid/for_each.hpp"
-#include "grid/device_messages.hpp"
-#include "parallel/rank_costs.hpp"
+#include "solver/direct/transpose_steps.hpp"
 
 namespace bouss {
-namespace {
-
-// dst box <- src box of two dense arrays of R (x fastest; dims their extents), `extent`
-// values along each axis from the given first indices.
-template <class R>
-void copy_dense(const Backend& be, const R* src, std::array<int, 3> src_dims, std::array<int, 3> src_lo, R* dst,
-                std::array<int, 3> dst_dims, std::array<int, 3> dst_lo, std::array<int, 3> extent) {
-  const std::ptrdiff_t s1 = src_dims[0], s2 = std::ptrdiff_t(src_dims[0]) * src_dims[1];
-  const std::ptrdiff_t d1 = dst_dims[0], d2 = std::ptrdiff_t(dst_dims[0]) * dst_dims[1];
-  const std::ptrdiff_t s0 = src_lo[0] + src_lo[1] * s1 + src_lo[2] * s2;
-  const std::ptrdiff_t d0 = dst_lo[0] + dst_lo[1] * d1 + dst_lo[2] * d2;
-  for_each(be, Box{{0, 0, 0}, extent}, [=] BOUSS_HD(int i, int j, int k) {
-    dst[d0 + i + j * d1 + k * d2] = src[s0 + i + j * s1 + k * s2];
-  }, "fft transpose copy");
-}
-
-}  // namespace
 
 template <class R>
 std::vector<int> SlabTransform<R>::even_cuts(int n, int parts) {
@@ -69,27 +49,8 @@ SlabTransform<R>::~SlabTransform() {
   if (slab_spectrum_) backend_.deallocate(slab_spectrum_);
 }
 
-// The backend's send buffer (pieces for each rank in rank order) to the receive buffer
-// (grid/device_messages.hpp: NCCL, a CUDA-aware MPI, or through the host).
 template <class R>
-void SlabTransform<R>::exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts) {
-  const Backend& be = backend_;
-  RankCosts& costs = rank_costs();
-  if (costs.timed) be.synchronize();  // timed, the packing and FFTs queued before are not the transpose's
-  const auto started = std::chrono::steady_clock::now();
-  std::size_t sent = 0, received = 0;
-  for (int p = 0; p < ranks_; ++p) sent += send_counts[p], received += receive_counts[p];
-  void* send = be.buffer(Backend::Buffer::send, sent);
-  void* receive = be.buffer(Backend::Buffer::receive, received);
-  alltoallv_on(be, send, send_counts, receive, receive_counts);
-  costs.transpose_bytes += double(sent - send_counts[rank_]);
-  if (!costs.timed) return;
-  be.synchronize();  // the transpose's own time (NCCL's is queued on the stream)
-  costs.transpose_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-}
-
-template <class R>
-void SlabTransform<R>::forward(const Field<R>& f, R* band) {
+void SlabTransform<R>::forward(const Field<R>& f, R* band, R*, R*) {
   const Backend& be = backend_;
   const std::array<int, 3>& nb = part_.layout.n;
   const int vm = values_per_mode(), levels = levels_;
@@ -102,7 +63,7 @@ void SlabTransform<R>::forward(const Field<R>& f, R* band) {
   R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
   for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += out[q] / sizeof(R), ++q)
     pack_box(f, Box{{0, 0, zcut_[q]}, {nb[0], nb[1], zcut_[q + 1]}}, send + at);
-  exchange(out, in);
+  transpose_all_to_all(be, out, in);
   const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
   std::size_t at = 0;
   for (int p = 0; p < ranks_ && levels > 0; ++p) {
@@ -125,21 +86,21 @@ void SlabTransform<R>::forward(const Field<R>& f, R* band) {
   send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
   for (std::size_t q = 0, at2 = 0; q < std::size_t(ranks_); at2 += out[q] / sizeof(R), ++q) {
     const int width = vm * (mcut_[q + 1] - mcut_[q]);
-    copy_dense(be, static_cast<const R*>(slab_spectrum_), {row, 1, levels}, {vm * mcut_[q], 0, 0}, send + at2,
-               {width, 1, levels}, {0, 0, 0}, {width, 1, levels});
+    copy_strided(be, static_cast<const R*>(slab_spectrum_) + vm * mcut_[q], {row, row}, send + at2, {width, width},
+                 {width, 1, levels});
   }
-  exchange(out, in);
+  transpose_all_to_all(be, out, in);
   receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
   at = 0;
   for (int p = 0; p < ranks_; ++p) {
     const int lp = zcut_[p + 1] - zcut_[p];
-    copy_dense(be, receive + at, {mine, 1, lp}, {0, 0, 0}, band, {mine, 1, nz_}, {0, 0, zcut_[p]}, {mine, 1, lp});
+    copy_strided(be, receive + at, {mine, mine}, band + std::ptrdiff_t(mine) * zcut_[p], {mine, mine}, {mine, 1, lp});
     at += in[p] / sizeof(R);
   }
 }
 
 template <class R>
-void SlabTransform<R>::inverse(R* band, Field<R>& f) {
+void SlabTransform<R>::inverse(R* band, Field<R>& f, R*, R*) {
   const Backend& be = backend_;
   const std::array<int, 3>& nb = part_.layout.n;
   const int vm = values_per_mode(), levels = levels_, row = vm * plane_modes_, mine = vm * modes_;
@@ -152,16 +113,15 @@ void SlabTransform<R>::inverse(R* band, Field<R>& f) {
   R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
   for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += out[q] / sizeof(R), ++q) {
     const int lq = zcut_[q + 1] - zcut_[q];
-    copy_dense(be, static_cast<const R*>(band), {mine, 1, nz_}, {0, 0, zcut_[q]}, send + at, {mine, 1, lq}, {0, 0, 0},
-               {mine, 1, lq});
+    copy_strided(be, static_cast<const R*>(band) + std::ptrdiff_t(mine) * zcut_[q], {mine, mine}, send + at, {mine, mine},
+                 {mine, 1, lq});
   }
-  exchange(out, in);
+  transpose_all_to_all(be, out, in);
   const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
   std::size_t at = 0;
   for (int p = 0; p < ranks_ && levels > 0; ++p) {
     const int width = vm * (mcut_[p + 1] - mcut_[p]);
-    copy_dense(be, receive + at, {width, 1, levels}, {0, 0, 0}, slab_spectrum_, {row, 1, levels}, {vm * mcut_[p], 0, 0},
-               {width, 1, levels});
+    copy_strided(be, receive + at, {width, width}, slab_spectrum_ + vm * mcut_[p], {row, row}, {width, 1, levels});
     at += in[p] / sizeof(R);
   }
   // 2'. The slab's planes back.
@@ -180,7 +140,7 @@ void SlabTransform<R>::inverse(R* band, Field<R>& f) {
     const Box& bq = blocks_[q];
     pack_box(slab_, Box{{bq.lo[0], bq.lo[1], 0}, {bq.hi[0], bq.hi[1], levels}}, send + at2);
   }
-  exchange(out, in);
+  transpose_all_to_all(be, out, in);
   receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
   at = 0;
   for (int p = 0; p < ranks_; ++p) {
@@ -196,6 +156,12 @@ double SlabTransform<R>::transpose_bytes() const {
   // block packed (read, write), unpacked into the slab (read, write), the spectrum's modes
   // packed and unpacked into the band
   return (2 * block + 2 * slab + 2 * slab_spectrum + 2 * band) * sizeof(R);
+}
+
+template <class R>
+double SlabTransform<R>::values_both_ways(const std::function<double(double, double)>& plane_transforms) const {
+  const double planes = double(nx_) * ny_ * levels_, half = 2.0 * (nx_ / 2 + 1) * ny_ * levels_;
+  return 2 * transpose_bytes() / sizeof(R) + plane_transforms(planes, half);
 }
 
 template <class R>

@@ -19,18 +19,19 @@
 #include "grid/field.hpp"
 #include "grid/grid.hpp"
 #include "solver/direct/plane_fft.hpp"
+#include "solver/direct/transposed_planes.hpp"
 
 namespace bouss {
 
 template <class R>
-class SlabTransform {
+class SlabTransform final : public TransposedPlanes<R> {
  public:
   // The plane transform of the slab's planes, made for the slab's layout: a real-to-real one
   // (cosine, eigenbases), or none for the periodic box's half-spectrum FFT.
   using MakeR2R = std::function<std::unique_ptr<PlaneR2R<R>>(const Layout& slab)>;
   // part: this rank's block (Grid::part); the backend's ranks are those of the decomposition.
   SlabTransform(const Backend& backend, const Grid& part, MakeR2R make_r2r = nullptr);
-  ~SlabTransform();
+  ~SlabTransform() override;
   SlabTransform(const SlabTransform&) = delete;
   SlabTransform& operator=(const SlabTransform&) = delete;
 
@@ -45,12 +46,15 @@ class SlabTransform {
   int m0() const { return m0_; }
   int modes() const { return modes_; }
   int values_per_mode() const { return real_ ? 1 : 2; }
-  std::size_t band_values() const { return std::size_t(values_per_mode()) * modes_ * nz_; }
+  std::size_t band_values() const override { return std::size_t(values_per_mode()) * modes_ * nz_; }
+  ModeBand band() const override { return ModeBand::flat(columns_, m0_, modes_, nz_); }
   // f's interior (this rank's block; ghosts not read) -> the band's spectrum (as the plane
-  // transform gives it). Collective.
-  void forward(const Field<R>& f, R* band);
+  // transform gives it); the staging arrays are not used. Collective.
+  void forward(const Field<R>& f, R* band, R* = nullptr, R* = nullptr) override;
   // The band's spectrum (destroyed) -> f's interior (ghosts not written). Collective.
-  void inverse(R* band, Field<R>& f);
+  void inverse(R* band, Field<R>& f, R* = nullptr, R* = nullptr) override;
+  // The transposes both ways and the slab's plane transforms.
+  double values_both_ways(const std::function<double(double, double)>& plane_transforms) const override;
   // This rank's slab's z levels (0: none).
   int levels() const { return levels_; }
   // Bytes moved through memory by the transposes of one direction, counted as the traffic
@@ -80,7 +84,6 @@ class SlabTransform {
   R* slab_spectrum_ = nullptr;
   std::unique_ptr<PlaneFft<R>> fft_;
   std::unique_ptr<PlaneR2R<R>> r2r_;
-  void exchange(const std::vector<std::size_t>& send_counts, const std::vector<std::size_t>& receive_counts);
 };
 
 }  // namespace bouss

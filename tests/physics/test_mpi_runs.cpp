@@ -13,6 +13,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <netcdf.h>
@@ -455,32 +456,51 @@ TEST(MpiRuns, OnsetOnTwoRanksFindsOneRanksCriticalRayleighNumber) {
 }
 
 // The direct solve runs on the ranks' blocks of every box: `auto` picks it for 4 ranks on a
-// grid of 2 z levels (slabs without a level) and for the 2D lock exchange (one y row, walls in
-// x: cosine transforms) on 2 ranks, and the pressure line says it is transposed, not gathered.
+// grid of 2 z levels, cutting y alone for its pencils (--decomposition 2x2: slabs, some
+// without a level), and for the 2D lock exchange (one y row, walls in x: cosine transforms on
+// slabs) on 2 ranks, and the pressure line says how it is transposed, not gathered.
 TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_direct");
-  const auto pressure_line = [&](const std::string& tag, const std::string& cas, const std::vector<std::string>& sets,
-                                 int ranks) {
+  const auto run_log = [&](const std::string& tag, const std::string& cas, const std::vector<std::string>& sets,
+                                 int ranks, const std::vector<std::string>& more = {}) {
     std::vector<std::string> args{"run", source_path(cas), "--backend", "cpu", "--progress", "0", "--output",
                                   dir.file(tag + ".nc")};
     for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    args.insert(args.end(), more.begin(), more.end());
     BoussProcess p(args, dir.file(tag + ".out"), dir.file(tag + ".err"), mpirun_launcher(ranks));
     const int status = p.wait();
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag << ": " << p.err();
-    const std::string log = p.out() + p.err();
-    const auto at = log.find("pressure: ");
-    return at == std::string::npos ? log : log.substr(at, log.find('\n', at) - at);
+    return p.out() + p.err();
   };
-  for (const auto& [tag, line] :
-       {std::make_pair(std::string("2 levels on 4 ranks"),
-                       pressure_line("levels", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4)),
-        std::make_pair(std::string("lock_exchange_2d on 2 ranks"),
-                       pressure_line("lock2d", "cases/lock_exchange_2d.json", {"grid.n=[256,1,32]", "time.steps=2"}, 2))}) {
+  // The log's line that holds `what` (the whole log where none does).
+  const auto line_of = [](const std::string& log, const std::string& what) {
+    const auto at = log.find(what);
+    if (at == std::string::npos) return log;
+    const auto start = log.rfind('\n', at) + 1;  // npos + 1 = 0
+    return log.substr(start, log.find('\n', at) - start);
+  };
+  // A periodic box: auto cuts y alone (1x4) for the pencils, one all-to-all each way.
+  const std::string log = run_log("levels", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4);
+  // --decomposition 2x2: the slabs, two each way.
+  const std::string square = run_log("square", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4,
+                                           {"--decomposition", "2x2"});
+  // A walled one (one y row): the slabs.
+  const std::string lock2d =
+      run_log("lock2d", "cases/lock_exchange_2d.json", {"grid.n=[256,1,32]", "time.steps=2"}, 2);
+  const std::string pencils = "x transformed on the blocks, y on bands of x modes over the ranks (one all-to-all each way";
+  const std::string slabs = "transposed through z slabs and bands of modes over the ranks (two all-to-alls each way";
+  for (const auto& [tag, run, expected] :
+       {std::make_tuple(std::string("2 levels on 4 ranks"), log, pencils),
+        std::make_tuple(std::string("2 levels on 2x2 ranks"), square, slabs),
+        std::make_tuple(std::string("lock_exchange_2d on 2 ranks"), lock2d, slabs)}) {
+    const std::string line = line_of(run, "pressure: ");
     EXPECT_NE(line.find("direct solve"), std::string::npos) << tag << ": " << line;
-    EXPECT_NE(line.find("transposed through z slabs and bands of modes"), std::string::npos) << tag << ": " << line;
+    EXPECT_NE(line.find(expected), std::string::npos) << tag << ": " << line;
     EXPECT_EQ(line.find("gathered"), std::string::npos) << tag << ": " << line;
   }
+  EXPECT_NE(line_of(log, "process grid").find("process grid 1x4"), std::string::npos) << log;
+  EXPECT_NE(line_of(square, "process grid").find("process grid 2x2"), std::string::npos) << square;
 }
 
 // The commands that run one rank refuse mpirun with one line (two copies would write over

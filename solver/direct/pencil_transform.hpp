@@ -1,0 +1,67 @@
+// The horizontal transforms of a periodic box's direct solve on a grid whose ranks cut y
+// alone (a process grid of 1 x P: blocks of whole x rows), with one all-to-all each way
+// instead of the slab transform's two (solver/direct/slab_transform.hpp):
+//   forward: the block's x lines transformed where they lie (real to half spectrum, nx/2 + 1
+//     modes a line: solver/direct/line_fft.hpp); one all-to-all sends each rank its columns
+//     of x modes (even cuts of the nx/2 + 1 columns, rank 0 holding column 0) from every
+//     block, so each rank holds whole y lines and whole z lines of its columns; there its y
+//     lines are transformed (complex to complex);
+//   inverse: retraces it.
+// The band is ordered (column, z, y): the y transforms run along its slowest axis, one batch
+// of every column and level; the mode solves read a column's z line `width` values apart
+// (ModeBand::column_range). The same spectrum as the plane FFT's, unnormalized (the round
+// trip is nx ny).
+#pragma once
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/direct/line_fft.hpp"
+#include "solver/direct/transposed_planes.hpp"
+
+namespace bouss {
+
+template <class R>
+class PencilTransform final : public TransposedPlanes<R> {
+ public:
+  // Whether it takes the blocks of `part`'s grid: a grid cut over more than one rank, along
+  // y alone, with at least as many x mode columns as ranks. The box must be periodic in x
+  // and y (the caller's to know).
+  static bool takes(const Grid& part);
+  PencilTransform(const Backend& backend, const Grid& part);
+  PencilTransform(const PencilTransform&) = delete;
+  PencilTransform& operator=(const PencilTransform&) = delete;
+
+  std::size_t band_values() const override { return std::size_t(2) * width_ * ny_ * nz_; }
+  ModeBand band() const override { return ModeBand::column_range(columns_, k0_, width_, ny_, nz_); }
+  // staging_a: the block's real values (nx nyb nz); staging_b: their x spectrum.
+  void forward(const Field<R>& f, R* band, R* staging_a, R* staging_b) override;
+  void inverse(R* band, Field<R>& f, R* staging_a, R* staging_b) override;
+  double values_both_ways(const std::function<double(double, double)>& plane_transforms) const override;
+
+  // The x lines' and this rank's y lines' transforms (the memory estimate's work areas).
+  static LineShape x_lines(const Grid& part);
+  static LineShape y_lines(const Grid& part);
+  // This rank's band's x mode columns.
+  static int band_columns(const Grid& part);
+  // Bytes this rank allocates on the backend: the transposes' messages in the backend's
+  // shared buffers (the band, the staging arrays and the line transforms' work areas are
+  // not counted).
+  static double estimate_memory(const Grid& part, std::size_t value_bytes);
+
+ private:
+  Backend backend_;
+  Grid part_;
+  int ranks_, rank_;
+  int nx_, ny_, nz_, rows_;       // the whole grid's cells; this block's y rows
+  int columns_;                   // x mode columns: nx/2 + 1
+  int k0_ = 0, width_ = 0;        // this rank's band's columns
+  std::vector<int> kcut_;         // every band's first column (ranks + 1)
+  std::vector<int> y0_, ny_of_;   // every block's first row and rows
+  std::unique_ptr<LineFft<R>> x_fft_, y_fft_;
+};
+
+}  // namespace bouss
