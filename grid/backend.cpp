@@ -68,6 +68,7 @@ struct Backend::State {
   bool pinned = false;
   void* stream = nullptr;
   void* copy_stream = nullptr;
+  void* message_stream = nullptr;
   void* ptr = nullptr;
   std::size_t bytes = 0;
   struct Block {
@@ -83,6 +84,7 @@ struct Backend::State {
       if (ptr) cudaFree(ptr);
       if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
       if (copy_stream) cudaStreamDestroy(static_cast<cudaStream_t>(copy_stream));
+      if (message_stream) cudaStreamDestroy(static_cast<cudaStream_t>(message_stream));
       return;
     }
 #endif
@@ -131,6 +133,17 @@ void* Backend::copy_stream() const {
   }
 #endif
   return state_->copy_stream;
+}
+
+void* Backend::message_stream() const {
+#ifdef BOUSS_HAVE_CUDA
+  if (is_cuda() && !state_->message_stream) {
+    cudaStream_t s;
+    check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate (message stream)");
+    state_->message_stream = s;
+  }
+#endif
+  return state_->message_stream;
 }
 
 bool Backend::cuda_compiled() {
@@ -439,6 +452,31 @@ void StreamEvent::make_copy_stream_wait(const Backend& backend) const {
              "cudaStreamWaitEvent");
 #else
   (void)backend;
+#endif
+}
+
+void StreamEvent::record_on(const Backend& backend, void* stream) {
+  recorded_cuda_ = backend.is_cuda();
+#ifdef BOUSS_HAVE_CUDA
+  if (!recorded_cuda_) return;
+  if (!event_) {
+    cudaEvent_t e;
+    check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    event_ = e;
+  }
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+#else
+  (void)stream;
+#endif
+}
+
+void StreamEvent::make_wait(const Backend& backend, void* stream) const {
+#ifdef BOUSS_HAVE_CUDA
+  if (!recorded_cuda_ || !backend.is_cuda()) return;
+  check_cuda(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event_), 0),
+             "cudaStreamWaitEvent");
+#else
+  (void)backend, (void)stream;
 #endif
 }
 

@@ -43,6 +43,10 @@ class Backend {
   // A second stream for device-to-host copies of output, so that they overlap the step's
   // kernels (created at first use; null on the CPU).
   void* copy_stream() const;
+  // A third stream for the direct solve's all-to-alls, so that each piece's messages travel
+  // while the next piece is transformed (solver/direct/pencil_transform.hpp; created at first
+  // use; null on the CPU).
+  void* message_stream() const;
   // A CPU backend whose allocations are page-locked, for host levels that CUDA graphs
   // copy to and from. The same as cpu() in a build without CUDA.
   static Backend cpu_pinned();
@@ -114,6 +118,10 @@ class StreamEvent {
   void wait() const;
   // Makes the backend's copy stream wait for this point before its later work.
   void make_copy_stream_wait(const Backend& backend) const;
+  // The same for any of the backend's streams (stream(), copy_stream(), message_stream()):
+  // marks that stream here, or makes it wait for this point.
+  void record_on(const Backend& backend, void* stream);
+  void make_wait(const Backend& backend, void* stream) const;
 
  private:
   void* event_ = nullptr;  // cudaEvent_t, created at the first record on a CUDA backend

@@ -137,7 +137,8 @@ void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, in
 }
 
 void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
-                  const std::vector<std::size_t>& recv_bytes) {
+                  const std::vector<std::size_t>& recv_bytes, void* on) {
+  (void)on;  // NCCL's alone
   const Communicator& ranks = be.ranks();
   std::size_t sent = 0, received = 0;
   for (int p = 0; p < ranks.size(); ++p) sent += send_bytes[p], received += recv_bytes[p];
@@ -148,7 +149,7 @@ void alltoallv_on(const Backend& be, const void* send, const std::vector<std::si
     case MessagePath::nccl: {
 #ifdef BOUSS_HAVE_NCCL
       ncclComm_t comm = nccl_comm(ranks);
-      const auto stream = static_cast<cudaStream_t>(be.stream());
+      const auto stream = static_cast<cudaStream_t>(on ? on : be.stream());
       const char* s = static_cast<const char*>(send);
       char* r = static_cast<char*>(recv);
       check_nccl(ncclGroupStart(), "ncclGroupStart");

@@ -46,8 +46,10 @@ void sendrecv_on(const Backend& be, const MessageStep* steps, int count);
 void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, int dest, void* recv,
                  std::size_t recv_bytes, int source, int tag);
 // Every rank's pieces to every rank (Communicator::alltoallv's layout), backend memory.
+// NCCL's messages go on `stream` (one of the backend's: null for its own stream(), or its
+// message_stream()); every other path waits for the backend's stream and returns done.
 void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
-                  const std::vector<std::size_t>& recv_bytes);
+                  const std::vector<std::size_t>& recv_bytes, void* stream = nullptr);
 
 // `bytes` bytes at p (backend memory) from rank root to every rank, ready for work queued
 // after it on the backend's stream (NCCL's broadcast on the stream, else through the host).

@@ -103,14 +103,14 @@ class FourierType final : public SolverType {
                    : double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, planes)
                                        : PlaneCosine<double>::work_bytes(c.backend, planes))),
               0.0};
-    // Pencils: the x lines' and the band's y lines' work areas (in the lent arrays: the x lines).
+    // Pencils: the line transforms' work areas (the x lines themselves in the lent arrays).
     if (cut && on_pencils(c.pressure, grid)) {
       const auto work = [&](const LineShape& s) {
         return double(c.single() ? line_fft_work_bytes<float>(c.backend, s) : line_fft_work_bytes<double>(c.backend, s));
       };
-      return {own + work(PencilTransform<double>::x_lines(grid)) +
-                  (PencilTransform<double>::band_columns(grid) > 0 ? work(PencilTransform<double>::y_lines(grid)) : 0.0),
-              0.0};
+      double areas = 0;
+      for (const LineShape& s : PencilTransform<double>::line_shapes(grid)) areas += work(s);
+      return {own + areas, 0.0};
     }
     return {own + (!has_planes ? 0.0
                    : double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)

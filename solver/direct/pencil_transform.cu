@@ -17,15 +17,33 @@ bool PencilTransform<R>::takes(const Grid& part) {
 }
 
 template <class R>
-LineShape PencilTransform<R>::x_lines(const Grid& part) {
+std::vector<int> PencilTransform<R>::piece_cuts(const Grid& part) {
+  const int nz = part.layout.n[2];
+  return SlabTransform<R>::even_cuts(nz, std::max(1, std::min(pieces, nz)));
+}
+
+template <class R>
+LineShape PencilTransform<R>::x_lines(const Grid& part, int levels) {
   const std::array<int, 3>& nb = part.layout.n;
   LineShape s;
   s.kind = LineKind::real;
   s.n = nb[0];
-  s.lines = std::max(1, nb[1] * nb[2]);
+  s.lines = std::max(1, nb[1] * levels);
   s.real_side = {1, nb[0]};
   s.complex_side = {1, nb[0] / 2 + 1};
   return s;
+}
+
+template <class R>
+std::vector<LineShape> PencilTransform<R>::line_shapes(const Grid& part) {
+  std::vector<LineShape> shapes;
+  std::vector<int> sizes;
+  const std::vector<int> z = piece_cuts(part);
+  for (std::size_t c = 0; c + 1 < z.size(); ++c)
+    if (std::find(sizes.begin(), sizes.end(), z[c + 1] - z[c]) == sizes.end()) sizes.push_back(z[c + 1] - z[c]);
+  for (int levels : sizes) shapes.push_back(x_lines(part, levels));
+  if (band_columns(part) > 0) shapes.push_back(y_lines(part));
+  return shapes;
 }
 
 template <class R>
@@ -66,37 +84,84 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part)
   // The lent staging arrays hold the block's values and their x spectrum.
   if (std::size_t(2) * columns_ * rows_ * nz_ > std::size_t(part.layout.size))
     throw std::logic_error("PencilTransform: the x spectrum does not fit in an array of the layout");
-  x_fft_ = make_line_fft<R>(backend, x_lines(part));
+  zcut_ = piece_cuts(part);
+  const int count = int(zcut_.size()) - 1;
+  for (int c = 0; c < count; ++c) x_fft(zcut_[c + 1] - zcut_[c]);
   if (width_ > 0) y_fft_ = make_line_fft<R>(backend, y_lines(part));
+  packed_ = std::make_unique<StreamEvent[]>(std::size_t(count));
+  arrived_ = std::make_unique<StreamEvent[]>(std::size_t(count));
+}
+
+template <class R>
+LineFft<R>& PencilTransform<R>::x_fft(int levels) {
+  for (auto& [l, fft] : x_fft_)
+    if (l == levels) return *fft;
+  x_fft_.emplace_back(levels, make_line_fft<R>(backend_, x_lines(part_, levels)));
+  return *x_fft_.back().second;
+}
+
+template <class R>
+std::vector<typename PencilTransform<R>::Piece> PencilTransform<R>::message_pieces(bool forward) const {
+  std::vector<Piece> pieces;
+  std::size_t send_at = 0, receive_at = 0;
+  for (std::size_t c = 0; c + 1 < zcut_.size(); ++c) {
+    Piece m{zcut_[c], zcut_[c + 1], std::vector<std::size_t>(ranks_), std::vector<std::size_t>(ranks_), send_at,
+            receive_at};
+    const std::size_t levels = std::size_t(m.z1 - m.z0);
+    // this block's x spectra's columns of each band, and this band's columns of each block's rows
+    for (int p = 0; p < ranks_; ++p) {
+      const std::size_t columns = sizeof(R) * 2 * std::size_t(kcut_[p + 1] - kcut_[p]) * rows_ * levels;
+      const std::size_t band = sizeof(R) * 2 * std::size_t(width_) * ny_of_[p] * levels;
+      m.out[p] = forward ? columns : band;
+      m.in[p] = forward ? band : columns;
+      send_at += m.out[p] / sizeof(R), receive_at += m.in[p] / sizeof(R);
+    }
+    pieces.push_back(std::move(m));
+  }
+  return pieces;
 }
 
 template <class R>
 void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* staging_b) {
   const Backend& be = backend_;
-  const int cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
-  // 1. The block's x lines to their half spectra.
-  pack_box(f, Box{{0, 0, 0}, part_.layout.n}, staging_a);
-  x_fft_->forward(staging_a, staging_b);
-  // 2. Each band's columns of every x line to the band's rank.
-  std::vector<std::size_t> out(ranks_), in(ranks_);
-  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * 2 * std::size_t(kcut_[q + 1] - kcut_[q]) * rows * nz;
-  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * std::size_t(w2) * ny_of_[p] * nz;
-  std::size_t total = 0;
-  for (std::size_t c : out) total += c;
-  R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
-  for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += out[q] / sizeof(R), ++q) {
-    const int wq2 = 2 * (kcut_[q + 1] - kcut_[q]);
-    copy_strided(be, staging_b + 2 * kcut_[q], {cx2, std::ptrdiff_t(cx2) * rows}, send + at,
-                 {wq2, std::ptrdiff_t(wq2) * rows}, {wq2, rows, nz});
+  const int nx = nx_, cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
+  const std::vector<Piece> pieces = message_pieces(true);
+  std::size_t sends = pieces.back().send_at, receipts = pieces.back().receive_at;
+  for (int p = 0; p < ranks_; ++p) sends += pieces.back().out[p] / sizeof(R), receipts += pieces.back().in[p] / sizeof(R);
+  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, sizeof(R) * sends));
+  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, sizeof(R) * receipts));
+  void* const messages = be.message_stream();
+  // 1. Each piece's x lines to their half spectra, each band's columns of them packed and
+  // sent (on the message stream) while the next piece is transformed.
+  for (std::size_t c = 0; c < pieces.size(); ++c) {
+    const Piece& m = pieces[c];
+    const int z0 = m.z0, levels = m.z1 - m.z0;
+    R* const real = staging_a + std::ptrdiff_t(nx) * rows * z0;
+    R* const half = staging_b + std::ptrdiff_t(cx2) * rows * z0;
+    pack_box(f, Box{{0, 0, z0}, {nx, rows, m.z1}}, real);
+    x_fft(levels).forward(real, half);
+    R* const out = send + m.send_at;
+    for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += m.out[q] / sizeof(R), ++q) {
+      const int wq2 = 2 * (kcut_[q + 1] - kcut_[q]);
+      copy_strided(be, half + 2 * kcut_[q], {cx2, std::ptrdiff_t(cx2) * rows}, out + at,
+                   {wq2, std::ptrdiff_t(wq2) * rows}, {wq2, rows, levels});
+    }
+    packed_[c].record_on(be, be.stream());
+    packed_[c].make_wait(be, messages);
+    transpose_all_to_all(be, out, m.out, receive + m.receive_at, m.in, messages);
+    arrived_[c].record_on(be, messages);
   }
-  transpose_all_to_all(be, out, in);
-  // 3. Into the band, ordered (column, z, y), and its y lines transformed.
-  const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
-  std::size_t at = 0;
-  for (int p = 0; p < ranks_; ++p) {
-    copy_strided(be, receive + at, {w2, std::ptrdiff_t(w2) * ny_of_[p]}, band + std::ptrdiff_t(w2) * nz * y0_[p],
-                 {std::ptrdiff_t(w2) * nz, w2}, {w2, ny_of_[p], nz});
-    at += in[p] / sizeof(R);
+  // 2. Each piece's columns into the band, ordered (column, z, y); then its y lines.
+  for (std::size_t c = 0; c < pieces.size(); ++c) {
+    const Piece& m = pieces[c];
+    arrived_[c].make_wait(be, be.stream());
+    const R* in = receive + m.receive_at;
+    const int levels = m.z1 - m.z0;
+    for (int p = 0; p < ranks_; ++p) {
+      copy_strided(be, in, {w2, std::ptrdiff_t(w2) * ny_of_[p]}, band + std::ptrdiff_t(w2) * (m.z0 + std::ptrdiff_t(nz) * y0_[p]),
+                   {std::ptrdiff_t(w2) * nz, w2}, {w2, ny_of_[p], levels});
+      in += m.in[p] / sizeof(R);
+    }
   }
   if (y_fft_) y_fft_->forward(band, band);
 }
@@ -104,31 +169,44 @@ void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* st
 template <class R>
 void PencilTransform<R>::inverse(R* band, Field<R>& f, R* staging_a, R* staging_b) {
   const Backend& be = backend_;
-  const int cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
-  // 3'. The band's y lines back, and each block's rows of them to the block's rank.
+  const int nx = nx_, cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
+  // 2'. The band's y lines back; each piece's rows of every block packed and sent.
   if (y_fft_) y_fft_->inverse(band, band);
-  std::vector<std::size_t> out(ranks_), in(ranks_);
-  for (int q = 0; q < ranks_; ++q) out[q] = sizeof(R) * std::size_t(w2) * ny_of_[q] * nz;
-  for (int p = 0; p < ranks_; ++p) in[p] = sizeof(R) * 2 * std::size_t(kcut_[p + 1] - kcut_[p]) * rows * nz;
-  std::size_t total = 0;
-  for (std::size_t c : out) total += c;
-  R* send = static_cast<R*>(be.buffer(Backend::Buffer::send, total));
-  for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += out[q] / sizeof(R), ++q)
-    copy_strided(be, static_cast<const R*>(band) + std::ptrdiff_t(w2) * nz * y0_[q], {std::ptrdiff_t(w2) * nz, w2},
-                 send + at, {w2, std::ptrdiff_t(w2) * ny_of_[q]}, {w2, ny_of_[q], nz});
-  transpose_all_to_all(be, out, in);
-  // 2'. Every band's columns into this block's x spectra.
-  const R* receive = static_cast<const R*>(be.buffer(Backend::Buffer::receive, 0));
-  std::size_t at = 0;
-  for (int p = 0; p < ranks_; ++p) {
-    const int wp2 = 2 * (kcut_[p + 1] - kcut_[p]);
-    copy_strided(be, receive + at, {wp2, std::ptrdiff_t(wp2) * rows}, staging_b + 2 * kcut_[p],
-                 {cx2, std::ptrdiff_t(cx2) * rows}, {wp2, rows, nz});
-    at += in[p] / sizeof(R);
+  const std::vector<Piece> pieces = message_pieces(false);
+  std::size_t sends = pieces.back().send_at, receipts = pieces.back().receive_at;
+  for (int p = 0; p < ranks_; ++p) sends += pieces.back().out[p] / sizeof(R), receipts += pieces.back().in[p] / sizeof(R);
+  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, sizeof(R) * sends));
+  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, sizeof(R) * receipts));
+  void* const messages = be.message_stream();
+  for (std::size_t c = 0; c < pieces.size(); ++c) {
+    const Piece& m = pieces[c];
+    const int levels = m.z1 - m.z0;
+    R* const out = send + m.send_at;
+    for (std::size_t q = 0, at = 0; q < std::size_t(ranks_); at += m.out[q] / sizeof(R), ++q)
+      copy_strided(be, static_cast<const R*>(band) + std::ptrdiff_t(w2) * (m.z0 + std::ptrdiff_t(nz) * y0_[q]),
+                   {std::ptrdiff_t(w2) * nz, w2}, out + at, {w2, std::ptrdiff_t(w2) * ny_of_[q]}, {w2, ny_of_[q], levels});
+    packed_[c].record_on(be, be.stream());
+    packed_[c].make_wait(be, messages);
+    transpose_all_to_all(be, out, m.out, receive + m.receive_at, m.in, messages);
+    arrived_[c].record_on(be, messages);
   }
-  // 1'. The x lines back into f's interior.
-  x_fft_->inverse(staging_b, staging_a);
-  unpack_box(f, Box{{0, 0, 0}, part_.layout.n}, staging_a);
+  // 1'. Each piece's columns into this block's x spectra, its x lines back into f's interior.
+  for (std::size_t c = 0; c < pieces.size(); ++c) {
+    const Piece& m = pieces[c];
+    const int z0 = m.z0, levels = m.z1 - m.z0;
+    R* const real = staging_a + std::ptrdiff_t(nx) * rows * z0;
+    R* const half = staging_b + std::ptrdiff_t(cx2) * rows * z0;
+    arrived_[c].make_wait(be, be.stream());
+    const R* in = receive + m.receive_at;
+    for (int p = 0; p < ranks_; ++p) {
+      const int wp2 = 2 * (kcut_[p + 1] - kcut_[p]);
+      copy_strided(be, in, {wp2, std::ptrdiff_t(wp2) * rows}, half + 2 * kcut_[p], {cx2, std::ptrdiff_t(cx2) * rows},
+                   {wp2, rows, levels});
+      in += m.in[p] / sizeof(R);
+    }
+    x_fft(levels).inverse(half, real);
+    unpack_box(f, Box{{0, 0, z0}, {nx, rows, m.z1}}, real);
+  }
 }
 
 template <class R>

@@ -11,10 +11,14 @@
 // of every column and level; the mode solves read a column's z line `width` values apart
 // (ModeBand::column_range). The same spectrum as the plane FFT's, unnormalized (the round
 // trip is nx ny).
+// The x side goes in pieces of z levels (up to `pieces`): with NCCL each piece's all-to-all
+// travels on the backend's message stream while the next piece is transformed and packed
+// (forward), or while the one before is unpacked and transformed (inverse).
 #pragma once
 
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "grid/field.hpp"
@@ -42,9 +46,15 @@ class PencilTransform final : public TransposedPlanes<R> {
   void inverse(R* band, Field<R>& f, R* staging_a, R* staging_b) override;
   double values_both_ways(const std::function<double(double, double)>& plane_transforms) const override;
 
-  // The x lines' and this rank's y lines' transforms (the memory estimate's work areas).
-  static LineShape x_lines(const Grid& part);
+  // The z levels of each piece of the x side (pieces + 1 values: the first of each, and nz).
+  static std::vector<int> piece_cuts(const Grid& part);
+  static constexpr int pieces = 4;
+  // The x lines' transform of a piece of `levels` levels, and this rank's y lines'.
+  static LineShape x_lines(const Grid& part, int levels);
   static LineShape y_lines(const Grid& part);
+  // Every line transform it makes (the memory estimate's work areas): one per size of piece,
+  // and the y lines' where the band holds columns.
+  static std::vector<LineShape> line_shapes(const Grid& part);
   // This rank's band's x mode columns.
   static int band_columns(const Grid& part);
   // Bytes this rank allocates on the backend: the transposes' messages in the backend's
@@ -61,7 +71,20 @@ class PencilTransform final : public TransposedPlanes<R> {
   int k0_ = 0, width_ = 0;        // this rank's band's columns
   std::vector<int> kcut_;         // every band's first column (ranks + 1)
   std::vector<int> y0_, ny_of_;   // every block's first row and rows
-  std::unique_ptr<LineFft<R>> x_fft_, y_fft_;
+  std::vector<int> zcut_;          // the pieces' first levels (piece_cuts)
+  std::vector<std::pair<int, std::unique_ptr<LineFft<R>>>> x_fft_;  // by a piece's levels
+  std::unique_ptr<LineFft<R>> y_fft_;
+  // Per piece: its x side packed (the step's stream), its messages arrived (the message stream).
+  std::unique_ptr<StreamEvent[]> packed_, arrived_;
+  LineFft<R>& x_fft(int levels);
+  // Each piece's messages: bytes to and from every rank, and where its sends and receipts
+  // start in the backend's buffers (values of R); forward: the x spectra's columns out.
+  struct Piece {
+    int z0, z1;
+    std::vector<std::size_t> out, in;
+    std::size_t send_at, receive_at;
+  };
+  std::vector<Piece> message_pieces(bool forward) const;
 };
 
 }  // namespace bouss

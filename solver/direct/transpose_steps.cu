@@ -19,20 +19,34 @@ void copy_strided(const Backend& be, const R* src, Strides s, R* dst, Strides d,
 template void copy_strided<double>(const Backend&, const double*, Strides, double*, Strides, std::array<int, 3>);
 template void copy_strided<float>(const Backend&, const float*, Strides, float*, Strides, std::array<int, 3>);
 
-void transpose_all_to_all(const Backend& be, const std::vector<std::size_t>& send_counts,
-                          const std::vector<std::size_t>& receive_counts) {
+void transpose_all_to_all(const Backend& be, const void* send, const std::vector<std::size_t>& send_counts,
+                          void* receive, const std::vector<std::size_t>& receive_counts, void* stream) {
   RankCosts& costs = rank_costs();
   if (costs.timed) be.synchronize();  // timed, the packing and transforms queued before are not the transpose's
   const auto started = std::chrono::steady_clock::now();
+  std::size_t sent = 0;
+  for (std::size_t c : send_counts) sent += c;
+  alltoallv_on(be, send, send_counts, receive, receive_counts, stream);
+  costs.transpose_bytes += double(sent - send_counts[std::size_t(be.ranks().rank())]);
+  if (!costs.timed) return;
+  // the transpose's own time (NCCL's is queued on its stream)
+  if (stream) {
+    StreamEvent done;
+    done.record_on(be, stream);
+    done.wait();
+  } else {
+    be.synchronize();
+  }
+  costs.transpose_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+void transpose_all_to_all(const Backend& be, const std::vector<std::size_t>& send_counts,
+                          const std::vector<std::size_t>& receive_counts) {
   std::size_t sent = 0, received = 0;
   for (std::size_t p = 0; p < send_counts.size(); ++p) sent += send_counts[p], received += receive_counts[p];
   void* send = be.buffer(Backend::Buffer::send, sent);
   void* receive = be.buffer(Backend::Buffer::receive, received);
-  alltoallv_on(be, send, send_counts, receive, receive_counts);
-  costs.transpose_bytes += double(sent - send_counts[std::size_t(be.ranks().rank())]);
-  if (!costs.timed) return;
-  be.synchronize();  // the transpose's own time (NCCL's is queued on the stream)
-  costs.transpose_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  transpose_all_to_all(be, send, send_counts, receive, receive_counts, nullptr);
 }
 
 }  // namespace bouss

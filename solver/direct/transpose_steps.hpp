@@ -24,5 +24,9 @@ void copy_strided(const Backend& be, const R* src, Strides s, R* dst, Strides d,
 // (grid/device_messages.hpp: NCCL, a CUDA-aware MPI, or through the host). Collective.
 void transpose_all_to_all(const Backend& be, const std::vector<std::size_t>& send_counts,
                           const std::vector<std::size_t>& receive_counts);
+// The same from `send` to `receive` (within those buffers), NCCL's messages on `stream` (the
+// backend's message_stream(): the caller orders it against the backend's stream).
+void transpose_all_to_all(const Backend& be, const void* send, const std::vector<std::size_t>& send_counts,
+                          void* receive, const std::vector<std::size_t>& receive_counts, void* stream);
 
 }  // namespace bouss
