@@ -55,4 +55,15 @@ inline bool sweeps_read_ghosts(const GhostSelf<S>& gs) {
   return false;
 }
 
+// Whether every ghost a sweep reads is across a face cut between ranks (no periodic axis of
+// odd length uncut): then the exchange of the cut faces alone (grid/halo.hpp
+// exchange_cut_faces) serves before each colour.
+template <class S>
+inline bool sweeps_read_only_cut_ghosts(const GhostSelf<S>& gs, const FieldBC& bc) {
+  for (int a = 0; a < 3; ++a)
+    if ((gs.lo[a] == 0 || gs.hi[a] == 0) && !gs.wrap[a] && !bc.exchanged(2 * a) && !bc.exchanged(2 * a + 1))
+      return false;
+  return true;
+}
+
 }  // namespace bouss

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """The scaling model of docs/scaling.md: time per step on P GPUs as compute plus halo
-exchanges plus reductions (plus the transposes of a distributed FFT), from the inputs
-named below. Prints the tables of docs/scaling.md; python3, standard library only.
+exchanges plus reductions (plus the transposes of the distributed direct solve), from the
+inputs named below. Prints the tables of docs/scaling.md; python3, standard library only.
 
     python3 tools/scaling_model.py            # the tables, Markdown
-    python3 tools/scaling_model.py --measured [docs/scaling.json]   # beside issue 14's runs
+    python3 tools/scaling_model.py --measured [docs/scaling.json] [CALL]   # beside a call's runs
 """
 import math
 
@@ -36,10 +36,21 @@ BW_NODE, BW_NET = 450e9, 50e9
 MEASURED_ALPHA = (23.505 - 33.756 / 2) * 1e-3 / 156
 ASSUMED_ALPHA = 10e-6  # this model's first assumption, kept for the comparison
 ALPHA_NODE, ALPHA_NET = MEASURED_ALPHA, MEASURED_ALPHA + 5e-6
+# The direct solve's all-to-alls on a node, effective (issue 35, four H200s over NVLink, NCCL,
+# build 40ca3dd): the step at 1024x1024x512 on four GPUs took 23.47 ms against one GPU's
+# 66.89 / 4, its halos 0.77: 5.98 ms for two all-to-alls of 0.81 GB each a step, 270 GB/s,
+# what the x side's packing and transforms left unhidden by the pieces included.
+A2A_NODE = 2 * 0.807e9 / 5.98e-3
+PIECES = 4  # the pencils' pieces (solver/direct/pencil_transform.hpp): messages a rank a way
+MEMORY_GPU = 139e9    # an H200's memory; bytes a cell of a run (fp64, direct solve) below
+BYTES_PER_CELL = 130  # bouss check: 13-14 arrays of 8 bytes, the solver's spectrum and messages
 
 
-def dims(n, p):
-    """The process grid of grid/decomposition.cpp: fewest halo cells, then the squarer block."""
+def dims(n, p, solver="multigrid"):
+    """The process grid of grid/decomposition.cpp: the direct solve's pencils cut y alone
+    (SolverType::process_grid), else the fewest halo cells, then the squarer block."""
+    if solver == "fft" and 1 < p <= n[1] and n[0] // 2 + 1 >= p:
+        return (1, p)
     best = None
     for px in range(1, p + 1):
         if p % px:
@@ -68,7 +79,7 @@ def exchange_seconds(face_cells, cut_axes, p, fields=1):
 
 
 def step_ms(n, p, solver):
-    px, py = dims(n, p)
+    px, py = dims(n, p, solver)
     nx, ny, nz = n[0] / px, n[1] / py, n[2]
     bw, alpha = link(p)
     compute = NS_PER_CELL[solver] * 1e-9 * nx * ny * nz
@@ -92,13 +103,17 @@ def step_ms(n, p, solver):
                 break
         solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
     if solver == "fft" and p > 1:
-        # Four all-to-all transposes a solve (blocks to z slabs and the slabs' spectrum to
-        # bands of modes, forward and inverse: solver/direct/slab_transform.hpp), each moving this
-        # GPU's share of the field (complex half spectrum: as many bytes as the real field)
-        # to the others, P - 1 messages each.
+        # Pencils (the ranks cut y alone, P <= ny): two all-to-alls a solve, forward and
+        # inverse (solver/direct/pencil_transform.hpp), each moving (P - 1) / P of this GPU's
+        # half spectrum (as many bytes as its block) in PIECES pieces of P - 1 messages; on a
+        # node at the measured effective rate, between nodes the share that leaves the node
+        # at the network's. Beyond ny ranks, slabs: four (slab_transform.hpp).
+        transposes = 2 if px == 1 else 4
         share = nx * ny * nz * BYTES
-        solve_comm += 4 * (share / bw + (p - 1) * alpha)
-    return 1e3 * (compute + halo + reduce + solve_comm), (px, py), 1e3 * compute
+        on_node = min(p, GPUS_PER_NODE)
+        move = share * (on_node - 1) / p / A2A_NODE + share * (p - on_node) / p / BW_NET
+        solve_comm += transposes * (move + PIECES * (p - 1) * alpha)
+    return 1e3 * (compute + halo + reduce + solve_comm), (px, py), 1e3 * compute, 1e3 * halo, 1e3 * solve_comm
 
 
 def table(title, rows):
@@ -113,7 +128,7 @@ def strong(n, solver, ps, base):
     rows = []
     t0 = None
     for p in ps:
-        t, d, c = step_ms(n, p, solver)
+        t, d, c = step_ms(n, p, solver)[:3]
         if t0 is None:
             t0, p0 = t, p
         speed = t0 / t
@@ -125,23 +140,51 @@ def weak(per_gpu, solver, ps):
     rows = []
     t1 = None
     for p in ps:
-        px, py = dims((per_gpu[0] * p, per_gpu[1] * p, per_gpu[2]), p)
+        px, py = dims((per_gpu[0] * p, per_gpu[1] * p, per_gpu[2]), p, solver)
         n = (per_gpu[0] * px, per_gpu[1] * py, per_gpu[2])
-        t, d, c = step_ms(n, p, solver)
+        t, d, c = step_ms(n, p, solver)[:3]
         t1 = t if t1 is None else t1
         rows.append((p, d[0], d[1], solver, t, c, "", f"{100 * t1 / t:.0f}%"))
     return rows
 
 
-def against_measurements(path):
-    """The model beside issue 14's newest runs (docs/scaling.json, call #3: this build, the
-    multigrid checked every step at every GPU count): compute from each grid and solver's own
-    one-GPU step there (its ms/step over its cells, the machine's), the cycles the ranks
-    took, and the message latency as first assumed and as measured."""
+def large(solver):
+    """1024^3 to 4096^3 on 8 to 1024 GPUs (from the fewest H200s that hold the grid): ms a
+    step, the efficiency against the first count, and what costs most besides compute."""
+    rows = []
+    for side in (1024, 2048, 4096):
+        n = (side, side, side)
+        fewest = 2 ** math.ceil(math.log2(side ** 3 * BYTES_PER_CELL / MEMORY_GPU))
+        t0 = p0 = None
+        for p in (8, 64, 256, 1024):
+            if p < fewest:
+                continue
+            t, d, c, halo, comm = step_ms(n, p, solver)
+            if t0 is None:
+                t0, p0 = t, p
+            limit = max((c, "compute"), (halo, "halos"), (comm, "transposes" if solver == "fft" else "multigrid latency"))
+            rows.append((f"{side}^3", p, f"{d[0]}x{d[1]}", f"{t:.2f}", f"{c:.2f}", f"{100 * t0 * p0 / (t * p):.0f}%",
+                         limit[1] if limit[1] != "compute" else "compute (scales)"))
+    print(f"\nLarge grids, {solver} (efficiency against the first GPU count of each grid)\n")
+    print("| grid | GPUs | process grid | ms/step | compute ms | efficiency | largest cost |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| {} | {} | {} | {} | {} | {} | {} |".format(*r))
+
+
+def against_measurements(path, call="call #5"):
+    """The model beside a call's runs (docs/scaling.json; call #5: issue 35's four H200s,
+    call #3: issue 14's two H100s): compute from each grid and solver's own one-GPU step
+    there (its ms/step over its cells, the machine's), the cycles the ranks took, and the
+    message latency as first assumed and as measured."""
     import json
     global ALPHA_NODE, CYCLES, REDUCTIONS
     runs = json.load(open(path))["runs"]
-    runs = [r for r in runs if "call #3" in r["call"] and r["run"] in ("strong", "weak")]
+    runs = [r for r in runs if call in r["call"] and r["run"] in ("strong", "weak")]
+    firsts = {}
+    for r in runs:  # a run repeated in the call: its first
+        firsts.setdefault((r["run"], tuple(r["grid"]), r["solver"], r["gpus"]), r)
+    runs = list(firsts.values())
     print("\n| run | grid | solver | GPUs | measured ms/step | model, %.0f us an exchange | model, %.0f us |"
           % (ASSUMED_ALPHA * 1e6, MEASURED_ALPHA * 1e6))
     print("|---|---|---|---|---|---|---|")
@@ -167,7 +210,8 @@ def against_measurements(path):
 if __name__ == "__main__":
     import sys
     if len(sys.argv) > 1 and sys.argv[1] == "--measured":
-        against_measurements(sys.argv[2] if len(sys.argv) > 2 else "docs/scaling.json")
+        against_measurements(sys.argv[2] if len(sys.argv) > 2 else "docs/scaling.json",
+                             sys.argv[3] if len(sys.argv) > 3 else "call #5")
         sys.exit(0)
     ps = [1, 2, 4, 8, 16, 64, 256, 1024]
     for solver in ("multigrid", "fft"):
@@ -177,3 +221,5 @@ if __name__ == "__main__":
               strong((2048, 2048, 2048), solver, [8, 16, 64, 256, 1024], 8))
     for solver in ("multigrid", "fft"):
         table(f"Weak scaling, 512x512x256 per GPU, {solver}", weak((512, 512, 256), solver, ps))
+    for solver in ("multigrid", "fft"):
+        large(solver)

@@ -182,7 +182,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
       };
     // A periodic box cut along y alone: x transforms on the blocks, one all-to-all each way.
     if (!eigen && !walled() && PencilTransform<R>::takes(grid))
-      transposed_ = std::make_unique<PencilTransform<R>>(backend, grid);
+      transposed_ = std::make_unique<PencilTransform<R>>(backend, grid, PencilTransform<R>::default_pieces(grid, sizeof(R)));
     else
       transposed_ = std::make_unique<SlabTransform<R>>(backend, grid, make_r2r);
     const ModeBand band = transposed_->band();

@@ -109,7 +109,8 @@ class FourierType final : public SolverType {
         return double(c.single() ? line_fft_work_bytes<float>(c.backend, s) : line_fft_work_bytes<double>(c.backend, s));
       };
       double areas = 0;
-      for (const LineShape& s : PencilTransform<double>::line_shapes(grid)) areas += work(s);
+      const int pieces = PencilTransform<double>::default_pieces(grid, c.value_bytes);
+      for (const LineShape& s : PencilTransform<double>::line_shapes(grid, pieces)) areas += work(s);
       return {own + areas, 0.0};
     }
     return {own + (!has_planes ? 0.0

@@ -17,7 +17,17 @@ bool PencilTransform<R>::takes(const Grid& part) {
 }
 
 template <class R>
-std::vector<int> PencilTransform<R>::piece_cuts(const Grid& part) {
+int PencilTransform<R>::default_pieces(const Grid& part, std::size_t value_bytes) {
+  const std::array<int, 3> n = part.global_n();
+  const int ranks = part.decomposition->ranks();
+  // what the x side sends each rank in one all-to-all: a band's columns of the block's rows
+  const double per_rank = 2.0 * double(n[0] / 2 + 1) / ranks * part.layout.n[1] * n[2] * value_bytes;
+  const int by_size = int(per_rank / double(4 << 20));
+  return std::max(1, std::min({4, n[2], by_size}));
+}
+
+template <class R>
+std::vector<int> PencilTransform<R>::piece_cuts(const Grid& part, int pieces) {
   const int nz = part.layout.n[2];
   return SlabTransform<R>::even_cuts(nz, std::max(1, std::min(pieces, nz)));
 }
@@ -35,10 +45,10 @@ LineShape PencilTransform<R>::x_lines(const Grid& part, int levels) {
 }
 
 template <class R>
-std::vector<LineShape> PencilTransform<R>::line_shapes(const Grid& part) {
+std::vector<LineShape> PencilTransform<R>::line_shapes(const Grid& part, int pieces) {
   std::vector<LineShape> shapes;
   std::vector<int> sizes;
-  const std::vector<int> z = piece_cuts(part);
+  const std::vector<int> z = piece_cuts(part, pieces);
   for (std::size_t c = 0; c + 1 < z.size(); ++c)
     if (std::find(sizes.begin(), sizes.end(), z[c + 1] - z[c]) == sizes.end()) sizes.push_back(z[c + 1] - z[c]);
   for (int levels : sizes) shapes.push_back(x_lines(part, levels));
@@ -67,7 +77,7 @@ LineShape PencilTransform<R>::y_lines(const Grid& part) {
 }
 
 template <class R>
-PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part)
+PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part, int pieces)
     : backend_(backend), part_(part), ranks_(backend.ranks().size()), rank_(backend.ranks().rank()) {
   if (!takes(part) || part.decomposition->ranks() != ranks_)
     throw std::logic_error("PencilTransform: expected a block of a grid cut along y alone over the backend's ranks");
@@ -84,7 +94,7 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part)
   // The lent staging arrays hold the block's values and their x spectrum.
   if (std::size_t(2) * columns_ * rows_ * nz_ > std::size_t(part.layout.size))
     throw std::logic_error("PencilTransform: the x spectrum does not fit in an array of the layout");
-  zcut_ = piece_cuts(part);
+  zcut_ = piece_cuts(part, pieces);
   const int count = int(zcut_.size()) - 1;
   for (int c = 0; c < count; ++c) x_fft(zcut_[c + 1] - zcut_[c]);
   if (width_ > 0) y_fft_ = make_line_fft<R>(backend, y_lines(part));

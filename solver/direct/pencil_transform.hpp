@@ -11,9 +11,10 @@
 // of every column and level; the mode solves read a column's z line `width` values apart
 // (ModeBand::column_range). The same spectrum as the plane FFT's, unnormalized (the round
 // trip is nx ny).
-// The x side goes in pieces of z levels (up to `pieces`): with NCCL each piece's all-to-all
-// travels on the backend's message stream while the next piece is transformed and packed
-// (forward), or while the one before is unpacked and transformed (inverse).
+// The x side goes in pieces of z levels: with NCCL each piece's all-to-all travels on the
+// backend's message stream while the next piece is transformed and packed (forward), or
+// while the one before is unpacked and transformed (inverse). The same band and field for
+// any number of pieces, bit for bit.
 #pragma once
 
 #include <array>
@@ -35,7 +36,8 @@ class PencilTransform final : public TransposedPlanes<R> {
   // y alone, with at least as many x mode columns as ranks. The box must be periodic in x
   // and y (the caller's to know).
   static bool takes(const Grid& part);
-  PencilTransform(const Backend& backend, const Grid& part);
+  // pieces: of the x side (at most nz; default_pieces is the solve's).
+  PencilTransform(const Backend& backend, const Grid& part, int pieces);
   PencilTransform(const PencilTransform&) = delete;
   PencilTransform& operator=(const PencilTransform&) = delete;
 
@@ -46,15 +48,18 @@ class PencilTransform final : public TransposedPlanes<R> {
   void inverse(R* band, Field<R>& f, R* staging_a, R* staging_b) override;
   double values_both_ways(const std::function<double(double, double)>& plane_transforms) const override;
 
-  // The z levels of each piece of the x side (pieces + 1 values: the first of each, and nz).
-  static std::vector<int> piece_cuts(const Grid& part);
-  static constexpr int pieces = 4;
+  // The pieces of the x side the direct solve takes: up to 4, each sending at least 4 MiB to
+  // each rank. Measured on four H200s (docs/scaling.md): 4 pieces against 1 take the step at
+  // 1024x1024x512 from 27.1 to 23.5 ms; 8 pieces gain 0.7% there and lose 7% at 512x512x256.
+  static int default_pieces(const Grid& part, std::size_t value_bytes);
+  // The z levels of each of `pieces` pieces (pieces + 1 values: the first of each, and nz).
+  static std::vector<int> piece_cuts(const Grid& part, int pieces);
   // The x lines' transform of a piece of `levels` levels, and this rank's y lines'.
   static LineShape x_lines(const Grid& part, int levels);
   static LineShape y_lines(const Grid& part);
-  // Every line transform it makes (the memory estimate's work areas): one per size of piece,
-  // and the y lines' where the band holds columns.
-  static std::vector<LineShape> line_shapes(const Grid& part);
+  // Every line transform it makes in `pieces` pieces (the memory estimate's work areas): one
+  // per size of piece, and the y lines' where the band holds columns.
+  static std::vector<LineShape> line_shapes(const Grid& part, int pieces);
   // This rank's band's x mode columns.
   static int band_columns(const Grid& part);
   // Bytes this rank allocates on the backend: the transposes' messages in the backend's

@@ -27,6 +27,7 @@
 #include "grid/captured_work.hpp"
 #include "grid/coarsening.hpp"
 #include "grid/field.hpp"
+#include "grid/halo.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/grid.hpp"
 #include "grid/z_tables.hpp"
@@ -70,16 +71,25 @@ inline std::array<int, 3> halved_axes(const std::vector<std::array<int, 3>>& sha
 // `sweeps` sweeps of both colours of a smoother, relax(self, colour) relaxing one (red-black
 // cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts (walls folded
 // in, even periodic axes wrapped: solver/ghost_self.hpp) except along a periodic axis of odd
-// length and across the cuts between ranks, filled before each colour. `x_zero`: x is zero,
+// length and across the cuts between ranks, filled before each colour (the cut faces alone
+// where only they are read: no corners, no walls). `x_zero`: x is zero,
 // ghosts included, under homogeneous conditions (a coarse level's correction just cleared), so
 // its ghosts need no first fill (under ranks, one exchange fewer).
 template <class S, class Relax>
 void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, const Relax& relax) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
+  // Where the sweeps read only ghosts across cuts, the cut faces alone, both cut axes in one
+  // group of messages (half the groups of a 2x2 process grid's fills).
+  const bool cuts_alone = sweeps_read_only_cut_ghosts(self, bc);
   for (int s = 0; s < sweeps; ++s)
     for (int colour = 0; colour < 2; ++colour) {
-      if (fills && !(x_zero && s == 0 && colour == 0)) fill_ghosts(x, bc, g);
+      if (!fills || (x_zero && s == 0 && colour == 0)) {
+      } else if (cuts_alone) {
+        exchange_cut_faces(x, bc);
+      } else {
+        fill_ghosts(x, bc, g);
+      }
       relax(self, colour);
     }
   fill_ghosts(x, bc, g);
