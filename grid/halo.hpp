@@ -18,10 +18,11 @@ template <class S>
 void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int count, int axis);
 
 // The ghosts of f across every cut face, both cut axes in one group of messages, nothing
-// else: no wall or periodic fill, and the edges where two cut axes meet left as they were
-// (each axis's slab goes as it is, not after the other's exchange). What a sweep that reads
-// only its face neighbours needs before each colour (solver/multigrid/hierarchy.hpp smooth);
-// fill_ghosts fills every ghost. Collective over the ranks of f's backend.
+// else: no wall or periodic fill, and the edges where two cut axes meet take the
+// neighbour's edge ghosts as they were (each axis's slab goes as it is, not after the
+// other's exchange). What a sweep that reads only its face neighbours needs before each
+// colour (solver/multigrid/hierarchy.hpp smooth); fill_ghosts fills every ghost. Collective
+// over the ranks of f's backend.
 template <class S>
 void exchange_cut_faces(Field<S>& f, const FieldBC& bc);
 

@@ -14,6 +14,9 @@ NS_PER_CELL = {"multigrid": 3.533e6 / (256 * 256 * 128), "fft": 1.098e6 / (256 *
 CYCLES = 3            # V-cycles a step, developed, extrapolated guess (README)
 SWEEP_EXCHANGES = 10  # per V-cycle, the finest level: V(2,2) = 4 sweeps x 2 colours, the residual, the prolongation
 COARSE_EXCHANGES = 9  # a coarser level: its correction starts cleared, no fill before the first sweep
+# Of those, the fills before a colour: the cut faces alone, every cut axis in one group of
+# messages (grid/halo.hpp exchange_cut_faces, issue 35); the others fill axis after axis.
+COLOUR_EXCHANGES = {SWEEP_EXCHANGES: 8, COARSE_EXCHANGES: 7}
 STEP_EXCHANGES = [4, 3, 1]  # fields per exchange of the step: after the advance (u, v, w, T), the gradient (u, v, w), the pressure
 REDUCTIONS = 3 + 1 * CYCLES  # CFL rate, b's and x's means, a residual norm per cycle
 COARSE_MS = 0.2       # the agglomerated coarse levels on one GPU per cycle (latency-bound small levels)
@@ -71,10 +74,13 @@ def link(p):
     return (BW_NODE, ALPHA_NODE) if p <= GPUS_PER_NODE else (BW_NET, ALPHA_NET)
 
 
-def exchange_seconds(face_cells, cut_axes, p, fields=1):
+def exchange_seconds(face_cells, cut_axes, p, fields=1, grouped=False):
     """One exchange of `fields` fields together: each cut axis one group of messages, both
-    directions at once (each way over its own direction of the link), axis after axis."""
+    directions at once (each way over its own direction of the link), axis after axis; or,
+    grouped, every cut axis in one group (one latency)."""
     bw, alpha = link(p)
+    if grouped and cut_axes:
+        return alpha + sum(fields * face_cells[a] * BYTES / bw for a in cut_axes)
     return sum(alpha + fields * face_cells[a] * BYTES / bw for a in cut_axes)
 
 
@@ -96,7 +102,9 @@ def step_ms(n, p, solver):
         exchanges = SWEEP_EXCHANGES
         while True:
             lfaces = {0: (ly + 2) * (lz + 2), 1: (lx + 2) * (lz + 2)}
-            solve_comm += CYCLES * exchanges * exchange_seconds(lfaces, cut, p)
+            colour = COLOUR_EXCHANGES[exchanges]
+            solve_comm += CYCLES * (colour * exchange_seconds(lfaces, cut, p, grouped=True) +
+                                    (exchanges - colour) * exchange_seconds(lfaces, cut, p))
             exchanges = COARSE_EXCHANGES
             lx, ly, lz = lx / 2, ly / 2, max(lz / 2, 1)
             if min({0: lx, 1: ly}[a] for a in cut) < AGGLOMERATE_BELOW:

@@ -8,6 +8,7 @@
 #include "grid/boundary.hpp"
 #include "grid/field_ops.hpp"
 #include "grid/grid.hpp"
+#include "grid/halo.hpp"
 #include "mpi_support.hpp"
 
 namespace bouss {
@@ -88,6 +89,50 @@ TEST(MpiHalo, EveryGhostAsTheWholeGridFillsIt) {
   check_every_ghost<double>(mixed_conditions(), {16, 12, 6});
   check_every_ghost<double>(walled_x_conditions(), {24, 8, 4});
   check_every_ghost<float>(mixed_conditions(), {16, 12, 6});
+}
+
+// The cut faces alone (what a sweep reads before a colour): every ghost across a cut face is
+// the neighbour's cell, as the whole grid's fill has it (y periodic: across the wrap too);
+// the ghosts at walls and the z planes keep what they held (the edges are not the sweeps').
+TEST(MpiHalo, TheCutFacesAloneFillEveryCutFaceAndNothingElse) {
+  const Communicator& world = *Communicator::world();
+  const std::array<int, 3> n{16, 12, 4};
+  const FieldBC bc = walled_x_conditions();  // x walled, y periodic, z walls
+  const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.5, 1.0});
+  for (const std::array<int, 2>& dims : process_grids(world.size(), n)) {
+    const Decomposition d = Decomposition::make(n, {false, true, false}, world.size(), world.rank(), dims);
+    const Grid part = whole.part(d);
+    const FieldBC mine = bc.on_rank(d);
+    const Backend here = Backend::cpu().with_ranks(Communicator::world());
+    Field<double> w(Backend::cpu(), whole.layout, Stagger::centre, "whole"), p(here, part.layout, Stagger::centre, "part");
+    fill(w, 0.0);
+    fill(p, -99.0);
+    set_from_globals(w, whole);
+    set_from_globals(p, part);
+    fill_ghosts(w, bc, whole);
+    exchange_cut_faces(p, mine);
+    const Box padded = part.layout.padded(Stagger::centre);
+    const View<const double> pv = p.cview(), wv = w.cview();
+    int wrong = 0, faces = 0;
+    for (int k = padded.lo[2]; k < padded.hi[2]; ++k)
+      for (int j = padded.lo[1]; j < padded.hi[1]; ++j)
+        for (int i = padded.lo[0]; i < padded.hi[0]; ++i) {
+          const bool in_x = i >= 0 && i < part.layout.n[0], in_y = j >= 0 && j < part.layout.n[1];
+          const bool in_z = k >= 0 && k < n[2];
+          if (int(!in_x) + int(!in_y) + int(!in_z) > 1) continue;  // an edge or corner: not the sweeps'
+          // outside along one axis at most: the interior, a face ghost of x or y, a z plane's
+          const bool cut = (!in_x && (i < 0 ? mine.exchanged(0) : mine.exchanged(1))) ||
+                           (!in_y && (j < 0 ? mine.exchanged(2) : mine.exchanged(3)));
+          faces += cut;
+          const bool whole_value = (in_x && in_y && in_z) || cut;
+          const double got = pv(i, j, k), want = whole_value ? wv(i + d.offset[0], j + d.offset[1], k) : -99.0;
+          if (got != want && ++wrong <= 5)
+            ADD_FAILURE() << "rank " << world.rank() << " of " << d.describe() << " point (" << i << ", " << j << ", " << k
+                          << "): " << got << ", expected " << want << (cut ? " (a cut face)" : "");
+        }
+    EXPECT_EQ(faces > 0, world.size() > 1) << "on " << d.describe();
+    EXPECT_EQ(wrong, 0) << "on " << d.describe();
+  }
 }
 
 }  // namespace
