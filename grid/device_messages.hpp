@@ -1,5 +1,5 @@
 // How messages in a backend's memory travel between ranks: the halo exchange's
-// (grid/halo.cu) and the Fourier solver's transposes (solver/direct/slab_transform.cu). On the CPU
+// (grid/halo.cu) and the direct solve's transposes (solver/direct/transpose_steps.cu). On the CPU
 // backend, MPI. On CUDA one of three paths, chosen once per run and the same on every rank:
 //   nccl: NCCL's send and receive on the backend's stream, from device memory, over NVLink
 //     or the network as NCCL finds them (builds with NCCL; every rank on a GPU of its own,

@@ -1,5 +1,5 @@
 // What cutting a grid over ranks costs this rank, accumulated since the last reset: the halo
-// exchanges (grid/halo.cu), the Fourier solver's transposes (solver/direct/slab_transform.cu) and
+// exchanges (grid/halo.cu), the direct solve's transposes (solver/direct/transpose_steps.cu) and
 // the pressure solve gathered onto rank 0 (solver/gathered_solver.cpp), as wall time on the
 // host around each (timed, an exchange first waits for the device work queued before it, then
 // for its own packing, messages and unpacking, so its time is what the rank spent on it,
@@ -20,7 +20,7 @@ struct RankCosts {
   // without the messages and the waiting for the neighbour.
   double halo_pack_seconds = 0;
   double gathered_solve_seconds = 0;
-  // The distributed Fourier solver's transposes (solver/direct/slab_transform.cu): all-to-alls.
+  // The distributed direct solve's transposes (solver/direct/transpose_steps.cu): all-to-alls.
   double transpose_seconds = 0, transpose_bytes = 0;
   // Reductions combined across the ranks and the run's per-step agreements (Communicator's
   // allgather and any_bits), each waiting for the slowest rank.
