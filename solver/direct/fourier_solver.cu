@@ -292,7 +292,8 @@ LentArrays<R> FourierSolver<R>::arrays(const LentArrays<R>& lent) {
 // (in the third lent array) and adds it. Device work alone.
 template <class R>
 void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const LentArrays<R>& work_arrays) {
-  // One rank's spectrum and c' in the first two arrays; under ranks the band's, its own.
+  // One rank's spectrum and c' in the first two arrays; under ranks they stage the pencils'
+  // x lines, and the band and its c' are the solver's own.
   Complex<R>* const spectrum = reinterpret_cast<Complex<R>*>(work_arrays.fields[0]->data());
   R* const c = work_arrays.fields[1]->data();
   Field<R>& work = *work_arrays.fields[2];
@@ -421,7 +422,6 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   // pivots, write d', read both back and write the solution; a complex one's read it, write
   // c' (half a spectrum) and d', read both back and write the solution.
   const auto mode_solves = [&](double values) { return real ? 6 * values : 5 * values; };
-  const std::array<int, 3> n = grid_.global_n();
   double transforms;
   if (transposed_) {  // the transposes and transforms both ways, the band's mode solves
     transforms = transposed_->values_both_ways(plane_transforms) + mode_solves(double(transposed_->band_values()));

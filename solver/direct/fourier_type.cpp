@@ -1,7 +1,6 @@
 // The direct Fourier-tridiagonal solve's entry in the registry (solver/registry.hpp).
 #include <fmt/format.h>
 
-#include "grid/z_tables.hpp"
 #include "solver/direct/fourier_solver.hpp"
 #include "solver/direct/line_fft.hpp"
 #include "solver/direct/pencil_transform.hpp"
@@ -39,8 +38,7 @@ class FourierType final : public SolverType {
   // move the fields once each way a pass, slabs twice (the halos of a 1 x P grid exchange
   // as many cells as the squarest grid's up to 4 ranks of a square box).
   std::array<int, 2> process_grid(const PressureGrid& g, int ranks) const override {
-    if (ranks > 1 && g.periodic_x && g.periodic_y && !g.stretched_xy && !g.periodic_z && ranks <= g.n[1] &&
-        g.n[0] / 2 + 1 >= ranks)
+    if (g.periodic_x && g.periodic_y && !g.stretched_xy && !g.periodic_z && PencilTransform<double>::fits(g.n, ranks))
       return {1, ranks};
     return {0, 0};
   }
@@ -49,7 +47,6 @@ class FourierType final : public SolverType {
   const char* iteration_unit() const override { return "passes"; }
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
-    const bool gathered = c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size());
     const char* transposed =
         on_pencils(c.pressure, c.block)
             ? "; x transformed on the blocks, y on bands of x modes over the ranks (one all-to-all each way a pass)"
@@ -58,7 +55,7 @@ class FourierType final : public SolverType {
       return fmt::format("direct solve (x and y through their eigenbases as {} matrix products, a tridiagonal solve "
                          "per horizontal mode){}{}",
                          c.backend.is_cuda() ? "cuBLAS" : "BLAS", c.single() ? " (fp32)" : " (fp64)",
-                         c.ranks() && !gathered ? transposed : "");
+                         c.ranks() ? transposed : "");
     const char* library = c.backend.is_cuda() ? "cuFFT" : "FFTW";
     const auto kind = [](bool periodic) { return periodic ? "Fourier" : "cosine (walls)"; };
     const std::string method =
@@ -68,7 +65,7 @@ class FourierType final : public SolverType {
             : fmt::format("direct solve ({} transforms, x {}, y {}", library, kind(c.pressure.periodic_x),
                           kind(c.pressure.periodic_y));
     return fmt::format("{}, a tridiagonal solve per horizontal mode){}{}", method, c.single() ? " (fp32)" : " (fp64)",
-                       c.ranks() && !gathered ? transposed : "");
+                       c.ranks() ? transposed : "");
   }
   bool fixed_passes(const SolverContext&) const override { return true; }
   // The plane transforms' work area: of the block, or of this rank's slab (none where it
@@ -77,12 +74,9 @@ class FourierType final : public SolverType {
     const bool cut = grid.decomposition && grid.decomposition->ranks() > 1;
     const Layout planes = cut ? SlabTransform<double>::slab_layout(grid) : grid.layout;
     const bool has_planes = planes.n[2] > 0;
-    // Gathered onto rank 0 (solver/gathered_solver.hpp) it solves without lent arrays (its own),
-    // on a grid of its own (its own z tables).
-    const bool lent = !(c.ranks() && !solves_on_blocks(c.pressure, c.backend.ranks().size()));
+    // On the blocks of every grid (never gathered), with the step's lent arrays.
     const bool stretched = c.pressure.stretched_xy, walled = !c.pressure.periodic_x || !c.pressure.periodic_y;
-    const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, lent, stretched || walled, stretched) +
-                       (lent ? 0.0 : stencil_table_bytes(grid.layout, stretched));
+    const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, true, stretched || walled, stretched);
     // One rank's mode lines' stored reciprocal pivots (a value per cell); under ranks the
     // band's, in `own`, and the slab's plane transform's own arrays: the eigenbases' staging
     // array, the cosine transforms' staging array and half spectrum.

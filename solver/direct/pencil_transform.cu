@@ -5,15 +5,19 @@
 #include <stdexcept>
 
 #include "grid/field_ops.hpp"
-#include "solver/direct/slab_transform.hpp"
 #include "solver/direct/transpose_steps.hpp"
 
 namespace bouss {
 
 template <class R>
+bool PencilTransform<R>::fits(const std::array<int, 3>& n, int ranks) {
+  return ranks > 1 && ranks <= n[1] && n[0] / 2 + 1 >= ranks;
+}
+
+template <class R>
 bool PencilTransform<R>::takes(const Grid& part) {
   const auto& d = part.decomposition;
-  return d && d->ranks() > 1 && d->dims[0] == 1 && part.global_n()[0] / 2 + 1 >= d->ranks();
+  return d && d->dims[0] == 1 && fits(part.global_n(), d->ranks());
 }
 
 template <class R>
@@ -29,7 +33,7 @@ int PencilTransform<R>::default_pieces(const Grid& part, std::size_t value_bytes
 template <class R>
 std::vector<int> PencilTransform<R>::piece_cuts(const Grid& part, int pieces) {
   const int nz = part.layout.n[2];
-  return SlabTransform<R>::even_cuts(nz, std::max(1, std::min(pieces, nz)));
+  return even_cuts(nz, std::max(1, std::min(pieces, nz)));
 }
 
 template <class R>
@@ -60,7 +64,7 @@ template <class R>
 int PencilTransform<R>::band_columns(const Grid& part) {
   const std::array<int, 3> n = part.global_n();
   const int ranks = part.decomposition->ranks(), rank = part.decomposition->rank;
-  const std::vector<int> k = SlabTransform<R>::even_cuts(n[0] / 2 + 1, ranks);
+  const std::vector<int> k = even_cuts(n[0] / 2 + 1, ranks);
   return k[rank + 1] - k[rank];
 }
 
@@ -84,7 +88,7 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part, in
   const std::array<int, 3> n = part.global_n();
   nx_ = n[0], ny_ = n[1], nz_ = n[2], rows_ = part.layout.n[1];
   columns_ = nx_ / 2 + 1;
-  kcut_ = SlabTransform<R>::even_cuts(columns_, ranks_);
+  kcut_ = even_cuts(columns_, ranks_);
   k0_ = kcut_[rank_], width_ = kcut_[rank_ + 1] - k0_;
   const Decomposition& d = *part.decomposition;
   const std::vector<int> y = Decomposition::cuts(ny_, ranks_);
@@ -100,6 +104,8 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part, in
   if (width_ > 0) y_fft_ = make_line_fft<R>(backend, y_lines(part));
   packed_ = std::make_unique<StreamEvent[]>(std::size_t(count));
   arrived_ = std::make_unique<StreamEvent[]>(std::size_t(count));
+  forward_ = message_pieces(true);
+  inverse_ = message_pieces(false);
 }
 
 template <class R>
@@ -111,12 +117,11 @@ LineFft<R>& PencilTransform<R>::x_fft(int levels) {
 }
 
 template <class R>
-std::vector<typename PencilTransform<R>::Piece> PencilTransform<R>::message_pieces(bool forward) const {
-  std::vector<Piece> pieces;
-  std::size_t send_at = 0, receive_at = 0;
+typename PencilTransform<R>::Pieces PencilTransform<R>::message_pieces(bool forward) const {
+  Pieces pieces;
   for (std::size_t c = 0; c + 1 < zcut_.size(); ++c) {
-    Piece m{zcut_[c], zcut_[c + 1], std::vector<std::size_t>(ranks_), std::vector<std::size_t>(ranks_), send_at,
-            receive_at};
+    Piece m{zcut_[c], zcut_[c + 1], std::vector<std::size_t>(ranks_), std::vector<std::size_t>(ranks_),
+            pieces.sends / sizeof(R), pieces.receipts / sizeof(R)};
     const std::size_t levels = std::size_t(m.z1 - m.z0);
     // this block's x spectra's columns of each band, and this band's columns of each block's rows
     for (int p = 0; p < ranks_; ++p) {
@@ -124,9 +129,9 @@ std::vector<typename PencilTransform<R>::Piece> PencilTransform<R>::message_piec
       const std::size_t band = sizeof(R) * 2 * std::size_t(width_) * ny_of_[p] * levels;
       m.out[p] = forward ? columns : band;
       m.in[p] = forward ? band : columns;
-      send_at += m.out[p] / sizeof(R), receive_at += m.in[p] / sizeof(R);
+      pieces.sends += m.out[p], pieces.receipts += m.in[p];
     }
-    pieces.push_back(std::move(m));
+    pieces.each.push_back(std::move(m));
   }
   return pieces;
 }
@@ -135,11 +140,9 @@ template <class R>
 void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* staging_b) {
   const Backend& be = backend_;
   const int nx = nx_, cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
-  const std::vector<Piece> pieces = message_pieces(true);
-  std::size_t sends = pieces.back().send_at, receipts = pieces.back().receive_at;
-  for (int p = 0; p < ranks_; ++p) sends += pieces.back().out[p] / sizeof(R), receipts += pieces.back().in[p] / sizeof(R);
-  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, sizeof(R) * sends));
-  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, sizeof(R) * receipts));
+  const std::vector<Piece>& pieces = forward_.each;
+  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, forward_.sends));
+  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, forward_.receipts));
   void* const messages = be.message_stream();
   // 1. Each piece's x lines to their half spectra, each band's columns of them packed and
   // sent (on the message stream) while the next piece is transformed.
@@ -182,11 +185,9 @@ void PencilTransform<R>::inverse(R* band, Field<R>& f, R* staging_a, R* staging_
   const int nx = nx_, cx2 = 2 * columns_, w2 = 2 * width_, rows = rows_, nz = nz_;
   // 2'. The band's y lines back; each piece's rows of every block packed and sent.
   if (y_fft_) y_fft_->inverse(band, band);
-  const std::vector<Piece> pieces = message_pieces(false);
-  std::size_t sends = pieces.back().send_at, receipts = pieces.back().receive_at;
-  for (int p = 0; p < ranks_; ++p) sends += pieces.back().out[p] / sizeof(R), receipts += pieces.back().in[p] / sizeof(R);
-  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, sizeof(R) * sends));
-  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, sizeof(R) * receipts));
+  const std::vector<Piece>& pieces = inverse_.each;
+  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, inverse_.sends));
+  R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, inverse_.receipts));
   void* const messages = be.message_stream();
   for (std::size_t c = 0; c < pieces.size(); ++c) {
     const Piece& m = pieces[c];

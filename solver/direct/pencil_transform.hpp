@@ -36,6 +36,10 @@ class PencilTransform final : public TransposedPlanes<R> {
   // y alone, with at least as many x mode columns as ranks. The box must be periodic in x
   // and y (the caller's to know).
   static bool takes(const Grid& part);
+  // Whether a grid of n cells cut along y alone over `ranks` ranks could be: more than one
+  // rank, no more than y's rows and x's mode columns (the direct solve's wish for its process
+  // grid, solver/direct/fourier_type.cpp, asks it before any grid is cut).
+  static bool fits(const std::array<int, 3>& n, int ranks);
   // pieces: of the x side (at most nz; default_pieces is the solve's).
   PencilTransform(const Backend& backend, const Grid& part, int pieces);
   PencilTransform(const PencilTransform&) = delete;
@@ -89,7 +93,13 @@ class PencilTransform final : public TransposedPlanes<R> {
     std::vector<std::size_t> out, in;
     std::size_t send_at, receive_at;
   };
-  std::vector<Piece> message_pieces(bool forward) const;
+  // Every piece of one direction, and the bytes all of them send and receive (the buffers').
+  struct Pieces {
+    std::vector<Piece> each;
+    std::size_t sends = 0, receipts = 0;
+  };
+  Pieces forward_, inverse_;  // made once, with the cuts
+  Pieces message_pieces(bool forward) const;
 };
 
 }  // namespace bouss

@@ -10,13 +10,6 @@
 namespace bouss {
 
 template <class R>
-std::vector<int> SlabTransform<R>::even_cuts(int n, int parts) {
-  std::vector<int> cut(std::size_t(parts) + 1);
-  for (int p = 0; p <= parts; ++p) cut[std::size_t(p)] = int((static_cast<long long>(n) * p + parts - 1) / parts);
-  return cut;
-}
-
-template <class R>
 SlabTransform<R>::SlabTransform(const Backend& backend, const Grid& part, MakeR2R make_r2r)
     : backend_(backend), part_(part), ranks_(backend.ranks().size()), rank_(backend.ranks().rank()) {
   if (!part.decomposition || part.decomposition->ranks() != ranks_)

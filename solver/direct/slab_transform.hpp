@@ -7,7 +7,7 @@
 // of a range of the plane's modes (a second all-to-all), where the tridiagonal mode solves
 // need whole lines; the inverse retraces both. Two transposes each way per pass, as paper
 // 001's distributed solvers have. The slabs and the bands are even cuts of the levels and of
-// the modes (even_cuts): a rank may hold no level (more ranks than z levels) or no mode, and
+// the modes (transpose_steps.hpp even_cuts): a rank may hold no level (more ranks than z levels) or no mode, and
 // rank 0 holds mode 0, so every grid can be transposed on every rank count.
 #pragma once
 
@@ -34,10 +34,6 @@ class SlabTransform final : public TransposedPlanes<R> {
   ~SlabTransform() override;
   SlabTransform(const SlabTransform&) = delete;
   SlabTransform& operator=(const SlabTransform&) = delete;
-
-  // The first index of each of `parts` pieces of n, and n: as even as can be, the first ones
-  // the longer, so piece 0 is not empty where n is not 0 (some are where n < parts).
-  static std::vector<int> even_cuts(int n, int parts);
 
   // A plane's modes: columns() a row ((nx/2 + 1) complex values, or nx real ones), ny rows;
   // mode m = i + columns() j. This rank's band: modes m0() .. m0() + modes() of every level,

@@ -9,6 +9,12 @@
 
 namespace bouss {
 
+std::vector<int> even_cuts(int n, int parts) {
+  std::vector<int> cut(std::size_t(parts) + 1);
+  for (int p = 0; p <= parts; ++p) cut[std::size_t(p)] = int((static_cast<long long>(n) * p + parts - 1) / parts);
+  return cut;
+}
+
 template <class R>
 void copy_strided(const Backend& be, const R* src, Strides s, R* dst, Strides d, std::array<int, 3> extent) {
   if (std::ptrdiff_t(extent[0]) * extent[1] * extent[2] <= 0) return;

@@ -11,6 +11,11 @@
 
 namespace bouss {
 
+// The first index of each of `parts` pieces of n, and n: as even as can be, the first ones
+// the longer, so piece 0 is not empty where n is not 0 (some are where n < parts). The cuts
+// of the transposes' slabs, bands and pieces.
+std::vector<int> even_cuts(int n, int parts);
+
 // Strides of a dense array's y and z (x is 1).
 using Strides = std::array<std::ptrdiff_t, 2>;
 

@@ -10,7 +10,7 @@
 #include "model/lock_exchange_diagnostics.hpp"
 #include "config/case.hpp"
 #include "mpi_support.hpp"
-#include "solver/direct/slab_transform.hpp"
+#include "solver/direct/transpose_steps.hpp"
 #include "grid/gather.hpp"
 #include "physics/lock_exchange.hpp"
 #include "model/simulation.hpp"
@@ -197,8 +197,8 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
           const int r = world->rank(), p = world->size();
           const bool real = entry != "fft";
           const int columns = real ? c.n[0] : c.n[0] / 2 + 1, per_mode = real ? 1 : 2;
-          const std::vector<int> z = SlabTransform<double>::even_cuts(c.n[2], p);
-          const std::vector<int> modes = SlabTransform<double>::even_cuts(columns * c.n[1], p);
+          const std::vector<int> z = even_cuts(c.n[2], p);
+          const std::vector<int> modes = even_cuts(columns * c.n[1], p);
           const Decomposition d = Decomposition::make(c.n, {true, true, false}, p, r, dims);
           const double levels = z[r + 1] - z[r], block = double(d.n[0]) * d.n[1] * d.n[2];
           const double slab = double(c.n[0]) * c.n[1] * levels, spectrum = double(per_mode) * columns * c.n[1] * levels;
@@ -207,7 +207,7 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
           if (!real && dims[0] == 1) {
             // The pencils: the block's x half spectra one way, the band of x mode columns
             // (whole y and z lines) the other, each the sends and the receipts.
-            const std::vector<int> k = SlabTransform<double>::even_cuts(columns, p);
+            const std::vector<int> k = even_cuts(columns, p);
             const double half = 2.0 * columns * d.n[1] * c.n[2], pencil_band = 2.0 * (k[r + 1] - k[r]) * c.n[1] * c.n[2];
             messages = 2 * std::max(half, pencil_band) * sizeof(double);
           }
