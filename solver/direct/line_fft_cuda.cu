@@ -2,13 +2,14 @@
 // build without CUDA, make_cufft_line_fft says so.
 #include "solver/direct/line_fft.hpp"
 
-#include <algorithm>
+#include <utility>
 #include <stdexcept>
 
 #if defined(BOUSS_HAVE_CUDA)
 #include <cufft.h>
 
 #include "solver/direct/cufft_check.hpp"
+#include "solver/direct/cufft_plan_pair.hpp"
 #endif
 
 namespace bouss {
@@ -23,34 +24,13 @@ class CufftLines final : public LineFft<R> {
   static constexpr bool dbl = sizeof(R) == sizeof(double);
 
  public:
-  // The two plans share one work area (they never run at once), allocated through the backend.
-  CufftLines(const Backend& backend, const LineShape& s) : backend_(backend), kind_(s.kind) {
-    const std::size_t work_bytes = make_plans(s, fwd_, inv_);
-    try {
-      if (work_bytes) work_ = backend_.allocate(work_bytes);
-      check(cufftSetWorkArea(fwd_, work_), "work area");
-      check(cufftSetWorkArea(inv_, work_), "work area");
-      const auto stream = static_cast<cudaStream_t>(backend.stream());
-      check(cufftSetStream(fwd_, stream), "set stream");
-      check(cufftSetStream(inv_, stream), "set stream");
-    } catch (...) {
-      release();
-      throw;
-    }
-  }
-  // Both plans without work areas; the larger work area they need. On failure no plan is left.
-  static std::size_t make_plans(const LineShape& s, cufftHandle& fwd, cufftHandle& inv) {
-    check(cufftCreate(&fwd), "create");
-    if (const cufftResult e = cufftCreate(&inv); e != CUFFT_SUCCESS) {
-      cufftDestroy(fwd);
-      check(e, "create");
-    }
-    try {
+  CufftLines(const Backend& backend, const LineShape& s) : plans_(backend, planner(s)), kind_(s.kind) {}
+  // The forward and inverse plans of the lines (solver/direct/cufft_plan_pair.hpp).
+  static CufftPlanPair::Planner planner(const LineShape& s) {
+    return [s](cufftHandle fwd, cufftHandle inv) {
       int n[1] = {s.n}, real_embed[1] = {s.n}, spec_embed[1] = {s.kind == LineKind::real ? s.n / 2 + 1 : s.n};
       const LineSpacing& r = s.real_side;
       const LineSpacing& c = s.complex_side;
-      check(cufftSetAutoAllocation(fwd, 0), "work area");
-      check(cufftSetAutoAllocation(inv, 0), "work area");
       std::size_t fwd_bytes = 0, inv_bytes = 0;
       const bool real = s.kind == LineKind::real;
       const cufftType to = real ? (dbl ? CUFFT_D2Z : CUFFT_R2C) : (dbl ? CUFFT_Z2Z : CUFFT_C2C);
@@ -61,29 +41,24 @@ class CufftLines final : public LineFft<R> {
       check(cufftMakePlanMany(inv, 1, n, spec_embed, c.stride, c.dist, real_embed, r.stride, r.dist, back, s.lines,
                               &inv_bytes),
             "plan inverse lines");
-      return std::max(fwd_bytes, inv_bytes);
-    } catch (...) {
-      cufftDestroy(fwd);
-      cufftDestroy(inv);
-      throw;
-    }
+      return std::make_pair(fwd_bytes, inv_bytes);
+    };
   }
-  ~CufftLines() override { release(); }
   void forward(const void* in, void* out) override {
     if (kind_ == LineKind::real) {
       if constexpr (dbl)
-        check(cufftExecD2Z(fwd_, static_cast<double*>(const_cast<void*>(in)), static_cast<cufftDoubleComplex*>(out)),
+        check(cufftExecD2Z(plans_.forward(), static_cast<double*>(const_cast<void*>(in)), static_cast<cufftDoubleComplex*>(out)),
               "forward lines");
       else
-        check(cufftExecR2C(fwd_, static_cast<float*>(const_cast<void*>(in)), static_cast<cufftComplex*>(out)),
+        check(cufftExecR2C(plans_.forward(), static_cast<float*>(const_cast<void*>(in)), static_cast<cufftComplex*>(out)),
               "forward lines");
     } else {
       if constexpr (dbl)
-        check(cufftExecZ2Z(fwd_, static_cast<cufftDoubleComplex*>(const_cast<void*>(in)),
+        check(cufftExecZ2Z(plans_.forward(), static_cast<cufftDoubleComplex*>(const_cast<void*>(in)),
                            static_cast<cufftDoubleComplex*>(out), CUFFT_FORWARD),
               "forward lines");
       else
-        check(cufftExecC2C(fwd_, static_cast<cufftComplex*>(const_cast<void*>(in)), static_cast<cufftComplex*>(out),
+        check(cufftExecC2C(plans_.forward(), static_cast<cufftComplex*>(const_cast<void*>(in)), static_cast<cufftComplex*>(out),
                            CUFFT_FORWARD),
               "forward lines");
     }
@@ -91,30 +66,23 @@ class CufftLines final : public LineFft<R> {
   void inverse(void* in, void* out) override {
     if (kind_ == LineKind::real) {
       if constexpr (dbl)
-        check(cufftExecZ2D(inv_, static_cast<cufftDoubleComplex*>(in), static_cast<double*>(out)), "inverse lines");
+        check(cufftExecZ2D(plans_.inverse(), static_cast<cufftDoubleComplex*>(in), static_cast<double*>(out)), "inverse lines");
       else
-        check(cufftExecC2R(inv_, static_cast<cufftComplex*>(in), static_cast<float*>(out)), "inverse lines");
+        check(cufftExecC2R(plans_.inverse(), static_cast<cufftComplex*>(in), static_cast<float*>(out)), "inverse lines");
     } else {
       if constexpr (dbl)
-        check(cufftExecZ2Z(inv_, static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleComplex*>(out),
+        check(cufftExecZ2Z(plans_.inverse(), static_cast<cufftDoubleComplex*>(in), static_cast<cufftDoubleComplex*>(out),
                            CUFFT_INVERSE),
               "inverse lines");
       else
-        check(cufftExecC2C(inv_, static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), CUFFT_INVERSE),
+        check(cufftExecC2C(plans_.inverse(), static_cast<cufftComplex*>(in), static_cast<cufftComplex*>(out), CUFFT_INVERSE),
               "inverse lines");
     }
   }
 
  private:
-  void release() {
-    cufftDestroy(fwd_);
-    cufftDestroy(inv_);
-    if (work_) backend_.deallocate(work_);
-  }
-  Backend backend_;
+  CufftPlanPair plans_;
   LineKind kind_;
-  cufftHandle fwd_ = 0, inv_ = 0;
-  void* work_ = nullptr;
 };
 
 }  // namespace
@@ -125,11 +93,7 @@ std::unique_ptr<LineFft<R>> make_cufft_line_fft(const Backend& backend, const Li
 }
 template <class R>
 std::size_t cufft_line_work_bytes(const LineShape& shape) {
-  cufftHandle fwd = 0, inv = 0;
-  const std::size_t bytes = CufftLines<R>::make_plans(shape, fwd, inv);
-  cufftDestroy(fwd);
-  cufftDestroy(inv);
-  return bytes;
+  return CufftPlanPair::work_bytes(CufftLines<R>::planner(shape));
 }
 #else
 template <class R>
