@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   const CLI::Validator positive = number_at_least(0, true, "a positive number");
   const CLI::Validator non_negative = number_at_least(0, false, "a number >= 0");
   const char* decomposition_help =
-      "Under mpirun: the process grid PXxPY that cuts x and y (default: 1xP for the direct solve of a periodic box, "
+      "Under mpirun: the process grid PXxPY that cuts x and y (default: 1xP for the direct solve up to ny ranks, "
       "else the fewest halo cells per rank)";
 
   bouss::RunOptions run;

@@ -9,7 +9,8 @@
 #   the one-GPU run, h = 1/256 on every axis; a fixed box would refine x and y alone, and the
 #   multigrid's point smoother needs more cycles on such flattened cells);
 # walled: the lock exchange (cases/lock_exchange.json, walls on every side) at 256^3 and 512^3
-#   with the direct solve on 1, 2 and 4 GPUs (its cosine transforms on the ranks' z slabs);
+#   with the direct solve on 1, 2 and 4 GPUs (its cosine transforms on pencils, 1xP; a build
+#   before 2026-11-28's on the ranks' z slabs);
 # gather: 512x512x256 multigrid on the most of GPUS with pressure.agglomerate_below 16, 32,
 #   64 and 128 (how deep the levels stay on the ranks before rank 0 takes them);
 # same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) with fft and
@@ -91,7 +92,7 @@ if has weak; then
     done
   done
 fi
-if has walled; then  # the lock exchange (walls everywhere: cosine transforms on the slabs), the direct solve
+if has walled; then  # the lock exchange (walls everywhere: cosine transforms), the direct solve
   for grid in "[256,256,256]" "[512,512,512]"; do
     for np in $gpus; do
       for t in $tags; do

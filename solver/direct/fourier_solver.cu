@@ -180,9 +180,11 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
       make_r2r = [backend, kinds](const Layout& slab) -> std::unique_ptr<PlaneR2R<R>> {
         return std::make_unique<PlaneCosine<R>>(backend, slab, kinds);
       };
-    // A periodic box cut along y alone: x transforms on the blocks, one all-to-all each way.
-    if (!eigen && !walled() && PencilTransform<R>::takes(grid))
-      transposed_ = std::make_unique<PencilTransform<R>>(backend, grid, PencilTransform<R>::default_pieces(grid, sizeof(R)));
+    // A grid cut along y alone: x transforms on the blocks, one all-to-all each way.
+    const bool real = eigen || walled();
+    if (PencilTransform<R>::takes(grid, real))
+      transposed_ = std::make_unique<PencilTransform<R>>(
+          backend, grid, PencilTransform<R>::default_pieces(grid, sizeof(R), real), kinds_, eigen ? &bases : nullptr);
     else
       transposed_ = std::make_unique<SlabTransform<R>>(backend, grid, make_r2r);
     const ModeBand band = transposed_->band();
@@ -246,12 +248,12 @@ double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_byt
     // The pencils' messages (a periodic box cut along y alone) or the slab and its messages;
     // this rank's band with its c' (complex) or its lines' pivots (real), the eigenvalues' table.
     const std::array<int, 3> n = grid.global_n();
-    const bool pencils = !real_spectrum && PencilTransform<R>::takes(grid);
+    const bool pencils = PencilTransform<R>::takes(grid, real_spectrum);
     const int columns = real_spectrum ? n[0] : n[0] / 2 + 1;
-    const double modes = pencils ? double(PencilTransform<R>::band_columns(grid)) * n[1]
+    const double modes = pencils ? double(PencilTransform<R>::band_columns(grid, real_spectrum)) * n[1]
                                  : double(SlabTransform<R>::band_modes(grid, columns));
     const double lines = std::max(1.0, modes * n[2]);
-    bytes += (pencils ? PencilTransform<R>::estimate_memory(grid, value_bytes)
+    bytes += (pencils ? PencilTransform<R>::estimate_memory(grid, value_bytes, real_spectrum)
                       : SlabTransform<R>::estimate_memory(grid, value_bytes, real_spectrum)) +
              (real_spectrum ? 2.0 : 3.0) * lines * value_bytes +
              (eigenbases ? double(n[0] + n[1]) * sizeof(double) : 0.0);

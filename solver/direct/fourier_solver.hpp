@@ -7,9 +7,10 @@
 // transforms into x. It solves the same discrete equations as the multigrids (the
 // cell-centred 7-point Laplacian, the stretched z's finite volumes) exactly, to round-off, in
 // one pass: its one "iteration". On a grid cut over ranks the mode solves run on bands of
-// modes, any rank count (solver/direct/transposed_planes.hpp): a periodic box cut along y
-// alone transforms x on the blocks and y on bands of x modes (pencil_transform.hpp), every
-// other box its planes on z slabs (slab_transform.hpp).
+// modes, any rank count (solver/direct/transposed_planes.hpp): a grid cut along y alone
+// transforms x on the blocks and y on bands of x modes (pencil_transform.hpp; a walled or
+// stretched box through real-to-real line transforms, line_r2r.hpp), every other process
+// grid its planes on z slabs (slab_transform.hpp).
 #pragma once
 
 #include <memory>

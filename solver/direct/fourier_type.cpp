@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include "solver/direct/fourier_solver.hpp"
-#include "solver/direct/line_fft.hpp"
 #include "solver/direct/pencil_transform.hpp"
 #include "solver/direct/slab_transform.hpp"
 #include "solver/registry.hpp"
@@ -11,10 +10,12 @@
 namespace bouss {
 namespace {
 
-// Whether the solve on `block` runs on pencils (solver/direct/pencil_transform.hpp): a
-// periodic box cut along y alone; FourierSolver's own rule.
+// Whether the spectrum is real (a walled or stretched horizontal axis) or complex (a periodic
+// box), and whether the solve on `block` runs on pencils (solver/direct/pencil_transform.hpp):
+// a grid cut along y alone; FourierSolver's own rule.
+bool real_spectrum(const PressureGrid& g) { return g.stretched_xy || !g.periodic_x || !g.periodic_y; }
 bool on_pencils(const PressureGrid& g, const Grid& block) {
-  return g.periodic_x && g.periodic_y && !g.stretched_xy && PencilTransform<double>::takes(block);
+  return PencilTransform<double>::takes(block, real_spectrum(g));
 }
 
 class FourierType final : public SolverType {
@@ -34,12 +35,11 @@ class FourierType final : public SolverType {
   }
   // Every box through the slab or pencil transposes, on any rank count.
   bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
-  // A periodic box's ranks cut y alone, where its rows and x modes go round: its pencils
-  // move the fields once each way a pass, slabs twice (the halos of a 1 x P grid exchange
-  // as many cells as the squarest grid's up to 4 ranks of a square box).
+  // The ranks cut y alone, where its rows and x modes go round: pencils move the fields
+  // once each way a pass, slabs twice (the halos of a 1 x P grid exchange as many cells as the
+  // squarest grid's up to 4 ranks of a square box).
   std::array<int, 2> process_grid(const PressureGrid& g, int ranks) const override {
-    if (g.periodic_x && g.periodic_y && !g.stretched_xy && !g.periodic_z && PencilTransform<double>::fits(g.n, ranks))
-      return {1, ranks};
+    if (!g.periodic_z && PencilTransform<double>::fits(g.n, ranks, real_spectrum(g))) return {1, ranks};
     return {0, 0};
   }
   std::string gathered_because() const override { return "never"; }
@@ -77,6 +77,15 @@ class FourierType final : public SolverType {
     // On the blocks of every grid (never gathered), with the step's lent arrays.
     const bool stretched = c.pressure.stretched_xy, walled = !c.pressure.periodic_x || !c.pressure.periodic_y;
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, true, stretched || walled, stretched);
+    // Pencils: the line transforms' work areas (twiddles, matrices; the x lines themselves in
+    // the lent arrays).
+    if (cut && on_pencils(c.pressure, grid)) {
+      const bool real = real_spectrum(c.pressure);
+      const int pieces = PencilTransform<double>::default_pieces(grid, c.value_bytes, real);
+      return {own + (c.single() ? PencilTransform<float>::line_work_bytes(c.backend, grid, pieces, real, stretched)
+                                : PencilTransform<double>::line_work_bytes(c.backend, grid, pieces, real, stretched)),
+              0.0};
+    }
     // One rank's mode lines' stored reciprocal pivots (a value per cell); under ranks the
     // band's, in `own`, and the slab's plane transform's own arrays: the eigenbases' staging
     // array, the cosine transforms' staging array and half spectrum.
@@ -97,16 +106,6 @@ class FourierType final : public SolverType {
                    : double(c.single() ? PlaneCosine<float>::work_bytes(c.backend, planes)
                                        : PlaneCosine<double>::work_bytes(c.backend, planes))),
               0.0};
-    // Pencils: the line transforms' work areas (the x lines themselves in the lent arrays).
-    if (cut && on_pencils(c.pressure, grid)) {
-      const auto work = [&](const LineShape& s) {
-        return double(c.single() ? line_fft_work_bytes<float>(c.backend, s) : line_fft_work_bytes<double>(c.backend, s));
-      };
-      double areas = 0;
-      const int pieces = PencilTransform<double>::default_pieces(grid, c.value_bytes);
-      for (const LineShape& s : PencilTransform<double>::line_shapes(grid, pieces)) areas += work(s);
-      return {own + areas, 0.0};
-    }
     return {own + (!has_planes ? 0.0
                    : double(c.single() ? plane_fft_work_bytes<float>(c.backend, planes)
                                        : plane_fft_work_bytes<double>(c.backend, planes))),

@@ -4,7 +4,7 @@
 // inverse takes the band back. Two ways to get there: z slabs of whole planes and bands of
 // modes, two all-to-alls each way (slab_transform.hpp: every box, every process grid), and,
 // where the ranks cut y alone, x transforms on the blocks and y transforms on bands of x
-// modes, one all-to-all each way (pencil_transform.hpp: a periodic box).
+// modes, one all-to-all each way (pencil_transform.hpp: every box).
 #pragma once
 
 #include <cstddef>

@@ -15,6 +15,7 @@
 #include "operator_checks.hpp"
 #include "profile_checks.hpp"
 #include "projection_checks.hpp"
+#include "line_r2r_checks.hpp"
 #include "plane_cosine_checks.hpp"
 #include "plane_eigen_checks.hpp"
 #include "process.hpp"
@@ -499,6 +500,12 @@ TYPED_TEST(GpuPlaneR2R, EqualsFftwsCosineAndHalfcomplexTransforms) {
   BOUSS_GPU_OR_SKIP();
   check_plane_cosine_equals_fftw<TypeParam>(gpu);
 }
+// The pencils' real-to-real line transforms through cuFFT's line FFTs and the orbit map, or an
+// eigenbasis through cuBLAS, equal their defining sums (tests/line_r2r_checks.hpp).
+TYPED_TEST(GpuPlaneR2R, LineTransformsEqualTheirSums) {
+  BOUSS_GPU_OR_SKIP();
+  check_line_r2r_equals_its_sums<TypeParam>(gpu);
+}
 
 // The eigenbases' plane transforms through cuBLAS and the direct solve through them against
 // the FFT and cosine transforms' on uniform axes (tests/plane_eigen_checks.hpp).
@@ -762,8 +769,8 @@ TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
 }
 
 // The direct solve of walled boxes on the blocks of two ranks sharing the GPU (cosine
-// transforms, then x's eigenbasis of a stretched x, on the ranks' z slabs; real bands of
-// modes) writes one rank's file.
+// transforms, then x's eigenbasis of a stretched x; real bands of modes), on the ranks' z
+// slabs (2x1) and on pencils (1x2), writes one rank's file.
 TEST(GpuMpiRuns, TheDirectSolveOfWalledBoxesOnTwoRanksWritesTheFileOfOne) {
   BOUSS_GPU_OR_SKIP();
   if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
@@ -778,11 +785,16 @@ TEST(GpuMpiRuns, TheDirectSolveOfWalledBoxesOnTwoRanksWritesTheFileOfOne) {
     const std::string tag = stretched ? "stretched" : "walled";
     const test::Finished one = test::run_case(dir, tag + "_one", 0, extra, "cuda");
     ASSERT_TRUE(one.ok()) << one.err;
-    extra.insert(extra.end(), {"--decomposition", "2x1"});
-    const test::Finished two = test::run_case(dir, tag + "_two", 2, extra, "cuda");
-    ASSERT_TRUE(two.ok()) << two.err;
-    EXPECT_NE(two.out.find("transposed through z slabs"), std::string::npos) << two.out;
-    EXPECT_LE(test::relative_difference(dir.file(tag + "_two.nc"), dir.file(tag + "_one.nc")), 1e-12) << tag;
+    for (const bool pencils : {false, true}) {
+      std::vector<std::string> cut = extra;
+      cut.insert(cut.end(), {"--decomposition", pencils ? "1x2" : "2x1"});
+      const std::string on = tag + (pencils ? "_pencils" : "_slabs");
+      const test::Finished two = test::run_case(dir, on, 2, cut, "cuda");
+      ASSERT_TRUE(two.ok()) << two.err;
+      EXPECT_NE(two.out.find(pencils ? "x transformed on the blocks" : "transposed through z slabs"), std::string::npos)
+          << two.out;
+      EXPECT_LE(test::relative_difference(dir.file(on + ".nc"), dir.file(tag + "_one.nc")), 1e-12) << on;
+    }
   }
 }
 

@@ -167,8 +167,8 @@ TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
 // gathered levels or the gathered solve), for every pressure solver, on every process grid.
 TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
   const auto world = Communicator::world();
-  // "fft walled": the direct solve of a box walled in x (cosine transforms on the slabs, a
-  // real band); "fft stretched": that box stretched along x (the eigenbases on the slabs).
+  // "fft walled": the direct solve of a box walled in x (cosine transforms on the slabs or
+  // pencils, a real band); "fft stretched": that box stretched along x (the eigenbases).
   for (const std::string entry : {"multigrid", "fft", "fft walled", "fft stretched", "line_multigrid", "line_pcg"}) {
     const std::string solver = entry.substr(0, entry.find(' '));
     for (const char* below : {"32", "2"}) {
@@ -204,12 +204,14 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
           const double slab = double(c.n[0]) * c.n[1] * levels, spectrum = double(per_mode) * columns * c.n[1] * levels;
           const double band = double(per_mode) * (modes[r + 1] - modes[r]) * c.n[2];
           messages = (std::max(block, spectrum) + std::max(slab, band)) * sizeof(double);
-          if (!real && dims[0] == 1) {
-            // The pencils: the block's x half spectra one way, the band of x mode columns
-            // (whole y and z lines) the other, each the sends and the receipts.
+          if (dims[0] == 1) {
+            // The pencils: the block's x spectra (half spectra, or a real box's nx real
+            // columns) one way, the band of x mode columns (whole y and z lines) the other,
+            // each the sends and the receipts.
             const std::vector<int> k = even_cuts(columns, p);
-            const double half = 2.0 * columns * d.n[1] * c.n[2], pencil_band = 2.0 * (k[r + 1] - k[r]) * c.n[1] * c.n[2];
-            messages = 2 * std::max(half, pencil_band) * sizeof(double);
+            const double x_spectra = double(per_mode) * columns * d.n[1] * c.n[2],
+                         pencil_band = double(per_mode) * (k[r + 1] - k[r]) * c.n[1] * c.n[2];
+            messages = 2 * std::max(x_spectra, pencil_band) * sizeof(double);
           }
         }
         EXPECT_EQ(double(allocated_bytes(BackendKind::cpu) - before) + messages, m.backend_bytes + m.host_bytes)

@@ -457,7 +457,8 @@ TEST(MpiRuns, OnsetOnTwoRanksFindsOneRanksCriticalRayleighNumber) {
 
 // The direct solve runs on the ranks' blocks of every box: `auto` picks it for 4 ranks on a
 // grid of 2 z levels, cutting y alone for its pencils (--decomposition 2x2: slabs, some
-// without a level), and for the 2D lock exchange (one y row, walls in x: cosine transforms on
+// without a level), for the lock exchange (walls all round: cosine transforms on pencils)
+// on 4 ranks, and for the 2D lock exchange (one y row, walls in x: cosine transforms on
 // slabs) on 2 ranks, and the pressure line says how it is transposed, not gathered.
 TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
   BOUSS_MPI_OR_SKIP();
@@ -485,6 +486,9 @@ TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
   // --decomposition 2x2: the slabs, two each way.
   const std::string square = run_log("square", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4,
                                            {"--decomposition", "2x2"});
+  // A box walled all round: auto cuts y alone for the pencils too (real line transforms).
+  const std::string lock3d =
+      run_log("lock3d", "cases/lock_exchange.json", {"grid.n=[32,16,8]", "time.steps=2"}, 4);
   // A walled one (one y row): the slabs.
   const std::string lock2d =
       run_log("lock2d", "cases/lock_exchange_2d.json", {"grid.n=[256,1,32]", "time.steps=2"}, 2);
@@ -493,6 +497,7 @@ TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
   for (const auto& [tag, run, expected] :
        {std::make_tuple(std::string("2 levels on 4 ranks"), log, pencils),
         std::make_tuple(std::string("2 levels on 2x2 ranks"), square, slabs),
+        std::make_tuple(std::string("lock_exchange on 4 ranks"), lock3d, pencils),
         std::make_tuple(std::string("lock_exchange_2d on 2 ranks"), lock2d, slabs)}) {
     const std::string line = line_of(run, "pressure: ");
     EXPECT_NE(line.find("direct solve"), std::string::npos) << tag << ": " << line;
@@ -501,6 +506,7 @@ TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
   }
   EXPECT_NE(line_of(log, "process grid").find("process grid 1x4"), std::string::npos) << log;
   EXPECT_NE(line_of(square, "process grid").find("process grid 2x2"), std::string::npos) << square;
+  EXPECT_NE(line_of(lock3d, "process grid").find("process grid 1x4"), std::string::npos) << lock3d;
 }
 
 // The commands that run one rank refuse mpirun with one line (two copies would write over

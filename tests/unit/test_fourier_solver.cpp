@@ -3,6 +3,7 @@
 // and stretched z, even and odd horizontal sizes, both precisions; `auto` picks it where it
 // applies and the rules refuse it elsewhere.
 #include "line_solver_checks.hpp"
+#include "line_r2r_checks.hpp"
 #include "plane_cosine_checks.hpp"
 #include "plane_eigen_checks.hpp"
 
@@ -59,6 +60,10 @@ TYPED_TEST(FourierSolverTest, SolvesTheLineMultigridsEquationsInOnePass) {
 // The plane transforms of a walled box on the CPU (FFTW's plane FFTs between Makhoul's
 // reorder and the orbit maps) equal FFTW's own r2r plans; the gpu tests check cuFFT's.
 TYPED_TEST(FourierSolverTest, PlaneCosineTransformsEqualFftwsR2r) { check_plane_cosine_equals_fftw<TypeParam>(Backend::cpu()); }
+// The pencils' real-to-real line transforms on the CPU (FFTW's line FFTs and the orbit map, or
+// the eigenbasis through the system BLAS) equal their defining sums; the gpu tests check cuFFT's
+// and cuBLAS's.
+TYPED_TEST(FourierSolverTest, LineR2rTransformsEqualTheirSums) { check_line_r2r_equals_its_sums<TypeParam>(Backend::cpu()); }
 
 TEST(FourierSolver, RefinementTakesFloatBelowItsFirstPass) {
   const Grid g = fourier_grid(true, {64, 32, 24}, sizeof(float));
