@@ -177,6 +177,26 @@ void alltoallv_on(const Backend& be, const void* send, const std::vector<std::si
   }
 }
 
+void allreduce_max_on(const Backend& be, double* p, int count) {
+  const Communicator& ranks = be.ranks();
+  if (ranks.alone() || count == 0) return;
+  const MessagePath path = message_path(be);
+#ifdef BOUSS_HAVE_NCCL
+  if (path == MessagePath::nccl) {
+    check_nccl(ncclAllReduce(p, p, std::size_t(count), ncclDouble, ncclMax, nccl_comm(ranks),
+                             static_cast<cudaStream_t>(be.stream())),
+               "ncclAllReduce");
+    return;
+  }
+#endif
+  const auto max = [](double a, double b) { return a > b ? a : b; };
+  if (path == MessagePath::cpu) return combine_across_ranks(ranks, p, count, max);
+  std::vector<double> host(static_cast<std::size_t>(count));
+  copy_bytes(host.data(), Backend::cpu(), p, be, host.size() * sizeof(double));
+  combine_across_ranks(ranks, host.data(), count, max);
+  copy_bytes(p, be, host.data(), Backend::cpu(), host.size() * sizeof(double));
+}
+
 void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root) {
   const Communicator& ranks = be.ranks();
   if (ranks.alone() || bytes == 0) return;

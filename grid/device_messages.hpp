@@ -55,4 +55,11 @@ void alltoallv_on(const Backend& be, const void* send, const std::vector<std::si
 // after it on the backend's stream (NCCL's broadcast on the stream, else through the host).
 void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root);
 
+// The largest of every rank's `count` doubles at p (backend memory), element by element, on
+// every rank, ready for work queued after it on the backend's stream: NCCL's all-reduce on
+// the stream (nothing waits on the host: a step that holds it may be one CUDA graph), else
+// through the host. The values must not be NaN (NCCL's max may drop one): a caller maps a
+// NaN it must keep to +inf first (reduce_into does).
+void allreduce_max_on(const Backend& be, double* p, int count);
+
 }  // namespace bouss

@@ -8,13 +8,16 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <string>
 #include <vector>
 
 #include "grid/backend.hpp"
 #include "grid/box.hpp"
 #include "grid/config.hpp"
+#include "grid/device_messages.hpp"
 #include "grid/for_each.hpp"
 #include "parallel/communicator.hpp"
 
@@ -237,13 +240,24 @@ T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* 
 // Under several ranks (Backend::ranks) every reduction is collective: each rank reduces its
 // part, then the parts are combined in rank order (combine_across_ranks), the same value on
 // every rank; every rank must make the call, with an empty box where it holds nothing. The
-// combination goes through the host, so that reduce_into then waits for the device.
+// combination goes through the host, so that reduce_into then waits for the device; except
+// a max of doubles, combined on the stream (allreduce_max_on: NCCL's all-reduce where the
+// messages go by NCCL), where a NaN on any rank arrives as +inf on every rank.
 template <class T, class Op, class F>
 void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
   if (box.empty()) copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
   else if (backend.is_cuda()) detail::reduce_on_device(backend, box, init, op, f, out, what);
   else *out = detail::reduce_on_host(box, init, op, f);
   if (backend.ranks().alone()) return;
+  if constexpr (std::is_same_v<Op, MaxOp> && std::is_same_v<T, double>) {
+    // A max of doubles (the step's state check) on the stream: with NCCL nothing waits on
+    // the host (grid/device_messages.hpp). A NaN goes as +inf, which every max keeps.
+    for_each(backend, Box{{0, 0, 0}, {1, 1, 1}}, [=] BOUSS_HD(int, int, int) {
+      if (*out != *out) *out = HUGE_VAL;
+    }, "a NaN as +inf before the ranks' max");
+    allreduce_max_on(backend, out, 1);
+    return;
+  }
   T mine{};
   copy_bytes(&mine, Backend::cpu(), out, backend, sizeof(T));
   const T all = combine_across_ranks(backend.ranks(), mine, op);

@@ -27,6 +27,7 @@ class FlowSimulation final : public Simulation {
   void project(double dt) override;
   double next_dt() const override;
   int solve_check_interval() const override { return check_interval_; }
+  int step_graphs() const override { return step_graphs_.graphs(); }
   void verify_state() const override;
   Diagnostics diagnostics() const override;
   double kinetic_energy() const override;
@@ -93,7 +94,9 @@ class FlowSimulation final : public Simulation {
   // SolverType::check_interval where the solver can solve in fixed passes, else 1: steps between
   // the solve's residual checks
   int check_interval_ = 1;
-  CapturedWork step_graphs_;  // the whole step, for solves of fixed passes
+  // The whole step, for solves of fixed passes; under ranks too where the messages go by NCCL
+  // (its halos, transposes and the state check's max are then on the stream: grid/reduce.hpp).
+  CapturedWork step_graphs_{true};
   bool fixed_steps_run_ = false;  // one has run kernel by kernel since construction or restore
   void* level_sums_ = nullptr;     // keep_level_sums: the profiles' sums of the current state
 };

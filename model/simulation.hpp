@@ -12,7 +12,8 @@
 // physics/time_step.hpp), solver residuals, and the multigrid's small host levels (the
 // restricted residual down, the correction back). Between the pressure solve's residual
 // checks (pressure.check_interval: the fft solve, and the multigrid on CUDA by default) the
-// step reads nothing back, and the whole step is one CUDA graph.
+// step reads nothing back, and the whole step is one CUDA graph (under several ranks too
+// where the messages go by NCCL: the state check's max then combines on the stream).
 #pragma once
 
 #include <array>
@@ -100,6 +101,9 @@ class Simulation {
   const SolveStats& last_solve() const { return solve_; }
   // Steps between the pressure solve's residual checks (1: every solve is checked).
   virtual int solve_check_interval() const = 0;
+  // CUDA graphs of the whole step made so far (one per parity of the state's arrays and
+  // passes: 0 where the step runs kernel by kernel: the CPU, checked solves, MPI's messages).
+  virtual int step_graphs() const = 0;
   virtual Diagnostics diagnostics() const = 0;
   virtual double kinetic_energy() const = 0;
   // True when both plates have fixed, differing temperatures (the Nusselt numbers exist).

@@ -173,6 +173,7 @@ int bench_command(const BenchOptions& o) {
                           {"copy_bandwidth_GBps", copy_bw * 1e-9},
                           {"bandwidth_floor_ms", floor_ms},
                           {"fraction_of_floor", floor_ms / median},
+                          {"step_graphs", sim.step_graphs()},
                           {"max_divergence", d.max_divergence},
                           {"kinetic_energy", d.kinetic_energy}};
       if (!ranks.alone()) {
@@ -204,9 +205,10 @@ int bench_command(const BenchOptions& o) {
                    d.kinetic_energy, d.max_divergence);
       if (!ranks.alone()) {
         const auto gathered = span(&PerStep::gathered_ms);
-        spdlog::info("messages: {}; reductions and agreements {:.3f} to {:.3f} ms a step ({:.0f})",
+        spdlog::info("messages: {}; reductions and agreements {:.3f} to {:.3f} ms a step ({:.0f}); the step {}",
                      message_path_name(message_path(backend)), span(&PerStep::reduction_ms).first,
-                     span(&PerStep::reduction_ms).second, span(&PerStep::reductions).second);
+                     span(&PerStep::reduction_ms).second, span(&PerStep::reductions).second,
+                     sim.step_graphs() > 0 ? "replayed as CUDA graphs" : "launched kernel by kernel");
         spdlog::info("each rank per step, from {} steps timed apart (smallest to largest over the {} ranks): halo "
                      "exchanges {:.3f} to {:.3f} ms (packing and unpacking {:.3f} to {:.3f} ms of it), {:.0f} messages, "
                      "{:.2f} MB sent{}",

@@ -817,3 +817,38 @@ TEST(GpuMpiRuns, TheMultigridOnTwoRanksBlocksWritesTheFileOfOne) {
   EXPECT_NE(two.out.find("the first 3 on the ranks' blocks"), std::string::npos) << two.out;
   EXPECT_LE(test::relative_difference(dir.file("two.nc"), dir.file("one.nc")), 1e-12);
 }
+
+// The whole step under two ranks on two GPUs, its messages by NCCL (its halos and transposes,
+// and the state check's max by NCCL's all-reduce, all on the stream), replayed as one CUDA
+// graph, equals the step launched kernel by kernel (pressure.cuda_graphs false) bit for bit,
+// and bench says it was replayed. Needs two GPUs (NCCL refuses ranks sharing one).
+TEST(GpuMpiRuns, TheStepAsAGraphUnderRanksEqualsTheStepKernelByKernel) {
+  BOUSS_GPU_OR_SKIP();
+  if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
+  if (Backend::cuda_devices() < 2) GTEST_SKIP() << "two GPUs for NCCL's ranks (" << Backend::cuda_devices() << " here)";
+  test::ScratchDir dir("gpu_mpi_graph");
+  ::setenv("BOUSS_MESSAGES", "nccl", 1);
+  const std::vector<std::string> direct = {"--set", "pressure.solver=\"direct\"", "--decomposition", "1x2"};
+  std::vector<std::string> launched = direct;
+  launched.insert(launched.end(), {"--set", "pressure.cuda_graphs=false"});
+  const test::Finished graphs = test::run_case(dir, "graphs", 2, direct, "cuda");
+  const test::Finished kernels = test::run_case(dir, "kernels", 2, launched, "cuda");
+  ASSERT_TRUE(graphs.ok()) << graphs.err;
+  ASSERT_TRUE(kernels.ok()) << kernels.err;
+  EXPECT_EQ(test::relative_difference(dir.file("graphs.nc"), dir.file("kernels.nc")), 0.0);
+  EXPECT_EQ(test::relative_difference(dir.file("graphs_profiles.nc"), dir.file("kernels_profiles.nc"), {}), 0.0);
+  const auto step_graphs = [&](const std::string& tag, const std::vector<std::string>& more) {
+    std::vector<std::string> args = {"bench", test::source_path("cases/rayleigh_benard.json"), "--backend", "cuda",
+                                     "--from", "rest", "--set", "grid.n=[32,16,16]", "--steps", "20", "--warmup", "3",
+                                     "--json"};
+    args.insert(args.end(), more.begin(), more.end());
+    test::BoussProcess p(args, dir.file(tag + ".json"), dir.file(tag + ".err"), test::mpirun_launcher(2));
+    EXPECT_EQ(p.wait(), 0) << p.err();
+    const std::string out = p.out();
+    const auto at = out.find("\"step_graphs\": ");
+    return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + 15);
+  };
+  EXPECT_GT(step_graphs("bench_graphs", direct), 0);
+  EXPECT_EQ(step_graphs("bench_kernels", launched), 0);
+  ::unsetenv("BOUSS_MESSAGES");
+}
