@@ -37,7 +37,7 @@ void check_line_r2r_equals_its_sums(const Backend& be) {
         SCOPED_TRACE("n " + std::to_string(n) + (form == 0 ? " periodic" : form == 1 ? " walled" : " eigenbasis") +
                      (contiguous ? " contiguous" : " interleaved"));
         const int lines = contiguous ? 5 : 7;
-        const R2RLines L{n, lines, contiguous ? LineSpacing{1, n + 3} : LineSpacing{lines, 1}};
+        const R2RLines L{n, lines, contiguous ? LineSpacing{1, n + 3} : LineSpacing{lines + 3, 1}};
         const auto at = [&](int l, int i) { return std::size_t(l) * L.spacing.dist + std::size_t(i) * L.spacing.stride; };
         const std::size_t size = at(lines - 1, n - 1) + 1;
         AxisEigenbasis basis;

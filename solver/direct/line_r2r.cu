@@ -37,10 +37,10 @@ template <class R>
 LineR2R<R>::LineR2R(const Backend& backend, AxisTransform kind, const R2RLines& lines, const AxisEigenbasis* basis)
     : backend_(backend), kind_(kind), lines_(lines) {
   const LineSpacing& s = lines.spacing;
-  const bool interleaved = s.dist == 1 && s.stride == lines.lines;
+  const bool interleaved = s.dist == 1 && s.stride >= lines.lines;
   if (lines.n < 1 || lines.lines < 1 || !(lines.contiguous() && s.dist >= lines.n) && !interleaved)
     throw std::logic_error("LineR2R: expected contiguous lines (stride 1, dist >= n) or interleaved ones (dist 1, "
-                           "stride = lines)");
+                           "stride >= lines)");
   if (basis) {
     if (basis->n != lines.n) throw std::invalid_argument("LineR2R: the eigenbasis is not of the lines' length");
     const std::size_t nn = std::size_t(lines.n) * lines.n;
@@ -72,9 +72,9 @@ void LineR2R<R>::multiply(const R* matrix, const R* in, R* out) {
   GemmShape g;
   if (lines_.contiguous()) {  // out (n x lines) = M (n x n) in (n x lines, columns dist apart)
     g.m = n, g.n = lines, g.k = n, g.lda = n, g.ldb = lines_.spacing.dist, g.ldc = n;
-  } else {  // out (lines x n) = in (lines x n) M^T
+  } else {  // out (lines x n) = in (lines x n, columns stride apart) M^T
     g.trans_b = true;
-    g.m = lines, g.n = n, g.k = n, g.lda = lines, g.ldb = n, g.ldc = lines;
+    g.m = lines, g.n = n, g.k = n, g.lda = lines_.spacing.stride, g.ldb = n, g.ldc = lines;
   }
   gemm_->multiply(g, lines_.contiguous() ? matrix : in, lines_.contiguous() ? in : matrix, out);
 }

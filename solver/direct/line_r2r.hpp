@@ -19,7 +19,8 @@
 // field's x lines into staging, the received y rows into the band) reorder for nothing.
 //
 // The lines lie in one of two ways: contiguous (each line's points 1 apart, lines `dist`
-// apart: x lines) or interleaved (points `stride` apart, lines 1 apart: y lines of a band).
+// apart: x lines) or interleaved (points `stride` apart, lines 1 apart: y lines of a band's
+// levels). The work array is dense either way.
 #pragma once
 
 #include <cstddef>

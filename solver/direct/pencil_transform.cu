@@ -114,12 +114,14 @@ double PencilTransform<R>::line_work_bytes(const Backend& backend, const Grid& p
     if (std::find(sizes.begin(), sizes.end(), z[c + 1] - z[c]) == sizes.end()) sizes.push_back(z[c + 1] - z[c]);
   const bool band = band_columns(part, real_spectrum) > 0;
   double bytes = 0;
-  if (real_spectrum) {
-    for (int levels : sizes) bytes += double(LineR2R<R>::work_bytes(backend, x_r2r_lines(part, levels), bases));
-    if (band) bytes += double(LineR2R<R>::work_bytes(backend, y_r2r_lines(part), bases));
-  } else {
-    for (int levels : sizes) bytes += double(line_fft_work_bytes<R>(backend, x_lines(part, levels)));
-    if (band) bytes += double(line_fft_work_bytes<R>(backend, y_lines(part)));
+  for (int levels : sizes) {
+    if (real_spectrum) {
+      bytes += double(LineR2R<R>::work_bytes(backend, x_r2r_lines(part, levels), bases));
+      if (band) bytes += double(LineR2R<R>::work_bytes(backend, y_r2r_lines(part, levels), bases));
+    } else {
+      bytes += double(line_fft_work_bytes<R>(backend, x_lines(part, levels)));
+      if (band) bytes += double(line_fft_work_bytes<R>(backend, y_lines(part, levels)));
+    }
   }
   return bytes;
 }
@@ -133,22 +135,22 @@ int PencilTransform<R>::band_columns(const Grid& part, bool real_spectrum) {
 }
 
 template <class R>
-LineShape PencilTransform<R>::y_lines(const Grid& part) {
+LineShape PencilTransform<R>::y_lines(const Grid& part, int levels) {
   const std::array<int, 3> n = part.global_n();
-  const int across = std::max(1, band_columns(part) * n[2]);  // a y line's points lie this far apart
+  const int columns = band_columns(part);
   LineShape s;
   s.kind = LineKind::complex;
   s.n = n[1];
-  s.lines = across;
-  s.real_side = s.complex_side = {across, 1};
+  s.lines = std::max(1, columns * levels);
+  s.real_side = s.complex_side = {std::max(1, columns * n[2]), 1};  // a y line's points lie a row apart
   return s;
 }
 
 template <class R>
-R2RLines PencilTransform<R>::y_r2r_lines(const Grid& part) {
+R2RLines PencilTransform<R>::y_r2r_lines(const Grid& part, int levels) {
   const std::array<int, 3> n = part.global_n();
-  const int across = std::max(1, band_columns(part, true) * n[2]);
-  return R2RLines{n[1], across, {across, 1}};
+  const int columns = band_columns(part, true);
+  return R2RLines{n[1], std::max(1, columns * levels), {std::max(1, columns * n[2]), 1}};
 }
 
 template <class R>
@@ -175,16 +177,15 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part, in
   if (y0_[rank_] != d.offset[1] || ny_of_[rank_] != rows_)
     throw std::logic_error("PencilTransform: the blocks are not the decomposition's y cuts");
   // The lent staging arrays hold the block's x lines and their half spectra (or the x
-  // transforms' work), and then the y transforms' work.
-  const std::size_t y_work = real_ && width_ > 0 ? LineR2R<R>::work_values(y_r2r_lines(part), bases != nullptr) : 0;
-  if (std::max(std::size_t(xw_) * rows_ * nz_, y_work) > std::size_t(part.layout.size))
+  // transforms' work), and then the y transforms' work (each piece's at its levels).
+  y_work_ = real_ && width_ > 0 ? LineR2R<R>::work_values(y_r2r_lines(part, 1), bases != nullptr) : 0;
+  if (std::max(std::size_t(xw_) * rows_, y_work_) * nz_ > std::size_t(part.layout.size))
     throw std::logic_error("PencilTransform: the x spectrum or the y lines' work does not fit in an array of the layout");
   zcut_ = piece_cuts(part, pieces);
   const int count = int(zcut_.size()) - 1;
-  for (int c = 0; c < count; ++c) make_x_lines(zcut_[c + 1] - zcut_[c], bases);
-  if (width_ > 0) {
-    if (real_) y_r2r_ = std::make_unique<LineR2R<R>>(backend, kinds[1], y_r2r_lines(part), bases ? &(*bases)[1] : nullptr);
-    else y_fft_ = make_line_fft<R>(backend, y_lines(part));
+  for (int c = 0; c < count; ++c) {
+    make_lines(0, zcut_[c + 1] - zcut_[c], bases);
+    if (width_ > 0) make_lines(1, zcut_[c + 1] - zcut_[c], bases);
   }
   packed_ = std::make_unique<StreamEvent[]>(std::size_t(count));
   arrived_ = std::make_unique<StreamEvent[]>(std::size_t(count));
@@ -193,20 +194,25 @@ PencilTransform<R>::PencilTransform(const Backend& backend, const Grid& part, in
 }
 
 template <class R>
-void PencilTransform<R>::make_x_lines(int levels, const std::array<AxisEigenbasis, 2>* bases) {
-  for (const XLines& x : x_)
-    if (x.levels == levels) return;
-  XLines x{levels, nullptr, nullptr};
-  if (real_) x.r2r = std::make_unique<LineR2R<R>>(backend_, kinds_[0], x_r2r_lines(part_, levels), bases ? &(*bases)[0] : nullptr);
-  else x.fft = make_line_fft<R>(backend_, x_lines(part_, levels));
-  x_.push_back(std::move(x));
+void PencilTransform<R>::make_lines(int axis, int levels, const std::array<AxisEigenbasis, 2>* bases) {
+  for (const Lines& l : lines_[axis])
+    if (l.levels == levels) return;
+  Lines l{levels, nullptr, nullptr};
+  if (real_)
+    l.r2r = std::make_unique<LineR2R<R>>(backend_, kinds_[axis],
+                                         axis == 0 ? x_r2r_lines(part_, levels) : y_r2r_lines(part_, levels),
+                                         bases ? &(*bases)[axis] : nullptr);
+  else
+    l.fft = make_line_fft<R>(backend_, axis == 0 ? x_lines(part_, levels) : y_lines(part_, levels));
+  lines_[axis].push_back(std::move(l));
 }
 
 template <class R>
-typename PencilTransform<R>::XLines& PencilTransform<R>::x_lines_of(int levels) {
-  for (XLines& x : x_)
-    if (x.levels == levels) return x;
-  throw std::logic_error("PencilTransform: no x transform for a piece of " + std::to_string(levels) + " levels");
+typename PencilTransform<R>::Lines& PencilTransform<R>::lines_of(int axis, int levels) {
+  for (Lines& l : lines_[axis])
+    if (l.levels == levels) return l;
+  throw std::logic_error(std::string("PencilTransform: no ") + "xy"[axis] + " transform for a piece of " +
+                         std::to_string(levels) + " levels");
 }
 
 template <class R>
@@ -255,7 +261,7 @@ void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* st
     R* const lines = staging_a + std::ptrdiff_t(nx) * rows * z0;
     R* const work = staging_b + std::ptrdiff_t(xw_) * rows * z0;
     x_lines_from_field(f, z0, levels, lines, reorder_x_);
-    XLines& x = x_lines_of(levels);
+    Lines& x = lines_of(0, levels);
     if (x.r2r) x.r2r->forward(lines, work);
     else x.fft->forward(lines, work);
     const R* const spectrum = real_ ? lines : work;
@@ -267,7 +273,8 @@ void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* st
     }
     post(c, m, send, receive);
   }
-  // 2. Each piece's columns into the band, ordered (column, z, y); then its y lines.
+  // 2. Each piece's columns into the band, ordered (column, z, y), and its y lines
+  // transformed while the pieces after it travel.
   for (std::size_t c = 0; c < pieces.size(); ++c) {
     const Piece& m = pieces[c];
     arrived_[c].make_wait(be, be.stream());
@@ -276,23 +283,31 @@ void PencilTransform<R>::forward(const Field<R>& f, R* band, R* staging_a, R* st
       copy_band_rows(be, in, band, w, y0_[p], ny_of_[p], m.z0, m.z1 - m.z0, nz_, ny_, reorder_y_, true);
       in += m.in[p] / sizeof(R);
     }
+    if (width_ == 0) continue;
+    R* const levels = band + std::ptrdiff_t(w) * m.z0;
+    Lines& y = lines_of(1, m.z1 - m.z0);
+    if (y.r2r) y.r2r->forward(levels, staging_b + std::ptrdiff_t(y_work_) * m.z0);
+    else y.fft->forward(levels, levels);
   }
-  if (y_fft_) y_fft_->forward(band, band);
-  if (y_r2r_) y_r2r_->forward(band, staging_b);
 }
 
 template <class R>
 void PencilTransform<R>::inverse(R* band, Field<R>& f, R* staging_a, R* staging_b) {
   const Backend& be = backend_;
   const int nx = nx_, lv = vc_ * columns_, w = vc_ * width_, rows = rows_;
-  // 2'. The band's y lines back; each piece's rows of every block packed and sent.
-  if (y_fft_) y_fft_->inverse(band, band);
-  if (y_r2r_) y_r2r_->inverse(band, staging_b);
+  // 2'. Each piece's y lines back, its rows of every block packed and sent while the next
+  // piece's are transformed.
   const std::vector<Piece>& pieces = inverse_.each;
   R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, inverse_.sends));
   R* const receive = static_cast<R*>(be.buffer(Backend::Buffer::receive, inverse_.receipts));
   for (std::size_t c = 0; c < pieces.size(); ++c) {
     const Piece& m = pieces[c];
+    if (width_ > 0) {
+      R* const levels = band + std::ptrdiff_t(w) * m.z0;
+      Lines& y = lines_of(1, m.z1 - m.z0);
+      if (y.r2r) y.r2r->inverse(levels, staging_b + std::ptrdiff_t(y_work_) * m.z0);
+      else y.fft->inverse(levels, levels);
+    }
     R* out = send + m.send_at;
     for (int q = 0; q < ranks_; ++q) {
       copy_band_rows(be, out, band, w, y0_[q], ny_of_[q], m.z0, m.z1 - m.z0, nz_, ny_, reorder_y_, false);
@@ -315,7 +330,7 @@ void PencilTransform<R>::inverse(R* band, Field<R>& f, R* staging_a, R* staging_
                    {wp, rows, levels});
       in += m.in[p] / sizeof(R);
     }
-    XLines& x = x_lines_of(levels);
+    Lines& x = lines_of(0, levels);
     if (x.r2r) x.r2r->inverse(lines, work);
     else x.fft->inverse(work, lines);
     x_lines_into_field(lines, f, z0, levels, reorder_x_);

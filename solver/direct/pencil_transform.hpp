@@ -17,10 +17,11 @@
 // The band is ordered (column, z, y): the y transforms run along its slowest axis, one batch
 // of every column and level; the mode solves read a column's z line `width` values apart
 // (ModeBand::column_range).
-// The x side goes in pieces of z levels: with NCCL each piece's all-to-all travels on the
-// backend's message stream while the next piece is transformed and packed (forward), or
-// while the one before is unpacked and transformed (inverse). The same band and field for
-// any number of pieces, bit for bit.
+// Both sides go in pieces of z levels: with NCCL each piece's all-to-all travels on the
+// backend's message stream while the next piece's x lines are transformed and packed and the
+// pieces arrived before have their y lines transformed (forward), or while the next piece's
+// y lines are transformed back and packed and the pieces arrived before have their x lines
+// transformed back (inverse). The same band and field for any number of pieces, bit for bit.
 #pragma once
 
 #include <array>
@@ -72,12 +73,12 @@ class PencilTransform final : public TransposedPlanes<R> {
   static int default_pieces(const Grid& part, std::size_t value_bytes, bool real_spectrum = false);
   // The z levels of each of `pieces` pieces (pieces + 1 values: the first of each, and nz).
   static std::vector<int> piece_cuts(const Grid& part, int pieces);
-  // The x lines' transform of a piece of `levels` levels, and this rank's y lines': a complex
-  // spectrum's line FFTs, a real one's real-to-real lines.
+  // The x lines' transform of a piece of `levels` levels, and this rank's y lines' of one: a
+  // complex spectrum's line FFTs, a real one's real-to-real lines.
   static LineShape x_lines(const Grid& part, int levels);
-  static LineShape y_lines(const Grid& part);
+  static LineShape y_lines(const Grid& part, int levels);
   static R2RLines x_r2r_lines(const Grid& part, int levels);
-  static R2RLines y_r2r_lines(const Grid& part);
+  static R2RLines y_r2r_lines(const Grid& part, int levels);
   // Bytes of the backend's memory its line transforms take (their work areas; a real
   // spectrum's twiddles or eigenbases' matrices too) in `pieces` pieces: one per size of piece,
   // and the y lines' where the band holds columns (the memory estimate's).
@@ -103,20 +104,19 @@ class PencilTransform final : public TransposedPlanes<R> {
   std::vector<int> kcut_;         // every band's first column (ranks + 1)
   std::vector<int> y0_, ny_of_;   // every block's first row and rows
   std::vector<int> zcut_;          // the pieces' first levels (piece_cuts)
-  // The x lines' transforms by a piece's levels, and the y lines': the FFTs of a complex
-  // spectrum, the real-to-real lines of a real one.
-  struct XLines {
+  // The x lines' and the y lines' transforms of a piece by its levels (lines_[0], lines_[1]):
+  // the FFTs of a complex spectrum, the real-to-real lines of a real one.
+  struct Lines {
     int levels;
     std::unique_ptr<LineFft<R>> fft;
     std::unique_ptr<LineR2R<R>> r2r;
   };
-  std::vector<XLines> x_;
-  std::unique_ptr<LineFft<R>> y_fft_;
-  std::unique_ptr<LineR2R<R>> y_r2r_;
+  std::array<std::vector<Lines>, 2> lines_;
   std::array<AxisTransform, 2> kinds_;
   bool reorder_x_ = false, reorder_y_ = false;  // Makhoul's order, made by the copies
-  void make_x_lines(int levels, const std::array<AxisEigenbasis, 2>* bases);
-  XLines& x_lines_of(int levels);
+  std::size_t y_work_ = 0;  // values of staging_b a level's y lines' real-to-real work takes
+  void make_lines(int axis, int levels, const std::array<AxisEigenbasis, 2>* bases);
+  Lines& lines_of(int axis, int levels);
   // Per piece: its x side packed (the step's stream), its messages arrived (the message stream).
   std::unique_ptr<StreamEvent[]> packed_, arrived_;
   // Each piece's messages: bytes to and from every rank, and where its sends and receipts
