@@ -79,19 +79,34 @@ void LineR2R<R>::multiply(const R* matrix, const R* in, R* out) {
   gemm_->multiply(g, lines_.contiguous() ? matrix : in, lines_.contiguous() ? in : matrix, out);
 }
 
+namespace {
+// A dense work array (n values a line: x fastest for contiguous lines, the line fastest for
+// interleaved ones) into the lines' places.
+template <class R>
+void dense_into_lines(const Backend& be, const R2RLines& L, const R* work, R* lines) {
+  const int n = L.n, count = L.lines;
+  const std::ptrdiff_t stride = L.spacing.stride, dist = L.spacing.dist;
+  const bool contiguous = L.contiguous();
+  for_each(be, Box{{0, 0, 0}, {contiguous ? n : count, contiguous ? count : n, 1}}, [=] BOUSS_HD(int a, int b, int) {
+    const int i = contiguous ? a : b, l = contiguous ? b : a;
+    lines[l * dist + i * stride] = work[contiguous ? i + std::ptrdiff_t(n) * l : l + std::ptrdiff_t(count) * i];
+  }, "eigenbasis lines back in place");
+}
+}  // namespace
+
+// The product into the work array, then back into the lines' places.
+template <class R>
+void LineR2R<R>::product(const R* matrix, R* lines, R* work) {
+  multiply(matrix, lines, work);
+  dense_into_lines(backend_, lines_, work, lines);
+}
+
 template <class R>
 void LineR2R<R>::forward(R* lines, R* work) {
   const int n = lines_.n, m = n / 2 + 1, count = lines_.lines;
   const std::ptrdiff_t stride = lines_.spacing.stride, dist = lines_.spacing.dist;
   const bool contiguous = lines_.contiguous();
-  if (gemm_) {
-    multiply(matrices_, lines, work);
-    for_each(backend_, Box{{0, 0, 0}, {contiguous ? n : count, contiguous ? count : n, 1}}, [=] BOUSS_HD(int a, int b, int) {
-      const int i = contiguous ? a : b, l = contiguous ? b : a;
-      lines[l * dist + i * stride] = work[contiguous ? i + std::ptrdiff_t(n) * l : l + std::ptrdiff_t(count) * i];
-    }, "eigenbasis lines back in place");
-    return;
-  }
+  if (gemm_) return product(matrices_, lines, work);
   Complex<R>* const half = reinterpret_cast<Complex<R>*>(work);
   fft_->forward(lines, half);
   const AxisTransform kind = kind_;
@@ -113,14 +128,7 @@ void LineR2R<R>::inverse(R* lines, R* work) {
   const int n = lines_.n, m = n / 2 + 1, count = lines_.lines;
   const std::ptrdiff_t stride = lines_.spacing.stride, dist = lines_.spacing.dist;
   const bool contiguous = lines_.contiguous();
-  if (gemm_) {
-    multiply(matrices_ + std::ptrdiff_t(n) * n, lines, work);
-    for_each(backend_, Box{{0, 0, 0}, {contiguous ? n : count, contiguous ? count : n, 1}}, [=] BOUSS_HD(int a, int b, int) {
-      const int i = contiguous ? a : b, l = contiguous ? b : a;
-      lines[l * dist + i * stride] = work[contiguous ? i + std::ptrdiff_t(n) * l : l + std::ptrdiff_t(count) * i];
-    }, "eigenbasis lines back in place");
-    return;
-  }
+  if (gemm_) return product(matrices_ + std::ptrdiff_t(n) * n, lines, work);
   Complex<R>* const half = reinterpret_cast<Complex<R>*>(work);
   const AxisTransform kind = kind_;
   const Complex<R>* const tw = twiddles_;

@@ -80,6 +80,7 @@ class LineR2R {
   R* matrices_ = nullptr;           // the basis's forward, then its inverse (column-major n x n)
   static LineShape fft_shape(const R2RLines& lines);
   void multiply(const R* matrix, const R* in, R* out);
+  void product(const R* matrix, R* lines, R* work);
 };
 
 }  // namespace bouss
