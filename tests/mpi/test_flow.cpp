@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,8 @@
 #include "solver/direct/transpose_steps.hpp"
 #include "grid/gather.hpp"
 #include "physics/lock_exchange.hpp"
+#include "grid/field_ops.hpp"
+#include "model/flow_simulation.hpp"
 #include "model/simulation.hpp"
 #include "run/run_memory.hpp"
 #include "run/stream_average.hpp"
@@ -160,6 +164,39 @@ TEST(MpiFlow, SinglePrecisionEqualsOneRanks) {
   check_against_one_rank(small_case({"precision=\"single\"", "pressure.tolerance=1e-4", "pressure.solver=\"multigrid\"",
                                      "pressure.agglomerate_below=2"}),
                          1e-5);
+}
+
+// A NaN on one rank stops every rank at the same step: the state check's max across the
+// ranks (grid/reduce.hpp, allreduce_max_on) carries it to all of them as +inf, whatever
+// the fold order (rank 0's NaN first: a plain max would drop it). Put into rank 0's old
+// tendency of T in one cell after step 3, it reaches T in step 4, whose state check every
+// rank reads when it plans step 5; with the direct solve (steps in fixed passes) and the
+// multigrid (checked every step).
+TEST(MpiFlow, ANaNOnOneRankStopsEveryRankAtTheSameStep) {
+  const auto world = Communicator::world();
+  if (world->size() < 2) GTEST_SKIP() << "a NaN on one rank of several";
+  for (const char* solver : {"\"direct\"", "\"multigrid\""}) {
+    SCOPED_TRACE(solver);
+    auto sim = make_simulation(small_case({std::string("pressure.solver=") + solver}), Backend::cpu().with_ranks(world));
+    auto& flow = dynamic_cast<FlowSimulation<double>&>(*sim);
+    for (int s = 0; s < 3; ++s) sim->step();
+    if (world->rank() == 0) {
+      std::vector<double> G = sim->host_values("G_T");
+      G[G.size() / 2] = std::numeric_limits<double>::quiet_NaN();
+      set_interior_values(flow.field("G_T"), G);
+    }
+    bool stopped = false;
+    for (int s = 0; s < 3 && !stopped; ++s) {
+      try {
+        sim->step();
+      } catch (const std::runtime_error& e) {
+        stopped = true;
+        EXPECT_NE(std::string(e.what()).find("NaN or Inf"), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_TRUE(stopped) << "rank " << world->rank() << " went on with a NaN on rank 0";
+    EXPECT_EQ(sim->steps_done(), 4) << "rank " << world->rank();
+  }
 }
 
 // What `bouss check` and the start-up check estimate for this rank is what this rank
