@@ -96,14 +96,13 @@ std::string message_path_name(MessagePath p) {
   return "?";
 }
 
-void sendrecv_on(const Backend& be, const MessageStep* steps, int count, void* on) {
-  (void)on;  // NCCL's alone
+void sendrecv_on(const Backend& be, const MessageStep* steps, int count) {
   const Communicator& ranks = be.ranks();
   const MessagePath path = message_path(be);
 #ifdef BOUSS_HAVE_NCCL
   if (path == MessagePath::nccl) {
     ncclComm_t comm = nccl_comm(ranks);
-    const auto stream = static_cast<cudaStream_t>(on ? on : be.stream());
+    const auto stream = static_cast<cudaStream_t>(be.stream());
     check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (int i = 0; i < count; ++i) {
       const MessageStep& m = steps[i];

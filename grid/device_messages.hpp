@@ -42,9 +42,7 @@ struct MessageStep {
 // otherwise the steps one after another. On return the received bytes are in the steps'
 // recv for work queued after it on the backend's stream (and the send buffers may be reused
 // by such work).
-// NCCL's messages go on `on` (null: the backend's stream(); or its message_stream(), which the
-// caller orders against the backend's stream both ways).
-void sendrecv_on(const Backend& be, const MessageStep* steps, int count, void* on = nullptr);
+void sendrecv_on(const Backend& be, const MessageStep* steps, int count);
 void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, int dest, void* recv,
                  std::size_t recv_bytes, int source, int tag);
 // Every rank's pieces to every rank (Communicator::alltoallv's layout), backend memory.

@@ -56,12 +56,8 @@ void move_slabs(const Backend& be, const Slabs<S>& slabs, const Layout& L, int a
 
 // The axes' exchanges, every axis's two directions in one group of messages with the
 // others': per axis one packing and one unpacking launch (the slabs' strides are the axis's).
-// With `meanwhile`: where the messages go by NCCL, on the backend's message stream, with
-// `meanwhile` queued on its stream while they travel and the unpacking after both; on the
-// other paths (and in bouss bench's timed steps) `meanwhile` after the exchange.
 template <class S>
-void exchange_axes(Field<S>* const fields[], const FieldBC* const bcs[], int count, const int* axes, int n_axes,
-                   const std::function<void()>* meanwhile = nullptr) {
+void exchange_axes(Field<S>* const fields[], const FieldBC* const bcs[], int count, const int* axes, int n_axes) {
   const Layout& L = fields[0]->layout();
   const Backend& be = fields[0]->backend();
   const int g = L.ghost;
@@ -121,29 +117,11 @@ void exchange_axes(Field<S>* const fields[], const FieldBC* const bcs[], int cou
     steps[k].recv_bytes = bytes;
     if (steps[k].dest >= 0) costs.halo_bytes += double(bytes), ++costs.halo_exchanges;
   }
-  const bool overlaps = meanwhile && !costs.timed && message_path(be) == MessagePath::nccl;
-  if (overlaps) {
-    // Two events of the process's, ordered by the stream (one exchange at a time), kept to
-    // the end (no destruction after the CUDA context's).
-    static StreamEvent* const packed = new StreamEvent;
-    static StreamEvent* const arrived = new StreamEvent;
-    void* const messages = be.message_stream();
-    packed->record_on(be, be.stream());
-    packed->make_wait(be, messages);
-    sendrecv_on(be, steps, 2 * n_axes, messages);
-    arrived->record_on(be, messages);
-    (*meanwhile)();
-    arrived->make_wait(be, be.stream());
-  } else {
-    sendrecv_on(be, steps, 2 * n_axes);
-  }
+  sendrecv_on(be, steps, 2 * n_axes);
   for (int x = 0; x < n_axes; ++x) device_work(in[x], axes[x], receive, false);
-  if (costs.timed) {
-    be.synchronize();  // the unpacking is part of the exchange's cost
-    costs.halo_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  }
-  // Elsewhere (other paths, or timed) after the exchange: it reads none of the ghosts.
-  if (meanwhile && !overlaps) (*meanwhile)();
+  if (!costs.timed) return;
+  be.synchronize();  // the unpacking is part of the exchange's cost
+  costs.halo_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
 }  // namespace
@@ -154,29 +132,19 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
 }
 
 template <class S>
-void exchange_cut_faces(Field<S>& f, const FieldBC& bc, const std::function<void()>& meanwhile) {
+void exchange_cut_faces(Field<S>& f, const FieldBC& bc) {
   int axes[2], n_axes = 0;
   for (int a = 0; a < 2; ++a)
     if (bc.exchanged(2 * a) || bc.exchanged(2 * a + 1)) axes[n_axes++] = a;
-  if (n_axes == 0) {
-    if (meanwhile) meanwhile();
-    return;
-  }
+  if (n_axes == 0) return;
   Field<S>* const fields[1] = {&f};
   const FieldBC* const bcs[1] = {&bc};
-  exchange_axes(fields, bcs, 1, axes, n_axes, meanwhile ? &meanwhile : nullptr);
-}
-
-template <class S>
-void exchange_cut_faces(Field<S>& f, const FieldBC& bc) {
-  exchange_cut_faces(f, bc, std::function<void()>{});
+  exchange_axes(fields, bcs, 1, axes, n_axes);
 }
 
 template void exchange_halos<double>(Field<double>* const[], const FieldBC* const[], int, int);
 template void exchange_halos<float>(Field<float>* const[], const FieldBC* const[], int, int);
 template void exchange_cut_faces<double>(Field<double>&, const FieldBC&);
 template void exchange_cut_faces<float>(Field<float>&, const FieldBC&);
-template void exchange_cut_faces<double>(Field<double>&, const FieldBC&, const std::function<void()>&);
-template void exchange_cut_faces<float>(Field<float>&, const FieldBC&, const std::function<void()>&);
 
 }  // namespace bouss

@@ -8,8 +8,6 @@
 // (grid/device_messages.hpp).
 #pragma once
 
-#include <functional>
-
 #include "grid/boundary.hpp"
 #include "grid/field.hpp"
 
@@ -27,12 +25,5 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
 // over the ranks of f's backend.
 template <class S>
 void exchange_cut_faces(Field<S>& f, const FieldBC& bc);
-// The same with `meanwhile` (work it queues on the backend's stream) run after the faces are
-// packed and while they travel (NCCL: on the backend's message stream), before they are
-// unpacked into the ghosts: the multigrid's interior relaxed while the halos travel. The
-// faces sent are f's values before `meanwhile`, which must not read the cut faces' ghosts
-// (they are written after it). Other message paths send before `meanwhile` runs.
-template <class S>
-void exchange_cut_faces(Field<S>& f, const FieldBC& bc, const std::function<void()>& meanwhile);
 
 }  // namespace bouss

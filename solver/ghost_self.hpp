@@ -4,7 +4,6 @@
 // and the line solvers' zebra sweeps (solver/multigrid/line_multigrid.cu).
 #pragma once
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "grid/boundary.hpp"
@@ -65,19 +64,6 @@ inline bool sweeps_read_only_cut_ghosts(const GhostSelf<S>& gs, const FieldBC& b
     if ((gs.lo[a] == 0 || gs.hi[a] == 0) && !gs.wrap[a] && !bc.exchanged(2 * a) && !bc.exchanged(2 * a + 1))
       return false;
   return true;
-}
-
-// The columns (x and y ranges, every z) of a block whose cells a sweep relaxes without reading
-// a ghost: the block less its first or last plane along x or y where the sweep reads the
-// ghosts beyond it (across a cut; where sweeps_read_only_cut_ghosts, the only ghosts read).
-template <class S>
-inline Box columns_reading_no_ghost(const GhostSelf<S>& gs, const Layout& L) {
-  Box b{{0, 0, 0}, {L.n[0], L.n[1], L.n[2]}};
-  for (int a = 0; a < 2; ++a) {
-    if (gs.lo[a] == 0 && !gs.wrap[a]) b.lo[a] = std::min(1, L.n[a]);
-    if (gs.hi[a] == 0 && !gs.wrap[a]) b.hi[a] = std::max(b.lo[a], L.n[a] - 1);
-  }
-  return b;
 }
 
 }  // namespace bouss

@@ -7,8 +7,7 @@
 // vertical lines, x and y halved, the coarsest level smoothed). An operator supplies:
 //   shapes(n), coarsest_on_the_ranks, on_host(...): how it coarsens, where levels run;
 //   add_level(L, coarsest), add_gathered(whole, alone): its arrays (Work), at construction;
-//   relax(L, self, colour, columns): one colour of its smoother, in a box of columns where
-//     relaxes_columns (else over the whole block); restrict_residual(F, C, out),
+//   relax(L, self, colour): one colour of its smoother; restrict_residual(F, C, out),
 //     restrict_rhs(...), prolong(...), residual(F, r), solve_coarsest(C, x_zero);
 //   fills_after_correction: x's ghosts filled after a V-cycle's coarse correction;
 //   level_bytes, gathered_bytes: its arrays' bytes (add_hierarchy_bytes below); sweep_arrays,
@@ -27,7 +26,6 @@
 #include "grid/boundary.hpp"
 #include "grid/captured_work.hpp"
 #include "grid/coarsening.hpp"
-#include "grid/device_messages.hpp"
 #include "grid/field.hpp"
 #include "grid/halo.hpp"
 #include "grid/field_ops.hpp"
@@ -70,63 +68,29 @@ inline std::array<int, 3> halved_axes(const std::vector<std::array<int, 3>>& sha
   return h;
 }
 
-// Whether a level's colour fills relax its interior while the cut faces travel (smooth, with
-// an operator that relaxes columns): on the CPU always (its messages are sent first: no
-// overlap, the same cells relaxed in two parts; the split is the tests' check of it); on
-// CUDA where the messages go by NCCL (on the message stream: grid/halo.hpp) and the block
-// has at least this many cells, whose interior's relaxation (about 20 us a colour on an H200
-// in fp32) outlasts a part of a message's latency (20-40 us) and the frame's four launches
-// (estimated from those figures, not yet measured).
-constexpr double interior_overlap_cells = double(1 << 23);
-inline bool relaxes_interior_apart(const Grid& g, const Backend& be) {
-  if (be.ranks().alone()) return false;  // no cut faces (and message_path is the ranks' to ask)
-  if (!be.is_cuda()) return true;
-  return double(g.layout.cells()) >= interior_overlap_cells && message_path(be) == MessagePath::nccl;
-}
-
-// `sweeps` sweeps of both colours of a smoother, relax(self, colour, columns) relaxing one
-// (red-black cells, zebra lines) in a box of columns (x and y ranges, every z; the whole
-// block where the operator does not relax columns apart: by_columns false); returns with x's
-// ghosts filled. The sweeps read no ghosts (walls folded in, even periodic axes wrapped:
-// solver/ghost_self.hpp) except along a periodic axis of odd length and across the cuts
-// between ranks, filled before each colour (the cut faces alone where only they are read: no
-// corners, no walls; there, with by_columns, the columns that read no ghost relaxed while
-// the faces travel, then the frame of columns beside the cuts). `x_zero`: x is zero, ghosts
-// included, under homogeneous conditions (a coarse level's correction just cleared), so its
-// ghosts need no first fill (under ranks, one exchange fewer).
+// `sweeps` sweeps of both colours of a smoother, relax(self, colour) relaxing one (red-black
+// cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts (walls folded
+// in, even periodic axes wrapped: solver/ghost_self.hpp) except along a periodic axis of odd
+// length and across the cuts between ranks, filled before each colour (the cut faces alone
+// where only they are read: no corners, no walls). `x_zero`: x is zero,
+// ghosts included, under homogeneous conditions (a coarse level's correction just cleared), so
+// its ghosts need no first fill (under ranks, one exchange fewer).
 template <class S, class Relax>
-void smooth(const Grid& g, const Backend& be, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, bool by_columns,
-            const Relax& relax) {
+void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, const Relax& relax) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
   // Where the sweeps read only ghosts across cuts, the cut faces alone, both cut axes in one
   // group of messages (half the groups of a 2x2 process grid's fills).
   const bool cuts_alone = sweeps_read_only_cut_ghosts(self, bc);
-  const std::array<int, 3>& n = g.layout.n;
-  const Box whole{{0, 0, 0}, n};
-  const bool apart = by_columns && cuts_alone && relaxes_interior_apart(g, be);
-  // The interior, and the frame of columns beside the cuts: its x strips, then its y strips.
-  const Box inner = columns_reading_no_ghost(self, g.layout);
-  const Box frame[4] = {{{0, 0, 0}, {inner.lo[0], n[1], n[2]}},
-                        {{inner.hi[0], 0, 0}, {n[0], n[1], n[2]}},
-                        {{inner.lo[0], 0, 0}, {inner.hi[0], inner.lo[1], n[2]}},
-                        {{inner.lo[0], inner.hi[1], 0}, {inner.hi[0], n[1], n[2]}}};
   for (int s = 0; s < sweeps; ++s)
     for (int colour = 0; colour < 2; ++colour) {
       if (!fills || (x_zero && s == 0 && colour == 0)) {
-      } else if (apart) {
-        exchange_cut_faces(x, bc, [&] {
-          if (!inner.empty()) relax(self, colour, inner);
-        });
-        for (const Box& strip : frame)
-          if (!strip.empty()) relax(self, colour, strip);
-        continue;
       } else if (cuts_alone) {
         exchange_cut_faces(x, bc);
       } else {
         fill_ghosts(x, bc, g);
       }
-      relax(self, colour, whole);
+      relax(self, colour);
     }
   fill_ghosts(x, bc, g);
 }
@@ -284,8 +248,8 @@ class Hierarchy {
   }
 
   void smooth_level(Level& L, int sweeps, bool x_zero) {
-    smooth(L.grid, L.backend, *L.x, L.bc, sweeps, x_zero, Op::relaxes_columns,
-           [&](const GhostSelf<S>& self, int colour, const Box& columns) { op_.relax(L, self, colour, columns); });
+    smooth(L.grid, *L.x, L.bc, sweeps, x_zero,
+           [&](const GhostSelf<S>& self, int colour) { op_.relax(L, self, colour); });
   }
 
   void vcycle_from(int l0) {

@@ -189,9 +189,7 @@ class LineRelaxation {
     zero_ = zeroed<S>(alone, whole, "line mg zero");
   }
 
-  // Its lines (a PCR kernel on long ones) are relaxed over the whole block: no interior apart.
-  static constexpr bool relaxes_columns = false;
-  void relax(Level& L, const GhostSelf<S>& self, int colour, const Box&) const {
+  void relax(Level& L, const GhostSelf<S>& self, int colour) const {
     relax_lines(L.grid, L.backend, *L.x, *L.b, L.work.c, L.work.d, self, colour, S(opt_.omega), opt_.shift);
   }
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
@@ -221,8 +219,8 @@ class LineRelaxation {
     line_residual_into(F.grid, F.backend, opt_.shift, *F.x, *F.b, nullptr, r);
   }
   void solve_coarsest(Level& C, bool x_zero) const {
-    smooth(C.grid, C.backend, *C.x, C.bc, opt_.coarsest_sweeps, x_zero, relaxes_columns,
-           [&](const GhostSelf<S>& self, int colour, const Box& columns) { relax(C, self, colour, columns); });
+    smooth(C.grid, *C.x, C.bc, opt_.coarsest_sweeps, x_zero,
+           [&](const GhostSelf<S>& self, int colour) { relax(C, self, colour); });
   }
 
   // The fine level in the fields' precision: volume means, the line operator with its shift.

@@ -31,25 +31,23 @@ LevelStencil<S> level_stencil(const Grid& g) {
   return st;
 }
 
-// One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour, in a box of
-// columns (x and y ranges, every z).
+// One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.
 template <class S>
 void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const GhostSelf<S>& self,
-                  int colour, S omega, const Box& columns) {
+                  int colour, S omega) {
   const LevelStencil<S> st = level_stencil<S>(g);
   const View<S> xv = x.view();
   const View<const S> bv = b.cview();
   const int nx = st.n[0];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const int i0 = columns.lo[0], i1 = std::min(columns.hi[0], nx);
-  const Box half{{i0 / 2, columns.lo[1], 0}, {(i1 + 1) / 2, columns.hi[1], st.n[2]}};
+  const Box half{{0, 0, 0}, {(nx + 1) / 2, st.n[1], st.n[2]}};
   // The colour of a cell is that of its global indices: a block whose first cell sits at an
   // odd offset (a grid cut over ranks) flips it, so that every decomposition sweeps the
   // cells of one rank's run in the same order.
   const int flip = (colour + g.offset()[0] + g.offset()[1]) & 1;
   for_each(be, half, [=] BOUSS_HD(int ih, int j, int k) {
     const int i = 2 * ih + ((j + k + flip) & 1);
-    if (i < i0 || i >= i1) return;
+    if (i >= nx) return;
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st, self, omega);
   }, "multigrid relax");
@@ -110,9 +108,8 @@ class PointRelaxation {
   }
   void add_gathered(const Grid&, const Backend&) {}
 
-  static constexpr bool relaxes_columns = true;
-  void relax(const Level& L, const GhostSelf<S>& self, int colour, const Box& columns) const {
-    relax_colour(L.grid, L.backend, *L.x, *L.b, self, colour, S(omega_), columns);
+  void relax(const Level& L, const GhostSelf<S>& self, int colour) const {
+    relax_colour(L.grid, L.backend, *L.x, *L.b, self, colour, S(omega_));
   }
 
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
@@ -340,8 +337,8 @@ double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_gra
   g.z_view<double>(backend);  // made here: the first sweep may be inside a capture, where cudaMalloc may not run
   CapturedWork graph;
   auto work = [&] {
-    smooth(g, backend, x, bc, sweeps, false, true, [&](const GhostSelf<double>& self, int colour, const Box& columns) {
-      relax_colour(g, backend, x, b, self, colour, 1.25, columns);
+    smooth(g, x, bc, sweeps, false, [&](const GhostSelf<double>& self, int colour) {
+      relax_colour(g, backend, x, b, self, colour, 1.25);
     });
   };
   return median_ms(backend, repeats, [&] { graph.run(backend, cuda_graph, 1, work); });  // warm-up captures
