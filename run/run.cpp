@@ -128,9 +128,11 @@ void Run::start() {
   });
   first_step_ = sim_->steps_done();
   first_fraction_ = progress_fraction(*sim_);
-  if (!streams_.empty()) {
-    std::string partials;
-    for (const std::string& p : output_partials()) partials += (partials.empty() ? "" : ", ") + p;
+  // Where this process holds a partial file (under ranks, the rank that names the files): the
+  // others keep the plain line rather than naming none.
+  std::string partials;
+  for (const std::string& p : output_partials()) partials += (partials.empty() ? "" : ", ") + p;
+  if (!partials.empty()) {
     stop_signals::set_abort_message("bouss: second signal: stopped at once; the output so far is in " + partials +
                                     " (up to its last flush)");
   }

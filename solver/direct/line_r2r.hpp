@@ -64,8 +64,6 @@ class LineR2R {
   // Values of R the work array needs: the half spectrum's (the FFT), the product's (a basis).
   std::size_t work_values() const { return work_values(lines_, gemm_ != nullptr); }
   static std::size_t work_values(const R2RLines& lines, bool basis);
-  // Floating-point operations of one direction (the matrix product's; 0 for the FFT).
-  double flops() const { return gemm_ ? 2.0 * lines_.n * lines_.n * lines_.lines : 0.0; }
   // Bytes of the backend's memory it allocates: the FFT's work area and twiddles, or the
   // basis's two matrices and the product's work area (not the lines' nor the work array).
   static std::size_t work_bytes(const Backend& backend, const R2RLines& lines, bool basis);
