@@ -53,6 +53,10 @@ BOUSS_HD inline WallGhost<S> cell_wall_ghost(BoundaryKind kind, S value, S h, in
 // Faces numbered 2*axis + side: x_lo, x_hi, y_lo, y_hi, z_lo, z_hi.
 struct FieldBC {
   std::array<FaceBC, 6> face{};
+  // Where both x and y are cut: the rank across each edge of the block, corner_with[sx + 2 sy]
+  // across x face sx and y face sy (Decomposition::diagonal), or -1 (grid/halo.hpp's corner
+  // columns).
+  std::array<int, 4> corner_with{-1, -1, -1, -1};
 
   bool periodic(int axis) const { return face[2 * axis].kind == BoundaryKind::periodic; }
   // Whether face f's ghosts come from another rank.
@@ -63,6 +67,7 @@ struct FieldBC {
   FieldBC whole() const {
     FieldBC r = *this;
     for (auto& f : r.face) f.exchange_with = -1;
+    r.corner_with = {-1, -1, -1, -1};
     return r;
   }
   // The same conditions on one rank's block of a decomposed domain: the faces it shares
@@ -70,6 +75,7 @@ struct FieldBC {
   FieldBC on_rank(const Decomposition& d) const {
     FieldBC r = *this;
     for (int f = 0; f < 6; ++f) r.face[f].exchange_with = d.exchanges(f) ? d.neighbour[f] : -1;
+    for (int e = 0; e < 4; ++e) r.corner_with[e] = d.diagonal(e & 1, e >> 1);
     return r;
   }
   // No value condition anywhere: the Laplacian has the constants in its null space.

@@ -1,5 +1,7 @@
 #include "grid/decomposition.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -96,6 +98,14 @@ bool Decomposition::coarsens_within_ranks(const std::array<int, 3>& halved, int 
       if (c[p] % 2 || c[p + 1] % 2 || (c[p + 1] - c[p]) / 2 < min_block) return false;
   }
   return true;
+}
+
+int Decomposition::smallest_block(int axis) const {
+  if (!split(axis)) return global_n[axis];
+  const std::vector<int> c = cuts(global_n[axis], dims[axis]);
+  int fewest = global_n[axis];
+  for (int p = 0; p < dims[axis]; ++p) fewest = std::min(fewest, c[p + 1] - c[p]);
+  return fewest;
 }
 
 Decomposition Decomposition::coarsened(const std::array<int, 3>& halved) const {

@@ -35,6 +35,15 @@ struct Decomposition {
   bool split(int axis) const { return axis < 2 && dims[axis] > 1; }
   // Whether face 2 * axis + side borders another rank's cells.
   bool exchanges(int face) const { return split(face / 2) && neighbour[face] >= 0; }
+  // The rank across the edge where x face 0 + sx and y face 2 + sy meet (sx, sy: 0 low, 1
+  // high), or -1 where either face is not exchanged: the diagonal neighbour whose corner
+  // cells border this rank's corner.
+  int diagonal(int sx, int sy) const {
+    if (!exchanges(sx) || !exchanges(2 + sy)) return -1;
+    const int cx = (coords[0] + (sx ? 1 : -1) + dims[0]) % dims[0];
+    const int cy = (coords[1] + (sy ? 1 : -1) + dims[1]) % dims[1];
+    return cx + dims[0] * cy;
+  }
   // "4x2"
   std::string describe() const { return std::to_string(dims[0]) + "x" + std::to_string(dims[1]); }
 
@@ -62,6 +71,8 @@ struct Decomposition {
   // while every block halves within its rank into blocks of at least min_block cells along
   // each cut axis, at most `most` of them. The same answer on every rank.
   int levels_within_ranks(const std::vector<std::array<int, 3>>& shapes, int min_block, int most) const;
+  // The fewest cells any rank's block has along `axis` (the same on every rank).
+  int smallest_block(int axis) const;
   // Parses "4x2" (the --decomposition option); throws std::invalid_argument.
   static std::array<int, 2> parse_dims(const std::string& text);
 };

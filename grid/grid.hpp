@@ -111,10 +111,13 @@ struct Grid {
     return g;
   }
   // A multigrid level of this geometry: the whole grid's on `shape` cells (z faces kept where
-  // n_z stays), laid out for elem_bytes; this rank's block of it where `block` is given.
-  Grid level(const std::array<int, 3>& shape, std::size_t elem_bytes, const Decomposition* block = nullptr) const {
+  // n_z stays), laid out for elem_bytes with `ghost` layers (0: this grid's); this rank's
+  // block of it where `block` is given.
+  Grid level(const std::array<int, 3>& shape, std::size_t elem_bytes, const Decomposition* block = nullptr,
+             int ghost = 0) const {
     const Grid w = whole();
-    const Grid g = w.with_layout(Layout::make(shape, layout.ghost, elem_bytes), {w.length(0), w.length(1), w.length(2)});
+    const Grid g = w.with_layout(Layout::make(shape, ghost ? ghost : layout.ghost, elem_bytes),
+                                 {w.length(0), w.length(1), w.length(2)});
     return block ? g.part(*block) : g;
   }
   // The global index of this block's cell 0 along each axis (0 for a whole grid).

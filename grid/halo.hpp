@@ -23,7 +23,11 @@ void exchange_halos(Field<S>* const fields[], const FieldBC* const bcs[], int co
 // other's exchange). What a sweep that reads only its face neighbours needs before each
 // colour (solver/multigrid/hierarchy.hpp smooth); fill_ghosts fills every ghost. Collective
 // over the ranks of f's backend.
+// `corners`: where both x and y are cut, the face ghosts (every layer) beside the block's
+// interior alone, and the first layer's edge cells (a column along z at each of the four
+// edges) from the rank across the edge (FieldBC::corner_with), in the same group: what a
+// sweep that also relaxes the first ghost layer reads (the multigrid's two-layer sweeps).
 template <class S>
-void exchange_cut_faces(Field<S>& f, const FieldBC& bc);
+void exchange_cut_faces(Field<S>& f, const FieldBC& bc, bool corners = false);
 
 }  // namespace bouss

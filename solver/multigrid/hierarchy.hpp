@@ -7,7 +7,9 @@
 // vertical lines, x and y halved, the coarsest level smoothed). An operator supplies:
 //   shapes(n), coarsest_on_the_ranks, on_host(...): how it coarsens, where levels run;
 //   add_level(L, coarsest), add_gathered(whole, alone): its arrays (Work), at construction;
-//   relax(L, self, colour): one colour of its smoother; restrict_residual(F, C, out),
+//   relax(L, self, colour, first_layer): one colour of its smoother (first_layer: on the first
+//     ghost layer across the cuts too, where relaxes_first_ghost_layer: smooth's two layers);
+//     restrict_residual(F, C, out),
 //     restrict_rhs(...), prolong(...), residual(F, r), solve_coarsest(C, x_zero);
 //   fills_after_correction: x's ghosts filled after a V-cycle's coarse correction;
 //   level_bytes, gathered_bytes: its arrays' bytes (add_hierarchy_bytes below); sweep_arrays,
@@ -50,6 +52,9 @@ struct MultigridLevel {
   // device, so that restriction and prolongation run where the fine data is.
   Field<S> x_mirror, b_mirror;
   bool mirrored = false;
+  // Two ghost layers across the cuts between ranks, exchanged once a sweep rather than once a
+  // colour (level_ghost, smooth): its b's first layer is exchanged when b is written.
+  bool two_layers = false;
   Work work;  // the operator's arrays on this level
 };
 
@@ -68,31 +73,57 @@ inline std::array<int, 3> halved_axes(const std::vector<std::array<int, 3>>& sha
   return h;
 }
 
-// `sweeps` sweeps of both colours of a smoother, relax(self, colour) relaxing one (red-black
-// cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts (walls folded
-// in, even periodic axes wrapped: solver/ghost_self.hpp) except along a periodic axis of odd
-// length and across the cuts between ranks, filled before each colour (the cut faces alone
-// where only they are read: no corners, no walls). `x_zero`: x is zero,
-// ghosts included, under homogeneous conditions (a coarse level's correction just cleared), so
-// its ghosts need no first fill (under ranks, one exchange fewer).
+// `sweeps` sweeps of both colours of a smoother, relax(self, colour, first_layer) relaxing one
+// (red-black cells, zebra lines); returns with x's ghosts filled. The sweeps read no ghosts
+// (walls folded in, even periodic axes wrapped: solver/ghost_self.hpp) except along a periodic
+// axis of odd length and across the cuts between ranks, filled before each colour (the cut
+// faces alone where only they are read: no corners, no walls). `x_zero`: x is zero, ghosts
+// included, under homogeneous conditions (a coarse level's correction just cleared), so its
+// ghosts need no first fill (under ranks, one exchange fewer).
+// `two_layers` (x has two ghost layers, b's first is filled, only cut faces are read): one
+// exchange a sweep, of both layers and the first layer's edge cells; the first colour is
+// relaxed on the first ghost layer across the cuts too (first_layer: the same update the
+// neighbour makes of those cells, from the same values), so the second colour finds the
+// ghosts it reads already relaxed.
 template <class S, class Relax>
-void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, const Relax& relax) {
+void smooth(const Grid& g, Field<S>& x, const FieldBC& bc, int sweeps, bool x_zero, const Relax& relax,
+            bool two_layers = false) {
   const GhostSelf<S> self = ghost_self<S>(bc, g);
   const bool fills = sweeps_read_ghosts(self);
   // Where the sweeps read only ghosts across cuts, the cut faces alone, both cut axes in one
   // group of messages (half the groups of a 2x2 process grid's fills).
   const bool cuts_alone = sweeps_read_only_cut_ghosts(self, bc);
+  if (two_layers && (!fills || !cuts_alone || x.layout().ghost < 2))
+    throw std::logic_error("multigrid: two-layer sweeps where the sweeps read more than the cut faces");
   for (int s = 0; s < sweeps; ++s)
     for (int colour = 0; colour < 2; ++colour) {
-      if (!fills || (x_zero && s == 0 && colour == 0)) {
+      const bool first = x_zero && s == 0 && colour == 0;
+      if (!fills || first || (two_layers && colour == 1)) {
+      } else if (two_layers) {
+        exchange_cut_faces(x, bc, true);
       } else if (cuts_alone) {
         exchange_cut_faces(x, bc);
       } else {
         fill_ghosts(x, bc, g);
       }
-      relax(self, colour);
+      relax(self, colour, two_layers && colour == 0);
     }
   fill_ghosts(x, bc, g);
+}
+
+// The ghost layers of level l of a hierarchy over `fine`, `block` its decomposition where cut:
+// two where the level (l > 0: not the caller's fields) is cut over ranks into blocks of at
+// least two cells along each cut axis (a second layer from the neighbour's own cells) and the
+// operator can relax a ghost layer (smooth's two_layers), on a grid without stretched axes
+// (whose ghost fill is exact in one layer); else the fine grid's. The same on every rank.
+template <class Op>
+int level_ghost(const Grid& fine, int l, const Decomposition* block) {
+  if (l == 0 || !block || block->ranks() == 1 || !Op::relaxes_first_ghost_layer || fine.stretched() ||
+      fine.stretched_horizontally())
+    return fine.layout.ghost;
+  for (int a = 0; a < 2; ++a)
+    if (block->smallest_block(a) < 2) return fine.layout.ghost;
+  return 2;
 }
 
 // How many levels, finest first, stay cut over the ranks of a grid cut over several: the
@@ -139,13 +170,17 @@ class Hierarchy {
         L->halved = halved_axes(shapes, l);
         std::unique_ptr<Decomposition> block;
         if (above.decomposition) block = std::make_unique<Decomposition>(above.decomposition->coarsened(L->halved));
-        L->grid = fine.level(shapes[l], sizeof(S), block.get());
+        L->grid = fine.level(shapes[l], sizeof(S), block.get(), level_ghost<Op>(fine, l, block.get()));
       }
       // Levels cut over ranks stay on the ranks' backend (their halos are exchanged there).
       const bool host = !gathers_ && Op::on_host(backend, shapes[l], l, opt);
       if (host && l < first_host_) first_host_ = l;
       L->backend = host ? Backend::cpu_pinned() : backend;
       L->bc = l == 0 ? bc : hom_;
+      if (L->grid.layout.ghost >= 2 && !host) {
+        const GhostSelf<S> self = ghost_self<S>(L->bc, L->grid);
+        L->two_layers = sweeps_read_ghosts(self) && sweeps_read_only_cut_ghosts(self, L->bc);
+      }
       // The level's z tables on both backends now: a ghost fill inside a captured graph
       // must not allocate.
       L->grid.template z_view<S>(L->backend);
@@ -218,6 +253,7 @@ class Hierarchy {
       Level &F = *levels_[l], &C = *levels_[l + 1];
       op_.restrict_rhs(F.grid, C.grid, F.backend, C.halved, *F.b, C.mirrored ? C.b_mirror : *C.b);
       if (C.mirrored) C.b->copy_from(C.b_mirror);
+      written_b(C);
     }
     if (gathers_) {  // the levels below, gathered: their FMG, then a V-cycle here
       gather_to_tail(*levels_[L]->b, false);
@@ -249,7 +285,13 @@ class Hierarchy {
 
   void smooth_level(Level& L, int sweeps, bool x_zero) {
     smooth(L.grid, *L.x, L.bc, sweeps, x_zero,
-           [&](const GhostSelf<S>& self, int colour) { op_.relax(L, self, colour); });
+           [&](const GhostSelf<S>& self, int colour, bool first_layer) { op_.relax(L, self, colour, first_layer); },
+           L.two_layers);
+  }
+  // Level C's b has just been written (restricted): where its sweeps relax the first ghost
+  // layer, that layer's b comes from the neighbours.
+  void written_b(Level& C) {
+    if (C.two_layers) exchange_cut_faces(*C.b, C.bc);
   }
 
   void vcycle_from(int l0) {
@@ -302,6 +344,7 @@ class Hierarchy {
         copy_bytes_async(C.b->data(), C.backend, C.b_mirror.data(), F.backend, C.b->bytes());
       else
         fill(*C.x, 0);
+      written_b(C);
     }
   }
 
@@ -371,7 +414,7 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const typenam
     if (l > 0 && block) *block = block->coarsened(halved_axes(shapes, l));
     const bool host = !gathers && Op::on_host(backend, shapes[l], l, opt);
     const std::size_t elem = l == 0 ? elem0 : sizeof(S);
-    const Layout layout = Layout::make(block ? block->n : shapes[l], fine.layout.ghost, elem);
+    const Layout layout = Layout::make(block ? block->n : shapes[l], level_ghost<Op>(fine, l, block.get()), elem);
     const double array = double(layout.size) * sizeof(S);
     double& here = host ? on_host : on_backend;
     if (l > 0 || own_level0) here += 2 * array;                        // x, b
@@ -385,7 +428,7 @@ void add_hierarchy_bytes(const Backend& backend, const Grid& fine, const typenam
     if (l + 1 == kept && gathers) {
       on_backend += array;  // the residual and correction of the last level on the ranks
       if (fine.decomposition->rank == GatheredLevel<S>::root) {  // the whole of that level, the levels gathered below
-        const Layout whole = Layout::make(shapes[l], fine.layout.ghost, elem);
+        const Layout whole = Layout::make(shapes[l], level_ghost<Op>(fine, l, block.get()), elem);
         on_backend += double(whole.size) * sizeof(S) + Op::gathered_bytes(whole);
         const Grid tail = fine.level(shapes[l + 1], sizeof(S));
         on_backend += z_table_bytes(tail.layout);  // its first level is a grid of its own, with its z tables

@@ -163,6 +163,7 @@ class LineRelaxation {
   // x's ghosts filled after each coarse correction, before the smoother fills those it reads.
   static constexpr bool fills_after_correction = true;
   static constexpr bool coarsest_on_the_ranks = true;  // smoothed, its halos exchanged
+  static constexpr bool relaxes_first_ghost_layer = false;  // one ghost layer: an exchange a colour
   // Traffic: a zebra sweep reads x and b and writes and reads back c' and d' and writes x. Its
   // model counts the last level on the ranks as the coarsest (nothing for levels gathered).
   static constexpr int sweep_arrays = 7;
@@ -189,7 +190,7 @@ class LineRelaxation {
     zero_ = zeroed<S>(alone, whole, "line mg zero");
   }
 
-  void relax(Level& L, const GhostSelf<S>& self, int colour) const {
+  void relax(Level& L, const GhostSelf<S>& self, int colour, bool) const {
     relax_lines(L.grid, L.backend, *L.x, *L.b, L.work.c, L.work.d, self, colour, S(opt_.omega), opt_.shift);
   }
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
@@ -220,7 +221,7 @@ class LineRelaxation {
   }
   void solve_coarsest(Level& C, bool x_zero) const {
     smooth(C.grid, *C.x, C.bc, opt_.coarsest_sweeps, x_zero,
-           [&](const GhostSelf<S>& self, int colour) { relax(C, self, colour); });
+           [&](const GhostSelf<S>& self, int colour, bool) { relax(C, self, colour, false); });
   }
 
   // The fine level in the fields' precision: volume means, the line operator with its shift.

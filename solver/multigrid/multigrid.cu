@@ -31,23 +31,31 @@ LevelStencil<S> level_stencil(const Grid& g) {
   return st;
 }
 
-// One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour.
+// One colour of red-black Gauss-Seidel: cells with (i + j + k) % 2 == colour. `first_layer`:
+// the first ghost layer across each cut face too (two-layer sweeps, solver/multigrid/hierarchy.hpp
+// smooth), not the cells where two cut faces meet (the second colour reads none of them).
 template <class S>
 void relax_colour(const Grid& g, const Backend& be, Field<S>& x, const Field<S>& b, const GhostSelf<S>& self,
-                  int colour, S omega) {
+                  int colour, S omega, const FieldBC& bc, bool first_layer) {
   const LevelStencil<S> st = level_stencil<S>(g);
   const View<S> xv = x.view();
   const View<const S> bv = b.cview();
-  const int nx = st.n[0];
+  const int nx = st.n[0], ny = st.n[1];
   const std::ptrdiff_t sy = st.s[1], sz = st.s[2];
-  const Box half{{0, 0, 0}, {(nx + 1) / 2, st.n[1], st.n[2]}};
+  int lo[2], hi[2];
+  for (int a = 0; a < 2; ++a) {
+    lo[a] = first_layer && bc.exchanged(2 * a) ? -1 : 0;
+    hi[a] = st.n[a] + (first_layer && bc.exchanged(2 * a + 1) ? 1 : 0);
+  }
+  const int x0 = lo[0], x1 = hi[0];
+  const Box half{{0, lo[1], 0}, {(x1 - x0 + 1) / 2, hi[1], st.n[2]}};
   // The colour of a cell is that of its global indices: a block whose first cell sits at an
   // odd offset (a grid cut over ranks) flips it, so that every decomposition sweeps the
   // cells of one rank's run in the same order.
   const int flip = (colour + g.offset()[0] + g.offset()[1]) & 1;
   for_each(be, half, [=] BOUSS_HD(int ih, int j, int k) {
-    const int i = 2 * ih + ((j + k + flip) & 1);
-    if (i >= nx) return;
+    const int i = x0 + 2 * ih + ((j + k + flip + x0) & 1);
+    if (i >= x1 || ((i < 0 || i >= nx) && (j < 0 || j >= ny))) return;
     const std::ptrdiff_t idx = i + j * sy + k * sz;
     xv[idx] = gauss_seidel_value(i, j, k, idx, xv, bv, st, self, omega);
   }, "multigrid relax");
@@ -68,6 +76,7 @@ class PointRelaxation {
   static constexpr const char* name = "mg";
   static constexpr bool fills_after_correction = false;
   static constexpr bool coarsest_on_the_ranks = false;  // solved whole, directly
+  static constexpr bool relaxes_first_ghost_layer = true;  // a cell's update reads its face neighbours alone
   // Traffic: a sweep is two colour passes; colours alternate along x, so each pass moves
   // whole sectors of x (read and written) and of b although it updates half the cells. The
   // coarsest level: its residual (x, b, r) and the dense mat-vec.
@@ -108,8 +117,8 @@ class PointRelaxation {
   }
   void add_gathered(const Grid&, const Backend&) {}
 
-  void relax(const Level& L, const GhostSelf<S>& self, int colour) const {
-    relax_colour(L.grid, L.backend, *L.x, *L.b, self, colour, S(omega_));
+  void relax(const Level& L, const GhostSelf<S>& self, int colour, bool first_layer) const {
+    relax_colour(L.grid, L.backend, *L.x, *L.b, self, colour, S(omega_), L.bc, first_layer);
   }
 
   void restrict_residual(const Level& F, const Level& C, Field<S>& out) const {
@@ -337,8 +346,8 @@ double time_relaxations(const Backend& backend, int n, int sweeps, bool cuda_gra
   g.z_view<double>(backend);  // made here: the first sweep may be inside a capture, where cudaMalloc may not run
   CapturedWork graph;
   auto work = [&] {
-    smooth(g, x, bc, sweeps, false, [&](const GhostSelf<double>& self, int colour) {
-      relax_colour(g, backend, x, b, self, colour, 1.25);
+    smooth(g, x, bc, sweeps, false, [&](const GhostSelf<double>& self, int colour, bool) {
+      relax_colour(g, backend, x, b, self, colour, 1.25, bc, false);
     });
   };
   return median_ms(backend, repeats, [&] { graph.run(backend, cuda_graph, 1, work); });  // warm-up captures

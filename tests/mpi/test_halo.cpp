@@ -135,5 +135,59 @@ TEST(MpiHalo, TheCutFacesAloneFillEveryCutFaceAndNothingElse) {
   }
 }
 
+// The cut faces with their corner columns, two ghost layers (what the multigrid's two-layer
+// sweeps read): every layer of a cut face beside the interior and the first layer's cell where
+// two cut faces meet are the neighbours' cells, as the whole grid's fill has them; nothing
+// else changes. Needs x and y both cut (4 ranks: 2x2).
+TEST(MpiHalo, TheCutFacesWithCornersFillTheFirstLayersEdgeCells) {
+  const Communicator& world = *Communicator::world();
+  const std::array<int, 3> n{16, 12, 4};
+  FieldBC periodic_xy;
+  periodic_xy.face[4] = periodic_xy.face[5] = {BoundaryKind::gradient, 0.0};
+  int checked = 0;
+  for (const FieldBC& bc : {periodic_xy, walled_x_conditions()}) {
+    const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.5, 1.0}, 2);
+    for (const std::array<int, 2>& dims : process_grids(world.size(), n)) {
+      if (dims[0] == 1 || dims[1] == 1) continue;
+      const Decomposition d = Decomposition::make(n, {bc.periodic(0), true, false}, world.size(), world.rank(), dims);
+      const Grid part = whole.part(d);
+      const FieldBC mine = bc.on_rank(d);
+      const Backend here = Backend::cpu().with_ranks(Communicator::world());
+      Field<double> w(Backend::cpu(), whole.layout, Stagger::centre, "whole"), p(here, part.layout, Stagger::centre, "part");
+      fill(w, 0.0);
+      fill(p, -99.0);
+      set_from_globals(w, whole);
+      set_from_globals(p, part);
+      fill_ghosts(w, bc, whole);
+      exchange_cut_faces(p, mine, true);
+      const Box padded = part.layout.padded(Stagger::centre);
+      const int nx = part.layout.n[0], ny = part.layout.n[1];
+      const View<const double> pv = p.cview(), wv = w.cview();
+      int wrong = 0, corners = 0;
+      for (int k = padded.lo[2]; k < padded.hi[2]; ++k)
+        for (int j = padded.lo[1]; j < padded.hi[1]; ++j)
+          for (int i = padded.lo[0]; i < padded.hi[0]; ++i) {
+            const bool in_x = i >= 0 && i < nx, in_y = j >= 0 && j < ny, in_z = k >= 0 && k < n[2];
+            const bool cut_x = !in_x && (i < 0 ? mine.exchanged(0) : mine.exchanged(1));
+            const bool cut_y = !in_y && (j < 0 ? mine.exchanged(2) : mine.exchanged(3));
+            const bool edge = cut_x && cut_y && (i == -1 || i == nx) && (j == -1 || j == ny);
+            corners += edge && in_z;
+            const bool whole_value = in_z && ((in_x && in_y) || (cut_x && in_y) || (cut_y && in_x) || edge);
+            // The whole grid's value at the global point, across the periodic wrap.
+            const int I = (i + d.offset[0] + n[0]) % n[0], J = (j + d.offset[1] + n[1]) % n[1];
+            const double got = pv(i, j, k), want = whole_value ? wv(I, J, k) : -99.0;
+            if (!in_z && !(in_x && in_y)) continue;  // z's ghost planes beyond the faces: neither's
+            if (got != want && ++wrong <= 5)
+              ADD_FAILURE() << "rank " << world.rank() << " of " << d.describe() << " point (" << i << ", " << j << ", "
+                            << k << "): " << got << ", expected " << want << (edge ? " (an edge cell)" : "");
+          }
+      EXPECT_GT(corners, 0) << "on " << d.describe();
+      EXPECT_EQ(wrong, 0) << "on " << d.describe();
+      ++checked;
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "x and y are cut together on 4 ranks alone";
+}
+
 }  // namespace
 }  // namespace bouss
