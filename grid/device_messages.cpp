@@ -177,24 +177,43 @@ void alltoallv_on(const Backend& be, const void* send, const std::vector<std::si
   }
 }
 
-void allreduce_max_on(const Backend& be, double* p, int count) {
+namespace {
+// NCCL's all-reduce of doubles on the stream where the messages go by NCCL, else through the
+// host in rank order.
+template <class Op>
+void allreduce_on(const Backend& be, double* p, int count, Op op, int nccl_op) {
   const Communicator& ranks = be.ranks();
   if (ranks.alone() || count == 0) return;
   const MessagePath path = message_path(be);
 #ifdef BOUSS_HAVE_NCCL
   if (path == MessagePath::nccl) {
-    check_nccl(ncclAllReduce(p, p, std::size_t(count), ncclDouble, ncclMax, nccl_comm(ranks),
+    check_nccl(ncclAllReduce(p, p, std::size_t(count), ncclDouble, ncclRedOp_t(nccl_op), nccl_comm(ranks),
                              static_cast<cudaStream_t>(be.stream())),
                "ncclAllReduce");
     return;
   }
+#else
+  (void)nccl_op;
 #endif
-  const auto max = [](double a, double b) { return a > b ? a : b; };
-  if (path == MessagePath::cpu) return combine_across_ranks(ranks, p, count, max);
+  if (path == MessagePath::cpu) return combine_across_ranks(ranks, p, count, op);
   std::vector<double> host(static_cast<std::size_t>(count));
   copy_bytes(host.data(), Backend::cpu(), p, be, host.size() * sizeof(double));
-  combine_across_ranks(ranks, host.data(), count, max);
+  combine_across_ranks(ranks, host.data(), count, op);
   copy_bytes(p, be, host.data(), Backend::cpu(), host.size() * sizeof(double));
+}
+#ifdef BOUSS_HAVE_NCCL
+constexpr int nccl_max = ncclMax, nccl_sum = ncclSum;
+#else
+constexpr int nccl_max = 0, nccl_sum = 0;
+#endif
+}  // namespace
+
+void allreduce_max_on(const Backend& be, double* p, int count) {
+  allreduce_on(be, p, count, [](double a, double b) { return a > b ? a : b; }, nccl_max);
+}
+
+void allreduce_sum_on(const Backend& be, double* p, int count) {
+  allreduce_on(be, p, count, [](double a, double b) { return a + b; }, nccl_sum);
 }
 
 void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root) {

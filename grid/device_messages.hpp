@@ -61,5 +61,7 @@ void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root);
 // through the host. The values must not be NaN (NCCL's max may drop one): a caller maps a
 // NaN it must keep to +inf first (reduce_into does).
 void allreduce_max_on(const Backend& be, double* p, int count);
+// The sum, likewise (NCCL's order of summation; through the host in rank order).
+void allreduce_sum_on(const Backend& be, double* p, int count);
 
 }  // namespace bouss

@@ -162,10 +162,13 @@ void remove_mean_max_abs_queued(Field<S>& f, double* at) {
   const std::ptrdiff_t sy = v.sy, sz = v.sz;
   const SumMaxMin init{0, -INFINITY, INFINITY};
   static_assert(sizeof(SumMaxMin) == 3 * sizeof(double), "at[0..2] holds sum, max, min");
-  reduce_into(f.backend(), box, init, SumMaxMinOp{}, [=] BOUSS_HD(int i, int j, int k) {
+  // This rank's sum, max and min; under several ranks the sums combined on the stream
+  // (reduce_into would combine the three through the host).
+  reduce_into(f.backend().with_ranks(Communicator::self()), box, init, SumMaxMinOp{}, [=] BOUSS_HD(int i, int j, int k) {
     const double x = double(v[i + j * sy + k * sz]);
     return SumMaxMin{x, x, x};
   }, reinterpret_cast<SumMaxMin*>(at), "remove_mean_max_abs (queued)");
+  allreduce_sum_on(f.backend(), at, 1);
   subtract_mean_at(f, box, at);
 }
 

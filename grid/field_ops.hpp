@@ -37,7 +37,10 @@ template <class S> double remove_mean_max_abs(Field<S>& f);
 // Their device halves, queued without a read-back (a pressure solve of fixed passes inside a
 // CUDA graph): the same reductions into `at` (backend memory: one double, the sum; three,
 // the sum, max and min) and the mean subtracted by a kernel that reads it there. The same
-// bits as remove_mean and remove_mean_max_abs.
+// bits as remove_mean and remove_mean_max_abs on one rank; under several, the sum combined on
+// the stream (grid/device_messages.hpp allreduce_sum_on: NCCL's order of summation where the
+// messages go by NCCL, so the mean may differ from remove_mean's in its last bit), the max
+// and min this rank's own.
 template <class S> void remove_mean_queued(Field<S>& f, double* at);
 template <class S> void remove_mean_max_abs_queued(Field<S>& f, double* at);
 

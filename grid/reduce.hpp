@@ -241,8 +241,9 @@ T* reduce_levels(const Backend& backend, const Box& box, T init, Op op, F f, T* 
 // part, then the parts are combined in rank order (combine_across_ranks), the same value on
 // every rank; every rank must make the call, with an empty box where it holds nothing. The
 // combination goes through the host, so that reduce_into then waits for the device; except
-// a max of doubles, combined on the stream (allreduce_max_on: NCCL's all-reduce where the
-// messages go by NCCL), where a NaN on any rank arrives as +inf on every rank.
+// a max or a sum of doubles, combined on the stream (allreduce_max_on, allreduce_sum_on:
+// NCCL's all-reduce where the messages go by NCCL, in NCCL's order of summation), where a
+// NaN on any rank arrives as +inf on every rank (a max) or propagates (a sum).
 template <class T, class Op, class F>
 void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* out, const char* what = "reduce") {
   if (box.empty()) copy_bytes(out, backend, &init, Backend::cpu(), sizeof(T));
@@ -256,6 +257,10 @@ void reduce_into(const Backend& backend, const Box& box, T init, Op op, F f, T* 
       if (*out != *out) *out = HUGE_VAL;
     }, "a NaN as +inf before the ranks' max");
     allreduce_max_on(backend, out, 1);
+    return;
+  }
+  if constexpr (std::is_same_v<Op, SumOp> && std::is_same_v<T, double>) {
+    allreduce_sum_on(backend, out, 1);
     return;
   }
   T mine{};

@@ -42,9 +42,9 @@ nvidia-smi -L
 bench() {  # tag np grid solver steps [--set key=value ...]
   local tag=$1 np=$2 grid=$3 solver=$4 steps=$5
   shift 5
-  # The multigrid checked every step with every level on the GPUs at every GPU count (ranks
-  # always check; one GPU would otherwise fix its cycles between checks every 10 steps and
-  # take more of them): the same cycles, so ms/step compare.
+  # The multigrid checked every step with every level on the GPUs at every GPU count (the
+  # issue's setting; by default every count fixes its cycles between checks every 10 steps),
+  # the same cycles on every count, so ms/step compare.
   [ "$solver" = multigrid ] && set -- "$@" --set pressure.check_interval=1 --set pressure.cpu_coarse_cells=0
   local exe=$bin/bouss
   [[ $tag == *-base ]] && exe="env LD_LIBRARY_PATH=$BASE/lib:$LD_LIBRARY_PATH $BASE/bin/bouss"

@@ -326,9 +326,10 @@ bool Multigrid<R>::fixed_passes_possible(const Backend& backend, const Multigrid
 
 template <class R>
 bool Multigrid<R>::solves_in_fixed_passes() const {
-  // Under several ranks the means of solve_passes (taken on the device) would be each rank's.
-  return this->backend_.ranks().alone() &&
-         fixed_passes_possible(this->backend_, this->opt_, plan(this->backend_, this->grid_.layout.n, this->opt_));
+  // Under several ranks too: the means of solve_passes combine across them on the stream
+  // (grid/field_ops.hpp), the levels gathered onto rank 0 go by the backend's messages. The
+  // plan of the whole grid: rank 0's gathered levels must be on the device as well.
+  return fixed_passes_possible(this->backend_, this->opt_, plan(this->backend_, this->grid_.global_n(), this->opt_));
 }
 
 template class MultigridDriver<PointRelaxation, MultigridOptions, double>;

@@ -87,11 +87,9 @@ class PointMultigridType final : public SolverType {
                                        opt.agglomerate_below);
     return text;
   }
-  // Under several ranks the multigrid checks every step (Multigrid::solves_in_fixed_passes).
   bool fixed_passes(const SolverContext& c) const override {
     const MultigridOptions opt = multigrid_options(c.settings, c.backend);
-    return !c.ranks() &&
-           Multigrid<double>::fixed_passes_possible(c.backend, opt, Multigrid<double>::plan(c.backend, c.whole.global_n(), opt));
+    return Multigrid<double>::fixed_passes_possible(c.backend, opt, Multigrid<double>::plan(c.backend, c.whole.global_n(), opt));
   }
   std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {
     const MultigridOptions opt = multigrid_options(c.settings, c.backend);

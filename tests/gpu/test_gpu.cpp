@@ -805,17 +805,26 @@ TEST(GpuMpiRuns, TheMultigridOnTwoRanksBlocksWritesTheFileOfOne) {
   BOUSS_GPU_OR_SKIP();
   if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
   test::ScratchDir dir("gpu_mpi_multigrid");
-  const std::vector<std::string> multigrid = {"--set", "pressure.solver=\"multigrid\"", "--set", "pressure.check_interval=1",
-                                              "--set", "pressure.mixed_precision=false", "--set",
-                                              "pressure.agglomerate_below=4"};
-  const test::Finished one = test::run_case(dir, "one", 0, multigrid, "cuda");
-  ASSERT_TRUE(one.ok()) << one.err;
-  std::vector<std::string> cut = multigrid;
-  cut.insert(cut.end(), {"--decomposition", "2x1"});
-  const test::Finished two = test::run_case(dir, "two", 2, cut, "cuda");
-  ASSERT_TRUE(two.ok()) << two.err;
-  EXPECT_NE(two.out.find("the first 3 on the ranks' blocks"), std::string::npos) << two.out;
-  EXPECT_LE(test::relative_difference(dir.file("two.nc"), dir.file("one.nc")), 1e-12);
+  // Checked every step, and (the default on CUDA) in fixed passes between checks every 10
+  // steps, the means combined across the ranks on the stream.
+  for (const char* interval : {"1", "10"}) {
+    SCOPED_TRACE(std::string("check_interval ") + interval);
+    const std::vector<std::string> multigrid = {"--set", "pressure.solver=\"multigrid\"", "--set",
+                                                std::string("pressure.check_interval=") + interval, "--set",
+                                                "pressure.mixed_precision=false", "--set", "pressure.agglomerate_below=4"};
+    const test::Finished one = test::run_case(dir, std::string("one_") + interval, 0, multigrid, "cuda");
+    ASSERT_TRUE(one.ok()) << one.err;
+    std::vector<std::string> cut = multigrid;
+    cut.insert(cut.end(), {"--decomposition", "2x1"});
+    const test::Finished two = test::run_case(dir, std::string("two_") + interval, 2, cut, "cuda");
+    ASSERT_TRUE(two.ok()) << two.err;
+    EXPECT_NE(two.out.find("the first 3 on the ranks' blocks"), std::string::npos) << two.out;
+    if (std::string(interval) == "10")
+      EXPECT_NE(two.out.find("residual checked every 10 steps"), std::string::npos) << two.out;
+    EXPECT_LE(test::relative_difference(dir.file(std::string("two_") + interval + ".nc"),
+                                        dir.file(std::string("one_") + interval + ".nc")),
+              1e-12);
+  }
 }
 
 // The whole step under two ranks on two GPUs, its messages by NCCL (its halos and transposes,
@@ -828,27 +837,36 @@ TEST(GpuMpiRuns, TheStepAsAGraphUnderRanksEqualsTheStepKernelByKernel) {
   if (Backend::cuda_devices() < 2) GTEST_SKIP() << "two GPUs for NCCL's ranks (" << Backend::cuda_devices() << " here)";
   test::ScratchDir dir("gpu_mpi_graph");
   ::setenv("BOUSS_MESSAGES", "nccl", 1);
-  const std::vector<std::string> direct = {"--set", "pressure.solver=\"direct\"", "--decomposition", "1x2"};
-  std::vector<std::string> launched = direct;
-  launched.insert(launched.end(), {"--set", "pressure.cuda_graphs=false"});
-  const test::Finished graphs = test::run_case(dir, "graphs", 2, direct, "cuda");
-  const test::Finished kernels = test::run_case(dir, "kernels", 2, launched, "cuda");
-  ASSERT_TRUE(graphs.ok()) << graphs.err;
-  ASSERT_TRUE(kernels.ok()) << kernels.err;
-  EXPECT_EQ(test::relative_difference(dir.file("graphs.nc"), dir.file("kernels.nc")), 0.0);
-  EXPECT_EQ(test::relative_difference(dir.file("graphs_profiles.nc"), dir.file("kernels_profiles.nc"), {}), 0.0);
-  const auto step_graphs = [&](const std::string& tag, const std::vector<std::string>& more) {
-    std::vector<std::string> args = {"bench", test::source_path("cases/rayleigh_benard.json"), "--backend", "cuda",
-                                     "--from", "rest", "--set", "grid.n=[32,16,16]", "--steps", "20", "--warmup", "3",
-                                     "--json"};
-    args.insert(args.end(), more.begin(), more.end());
-    test::BoussProcess p(args, dir.file(tag + ".json"), dir.file(tag + ".err"), test::mpirun_launcher(2));
-    EXPECT_EQ(p.wait(), 0) << p.err();
-    const std::string out = p.out();
-    const auto at = out.find("\"step_graphs\": ");
-    return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + 15);
-  };
-  EXPECT_GT(step_graphs("bench_graphs", direct), 0);
-  EXPECT_EQ(step_graphs("bench_kernels", launched), 0);
+  // The direct solve on pencils, and the multigrid on 2x1 blocks in fixed passes between its
+  // checks (the default on CUDA), its means combined by NCCL and its coarse levels gathered.
+  const std::vector<std::vector<std::string>> solvers = {
+      {"--set", "pressure.solver=\"direct\"", "--decomposition", "1x2"},
+      {"--set", "pressure.solver=\"multigrid\"", "--set", "pressure.agglomerate_below=4", "--decomposition", "2x1"}};
+  for (const std::vector<std::string>& solver : solvers) {
+    const std::string name = solver[1].substr(solver[1].find('"') + 1, 6);
+    SCOPED_TRACE(name);
+    std::vector<std::string> launched = solver;
+    launched.insert(launched.end(), {"--set", "pressure.cuda_graphs=false"});
+    const test::Finished graphs = test::run_case(dir, name + "_graphs", 2, solver, "cuda");
+    const test::Finished kernels = test::run_case(dir, name + "_kernels", 2, launched, "cuda");
+    ASSERT_TRUE(graphs.ok()) << graphs.err;
+    ASSERT_TRUE(kernels.ok()) << kernels.err;
+    EXPECT_EQ(test::relative_difference(dir.file(name + "_graphs.nc"), dir.file(name + "_kernels.nc")), 0.0);
+    EXPECT_EQ(test::relative_difference(dir.file(name + "_graphs_profiles.nc"), dir.file(name + "_kernels_profiles.nc"), {}),
+              0.0);
+    const auto step_graphs = [&](const std::string& tag, const std::vector<std::string>& more) {
+      std::vector<std::string> args = {"bench", test::source_path("cases/rayleigh_benard.json"), "--backend", "cuda",
+                                       "--from", "rest", "--set", "grid.n=[32,16,16]", "--steps", "20", "--warmup", "3",
+                                       "--json"};
+      args.insert(args.end(), more.begin(), more.end());
+      test::BoussProcess p(args, dir.file(tag + ".json"), dir.file(tag + ".err"), test::mpirun_launcher(2));
+      EXPECT_EQ(p.wait(), 0) << p.err();
+      const std::string out = p.out();
+      const auto at = out.find("\"step_graphs\": ");
+      return at == std::string::npos ? -1 : std::atoi(out.c_str() + at + 15);
+    };
+    EXPECT_GT(step_graphs(name + "_bench_graphs", solver), 0);
+    EXPECT_EQ(step_graphs(name + "_bench_kernels", launched), 0);
+  }
   ::unsetenv("BOUSS_MESSAGES");
 }

@@ -158,6 +158,45 @@ TEST(MpiMultigrid, FloatCyclesAndFullMultigridTakeOneRanksCycles) {
   check_against_one_rank({"FMG start", {32, 16, 16}, pressure_conditions(false, true), options(2, false, true)});
 }
 
+// A solve of fixed passes on the blocks (the means combined across the ranks on the stream,
+// the gathered levels by the backend's messages: what the step replays as one graph under
+// ranks) leaves x and b with the bits of the checked solve that took as many cycles on the
+// same ranks: fp64 cycles and fp32 cycles in fp64 defect correction, levels gathered early and
+// late, periodic and walled sides.
+TEST(MpiMultigrid, TheSolveOfFixedPassesOnTheBlocksIsTheCheckedSolves) {
+  const auto world = Communicator::world();
+  const Backend backend = Backend::cpu().with_ranks(world);
+  for (const bool walled : {false, true})
+    for (const bool mixed : {false, true})
+      for (const int below : {32, 2}) {
+        const std::array<int, 3> n{32, 16, 16};
+        const FieldBC bc = pressure_conditions(walled, walled);
+        const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.0, 0.5});
+        for (const std::array<int, 2>& dims : process_grids(world->size(), n)) {
+          const Decomposition d = Decomposition::make(n, {!walled, !walled, false}, world->size(), world->rank(), dims);
+          const Grid part = whole.part(d);
+          MultigridOptions o = options(below, mixed);
+          o.cpu_coarse_cells = 0;
+          Multigrid<double> checked_solver(backend, part, bc.on_rank(d), o), fixed_solver(backend, part, bc.on_rank(d), o);
+          const std::string on = std::string(walled ? "walled" : "periodic") + (mixed ? ", fp32 cycles" : "") +
+                                 ", agglomerate_below " + std::to_string(below) + " on " + d.describe();
+          EXPECT_TRUE(fixed_solver.solves_in_fixed_passes()) << on;
+          Field<double> x1(backend, part.layout, Stagger::centre, "x1"), x2(backend, part.layout, Stagger::centre, "x2");
+          Field<double> b1(backend, part.layout, Stagger::centre, "b1"), b2(backend, part.layout, Stagger::centre, "b2");
+          for (Field<double>* f : {&x1, &x2, &b1, &b2}) fill(*f, 0);
+          set_rhs(b1, part);
+          set_rhs(b2, part);
+          const SolveStats checked = checked_solver.solve(x1, b1, 1e-9);
+          EXPECT_TRUE(checked.converged) << on;
+          EXPECT_GE(checked.cycles, 3) << on;
+          const SolveStats fixed = fixed_solver.solve_passes(x2, b2, checked.cycles, LentArrays<double>{});
+          EXPECT_EQ(fixed.cycles, checked.cycles) << on;
+          EXPECT_EQ(interior_values(x2), interior_values(x1)) << "the solve of fixed passes is not the checked solve's, " << on;
+          EXPECT_EQ(interior_values(b2), interior_values(b1)) << "b's mean was not taken out alike, " << on;
+        }
+      }
+}
+
 // The line multigrid (zebra vertical lines, x and y halved): gathered at once, late, and with
 // every level on the ranks (blocks of one column: odd offsets on 3 ranks), walls and a
 // stretched z.
