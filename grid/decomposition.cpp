@@ -27,9 +27,12 @@ std::array<int, 2> Decomposition::choose_dims(const std::array<int, 3>& global_n
     if (ranks % px) continue;
     const int py = ranks / px;
     if (px > global_n[0] || py > global_n[1]) continue;
-    // Halo cells a rank exchanges: a y-z face of its block per cut x side, an x-z face per cut y side.
+    // What a rank's halo exchanges move: an x-z face (rows) per cut y side, a y-z face per cut
+    // x side, whose cells lie a row apart: packing one reads a 32-byte sector for each
+    // 8-byte value, x_face_weight times a row's cost (measured on two H200s: the multigrid
+    // cut along y alone 4-7% faster than along x, docs/scaling.md).
     const double nx = double(global_n[0]) / px, ny = double(global_n[1]) / py;
-    const double cost = (px > 1 ? 2 * ny : 0) + (py > 1 ? 2 * nx : 0);
+    const double cost = (px > 1 ? 2 * ny * x_face_weight : 0) + (py > 1 ? 2 * nx : 0);
     // Ties go to the squarer block (its multigrid levels coarsen further within the rank),
     // then to more ranks along x.
     const double squareness = std::abs(nx - ny);

@@ -47,11 +47,14 @@ struct Decomposition {
   // "4x2"
   std::string describe() const { return std::to_string(dims[0]) + "x" + std::to_string(dims[1]); }
 
+  // The cost of a halo cell of a y-z face (a cut along x) against one of an x-z face.
+  static constexpr double x_face_weight = 4;
   // The whole grid on one rank.
   static Decomposition single(const std::array<int, 3>& n, const std::array<bool, 3>& periodic);
   // This rank's part of a grid of global_n cells over `ranks` ranks: dims as given, or,
-  // with {0, 0}, chosen to exchange the fewest halo cells per rank, ties to the squarer
-  // block and then to more ranks along x (choose_dims). Throws
+  // with {0, 0}, chosen to exchange the fewest halo cells per rank, a cell of a face cut
+  // along x counting x_face_weight, ties to the squarer block and then to more ranks along x
+  // (choose_dims). Throws
   // std::invalid_argument with a sentence when the grid cannot be cut so.
   static Decomposition make(const std::array<int, 3>& global_n, const std::array<bool, 3>& periodic, int ranks,
                             int rank, std::array<int, 2> dims = {0, 0});
