@@ -13,15 +13,20 @@ import math
 NS_PER_CELL = {"multigrid": 3.533e6 / (256 * 256 * 128), "fft": 1.098e6 / (256 * 256 * 128)}
 CYCLES = 3            # V-cycles a step, developed, extrapolated guess (README)
 SWEEP_EXCHANGES = 10  # per V-cycle, the finest level: V(2,2) = 4 sweeps x 2 colours, the residual, the prolongation
-COARSE_EXCHANGES = 9  # a coarser level: its correction starts cleared, no fill before the first sweep
-# Of those, the fills before a colour: the cut faces alone, every cut axis in one group of
-# messages (grid/halo.hpp exchange_cut_faces, issue 35); the others fill axis after axis.
-COLOUR_EXCHANGES = {SWEEP_EXCHANGES: 8, COARSE_EXCHANGES: 7}
+# A coarser level, two ghost layers (solver/multigrid/hierarchy.hpp smooth): its restricted
+# b's layer, one exchange a sweep (none before the first: its correction starts cleared),
+# the fills after pre- and post-smoothing.
+COARSE_EXCHANGES = 6
+# Of those, the exchanges of the cut faces alone, every cut axis in one group of messages
+# (grid/halo.hpp exchange_cut_faces, issue 35: before each colour on the finest, b's and
+# each sweep's on a coarser); the others fill axis after axis.
+COLOUR_EXCHANGES = {SWEEP_EXCHANGES: 8, COARSE_EXCHANGES: 4}
 STEP_EXCHANGES = [4, 3, 1]  # fields per exchange of the step: after the advance (u, v, w, T), the gradient (u, v, w), the pressure
 REDUCTIONS = 3 + 1 * CYCLES  # CFL rate, b's and x's means, a residual norm per cycle
 COARSE_MS = 0.2       # the agglomerated coarse levels on one GPU per cycle (latency-bound small levels)
 AGGLOMERATE_BELOW = 32  # pressure.agglomerate_below's default: levels with narrower blocks are gathered
 BYTES = 8             # fp64
+X_FACE_WEIGHT = 4     # grid/decomposition.hpp: a strided y-z face cell against a row's
 
 # Links (nominal, published): NVLink 4 of an H100/H200 SXM, 900 GB/s in all, 450 GB/s each
 # way (NVIDIA H100/H200 datasheets); InfiniBand NDR, 400 Gb/s = 50 GB/s each way per GPU
@@ -32,11 +37,12 @@ BYTES = 8             # fp64
 # own latency), unmeasured.
 GPUS_PER_NODE = 8
 BW_NODE, BW_NET = 450e9, 50e9
-# Measured (issue 14, call #3: two H100s over NVLink, NCCL, build 843141a): the multigrid
-# step at 512x512x256, checked every step (4 cycles on each count), took 23.51 ms on two
-# GPUs against 33.76 on one; (23.51 - 33.76 / 2) ms over its 156 exchanges a step (312
-# messages, two an exchange).
-MEASURED_ALPHA = (23.505 - 33.756 / 2) * 1e-3 / 156
+# Measured (issue 35, two H200s over NVLink, NCCL, build ead066b, one call): the multigrid's
+# weak step, 1024x512x256 on 2x1 checked every step (4.0 cycles), took 33.85 ms against one
+# GPU's 28.84 at 512x512x256; that difference over its 144 exchanges a step (288 messages,
+# two an exchange). Issue 14's first fit (two H100s, build 843141a, before the V-cycles were
+# graphs): (23.51 - 33.76 / 2) ms over 156 exchanges, 42 us.
+MEASURED_ALPHA = (33.849 - 28.843) * 1e-3 / 144
 ASSUMED_ALPHA = 10e-6  # this model's first assumption, kept for the comparison
 ALPHA_NODE, ALPHA_NET = MEASURED_ALPHA, MEASURED_ALPHA + 5e-6
 # The direct solve's all-to-alls on a node, effective (issue 35, four H200s over NVLink, NCCL,
@@ -51,7 +57,8 @@ BYTES_PER_CELL = 130  # bouss check: 13-14 arrays of 8 bytes, the solver's spect
 
 def dims(n, p, solver="multigrid"):
     """The process grid of grid/decomposition.cpp: the direct solve's pencils cut y alone
-    (SolverType::process_grid), else the fewest halo cells, then the squarer block."""
+    (SolverType::process_grid), else the fewest halo cells (a cell of a face cut along x
+    counting X_FACE_WEIGHT), then the squarer block."""
     if solver == "fft" and 1 < p <= n[1] and n[0] // 2 + 1 >= p:
         return (1, p)
     best = None
@@ -62,7 +69,7 @@ def dims(n, p, solver="multigrid"):
         if px > n[0] or py > n[1]:
             continue
         nx, ny = n[0] / px, n[1] / py
-        cost = (2 * ny if px > 1 else 0) + (2 * nx if py > 1 else 0)
+        cost = (2 * ny * X_FACE_WEIGHT if px > 1 else 0) + (2 * nx if py > 1 else 0)
         key = (cost, abs(nx - ny))
         if best is None or key <= best[0]:
             best = (key, (px, py))
