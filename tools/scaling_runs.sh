@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 14's scaling runs on one multi-GPU machine of the device tool (nvidia-h200-x4 or -x2),
 # from the repository root with .devpack carried (tools/h200_pack.sh):
-#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [walled] [gather] [same] [output] [checkpoint] [disk]
+#   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [walled] [grids] [gather] [same] [output] [checkpoint] [disk]
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
 # weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256), the box grown
@@ -11,6 +11,9 @@
 # walled: the lock exchange (cases/lock_exchange.json, walls on every side) at 256^3 and 512^3
 #   with the direct solve on 1, 2 and 4 GPUs (its cosine transforms on pencils, 1xP; a build
 #   before 2026-11-28's on the ranks' z slabs);
+# grids: on the most of GPUS, the multigrid's weak grid and 1024x1024x512 on every process grid
+#   of that count (--decomposition 1xP ... Px1; `auto`'s choice is the strong and weak runs'),
+#   tagged "grid-PXxPY";
 # gather: 512x512x256 multigrid on the most of GPUS with pressure.agglomerate_below 16, 32,
 #   64 and 128 (how deep the levels stay on the ranks before rank 0 takes them);
 # same: 20 steps at 64x64x32 (SAME_GRID; small enough for the files to come back) with fft and
@@ -99,6 +102,21 @@ if has walled; then  # the lock exchange (walls everywhere: cosine transforms), 
         [ "$np" = 1 ] && [ $t = -base ] || bench_case=cases/lock_exchange.json bench "walled${t/main/}" "$np" "$grid" direct 10
       done
     done
+  done
+fi
+if has grids; then
+  np=${gpus##* }
+  case $np in
+    2) weak_grid="[1024,512,256]" box="[[-2,2],[-1,1],[-0.5,0.5]]" ;;
+    4) weak_grid="[1024,1024,256]" box="[[-2,2],[-2,2],[-0.5,0.5]]" ;;
+    8) weak_grid="[2048,1024,256]" box="[[-4,4],[-2,2],[-0.5,0.5]]" ;;
+    *) weak_grid="[512,512,256]" box="[[-1,1],[-1,1],[-0.5,0.5]]" ;;
+  esac
+  for ((px = 1; px <= np; px++)); do
+    (( np % px )) && continue
+    d="${px}x$((np / px))"
+    bench "grid-$d" "$np" "$weak_grid" multigrid 10 --set "grid.extent=$box" --decomposition "$d"
+    bench "grid-$d" "$np" "[1024,1024,512]" multigrid 10 --decomposition "$d"
   done
 fi
 if has gather; then
