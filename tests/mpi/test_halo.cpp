@@ -91,6 +91,33 @@ TEST(MpiHalo, EveryGhostAsTheWholeGridFillsIt) {
   check_every_ghost<float>(mixed_conditions(), {16, 12, 6});
 }
 
+// The whole grid filled on one rank (w) and this rank's block of it on the process grid dims
+// (p, its ghosts -99 before) after exchange_cut_faces(p, corners).
+struct CutFacesExchanged {
+  Decomposition d;
+  Grid part;
+  FieldBC mine;
+  Field<double> w, p;
+};
+CutFacesExchanged cut_faces_exchanged(const Grid& whole, const FieldBC& bc, const std::array<int, 2>& dims,
+                                      bool corners) {
+  const Communicator& world = *Communicator::world();
+  CutFacesExchanged r;
+  r.d = Decomposition::make(whole.layout.n, {bc.periodic(0), bc.periodic(1), false}, world.size(), world.rank(), dims);
+  r.part = whole.part(r.d);
+  r.mine = bc.on_rank(r.d);
+  const Backend here = Backend::cpu().with_ranks(Communicator::world());
+  r.w = Field<double>(Backend::cpu(), whole.layout, Stagger::centre, "whole");
+  r.p = Field<double>(here, r.part.layout, Stagger::centre, "part");
+  fill(r.w, 0.0);
+  fill(r.p, -99.0);
+  set_from_globals(r.w, whole);
+  set_from_globals(r.p, r.part);
+  fill_ghosts(r.w, bc, whole);
+  exchange_cut_faces(r.p, r.mine, corners);
+  return r;
+}
+
 // The cut faces alone (what a sweep reads before a colour): every ghost across a cut face is
 // the neighbour's cell, as the whole grid's fill has it (y periodic: across the wrap too);
 // the ghosts at walls and the z planes keep what they held (the edges are not the sweeps').
@@ -100,17 +127,11 @@ TEST(MpiHalo, TheCutFacesAloneFillEveryCutFaceAndNothingElse) {
   const FieldBC bc = walled_x_conditions();  // x walled, y periodic, z walls
   const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.5, 1.0});
   for (const std::array<int, 2>& dims : process_grids(world.size(), n)) {
-    const Decomposition d = Decomposition::make(n, {false, true, false}, world.size(), world.rank(), dims);
-    const Grid part = whole.part(d);
-    const FieldBC mine = bc.on_rank(d);
-    const Backend here = Backend::cpu().with_ranks(Communicator::world());
-    Field<double> w(Backend::cpu(), whole.layout, Stagger::centre, "whole"), p(here, part.layout, Stagger::centre, "part");
-    fill(w, 0.0);
-    fill(p, -99.0);
-    set_from_globals(w, whole);
-    set_from_globals(p, part);
-    fill_ghosts(w, bc, whole);
-    exchange_cut_faces(p, mine);
+    const CutFacesExchanged cut = cut_faces_exchanged(whole, bc, dims, false);
+    const Decomposition& d = cut.d;
+    const Grid& part = cut.part;
+    const FieldBC& mine = cut.mine;
+    const Field<double>&w = cut.w, &p = cut.p;
     const Box padded = part.layout.padded(Stagger::centre);
     const View<const double> pv = p.cview(), wv = w.cview();
     int wrong = 0, faces = 0;
@@ -149,17 +170,11 @@ TEST(MpiHalo, TheCutFacesWithCornersFillTheFirstLayersEdgeCells) {
     const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.5, 1.0}, 2);
     for (const std::array<int, 2>& dims : process_grids(world.size(), n)) {
       if (dims[0] == 1 || dims[1] == 1) continue;
-      const Decomposition d = Decomposition::make(n, {bc.periodic(0), true, false}, world.size(), world.rank(), dims);
-      const Grid part = whole.part(d);
-      const FieldBC mine = bc.on_rank(d);
-      const Backend here = Backend::cpu().with_ranks(Communicator::world());
-      Field<double> w(Backend::cpu(), whole.layout, Stagger::centre, "whole"), p(here, part.layout, Stagger::centre, "part");
-      fill(w, 0.0);
-      fill(p, -99.0);
-      set_from_globals(w, whole);
-      set_from_globals(p, part);
-      fill_ghosts(w, bc, whole);
-      exchange_cut_faces(p, mine, true);
+      const CutFacesExchanged cut = cut_faces_exchanged(whole, bc, dims, true);
+      const Decomposition& d = cut.d;
+      const Grid& part = cut.part;
+      const FieldBC& mine = cut.mine;
+      const Field<double>&w = cut.w, &p = cut.p;
       const Box padded = part.layout.padded(Stagger::centre);
       const int nx = part.layout.n[0], ny = part.layout.n[1];
       const View<const double> pv = p.cview(), wv = w.cview();
