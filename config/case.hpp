@@ -212,7 +212,7 @@ struct Case {
   // file key); {0, 0}: chosen for the pressure solver and the grid (decompose,
   // model/simulation.hpp).
   std::array<int, 2> decomposition{0, 0};
-  int ranks = 1;  // the ranks the run holds (set by the run driver: the output's mpi_ranks)
+  int ranks = 1;  // the ranks the run holds (set by the commands under mpirun: `auto`'s solver, the output's mpi_ranks)
   // The run's identity (set by the run driver: io/run_identity.hpp), written into its output
   // files; "" outside a run.
   std::string run_id;

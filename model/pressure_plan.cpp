@@ -19,6 +19,7 @@ PressureGrid pressure_grid(const Case& c) {
   g.periodic_x = c.periodic(0);
   g.periodic_y = c.periodic(1);
   g.periodic_z = c.periodic(2);
+  g.ranks = c.ranks;
   return g;
 }
 

@@ -142,6 +142,7 @@ struct PressureGrid {
   bool stretched = false;     // z
   bool stretched_xy = false;  // x or y
   bool periodic_x = false, periodic_y = false, periodic_z = false;
+  int ranks = 1;  // the ranks the run cuts the grid over (`auto`'s choice depends on it)
   static PressureGrid of(const Grid& g, const FieldBC& bc);
   // The largest ratio of a horizontal spacing to the thinnest vertical one (axes of one cell
   // left out).

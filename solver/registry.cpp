@@ -17,6 +17,7 @@ PressureGrid PressureGrid::of(const Grid& grid, const FieldBC& bc) {
   g.periodic_x = bc.periodic(0);
   g.periodic_y = bc.periodic(1);
   g.periodic_z = bc.periodic(2);
+  g.ranks = grid.decomposition ? grid.decomposition->ranks() : 1;
   return g;
 }
 

@@ -109,6 +109,14 @@ class SolverType {
 // (docs/performance.md: point smoothing slows down).
 constexpr double line_solver_aspect = 4;
 
+// From this many ranks `auto` passes over the direct solve to the next solver it would ask
+// that takes the grid (a multigrid): the scaling model's crossover (tools/scaling_model.py,
+// docs/scaling.md): from 32 GPUs, on several nodes, the direct solve's all-to-alls at the
+// network's rate cost more than the multigrid's latency-bound levels, from 512x512x256 to
+// 1024^3 (2048^3 from 64). Between nodes nothing is measured; on one node the direct solve
+// is the faster at every count measured.
+constexpr int auto_multigrid_ranks = 32;
+
 // Every solver, in the order `auto` asks them.
 const std::vector<const SolverType*>& solver_types();
 // The entry of that name (or alias), or null.

@@ -32,6 +32,7 @@ bool load_command_case(const std::string& case_file, const std::vector<std::stri
   try {
     const auto world = Communicator::world();
     c = load_case(case_file, overrides);
+    c.ranks = world->size();  // `auto` picks the solver for them (solver/registry.hpp)
     plan_pressure(c);  // refuses a solver the registry does not know, or one that cannot take the grid
     if (!decomposition.empty()) c.decomposition = Decomposition::parse_dims(decomposition);
     backend = on_the_ranks(Backend::from_name(backend_name.empty() ? c.backend : backend_name));

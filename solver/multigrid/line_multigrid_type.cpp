@@ -39,7 +39,7 @@ class LineMultigridType final : public SolverType {
       text += fmt::format("{}{}x{}x{}", l ? ", " : "", levels[l][0], levels[l][1], levels[l][2]);
     if (c.ranks())
       text += levels_on_the_ranks_text(LineMultigrid<double>::levels_on_the_ranks(c.block, opt), int(levels.size()),
-                                       opt.agglomerate_below);
+                                       opt.agglomerate_below, false);
     return text;
   }
   std::pair<double, double> memory(const SolverContext& c, const Grid& grid) const override {

@@ -61,8 +61,9 @@ struct MultigridOptions {
 // The multigrid options the settings ask for (the backend picks the defaults of
 // mixed_precision and cpu_coarse_cells).
 MultigridOptions multigrid_options(const SolverSettings& s, const Backend& backend);
-// The log's words for a multigrid's levels under several ranks: `cut` of `levels` on the blocks.
-std::string levels_on_the_ranks_text(int cut, int levels, int agglomerate_below);
+// The log's words for a multigrid's levels under several ranks: `cut` of `levels` on the blocks
+// (`two_layers`: its coarser levels there exchange once a sweep, solver/multigrid/hierarchy.hpp).
+std::string levels_on_the_ranks_text(int cut, int levels, int agglomerate_below, bool two_layers);
 
 template <class S>
 class PointRelaxation;  // the level operator (solver/multigrid/multigrid.cu)

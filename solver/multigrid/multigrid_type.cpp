@@ -62,6 +62,10 @@ class PointMultigridType final : public SolverType {
   }
   std::optional<std::string> suits(const PressureGrid& g) const override {
     if (g.periodic_z) return "z is periodic (the line solvers need walls at the ends of their lines)";
+    if (g.ranks >= auto_multigrid_ranks)
+      return fmt::format("{} ranks: from {}, on several nodes, the direct solve's all-to-alls cost more than the "
+                         "multigrid's levels (the scaling model's crossover, docs/scaling.md; name \"direct\" to keep it)",
+                         g.ranks, auto_multigrid_ranks);
     return fmt::format("cells {:.3g} times wider than tall (below {:g}, point smoothing is the faster)", g.aspect(),
                        line_solver_aspect);
   }
@@ -84,7 +88,7 @@ class PointMultigridType final : public SolverType {
                           levels[l].on_host ? " (host)" : "");
     if (c.ranks())
       text += levels_on_the_ranks_text(Multigrid<double>::levels_on_the_ranks(c.block, opt), int(levels.size()),
-                                       opt.agglomerate_below);
+                                       opt.agglomerate_below, true);
     return text;
   }
   bool fixed_passes(const SolverContext& c) const override {
@@ -108,11 +112,13 @@ class PointMultigridType final : public SolverType {
 
 }  // namespace
 
-std::string levels_on_the_ranks_text(int cut, int levels, int agglomerate_below) {
-  if (cut == levels) return fmt::format("; every level on the ranks' blocks (halos exchanged before each colour)");
-  return fmt::format("; {} on the ranks' blocks (halos exchanged before each colour), the coarser gathered onto rank 0 "
-                     "(pressure.agglomerate_below = {})",
-                     cut == 1 ? std::string("the finest") : fmt::format("the first {}", cut), agglomerate_below);
+std::string levels_on_the_ranks_text(int cut, int levels, int agglomerate_below, bool two_layers) {
+  const std::string halos = two_layers && cut > 1 ? "halos exchanged before each colour, below the finest once a sweep "
+                                                    "with two ghost layers where every block keeps two cells"
+                                                  : "halos exchanged before each colour";
+  if (cut == levels) return fmt::format("; every level on the ranks' blocks ({})", halos);
+  return fmt::format("; {} on the ranks' blocks ({}), the coarser gathered onto rank 0 (pressure.agglomerate_below = {})",
+                     cut == 1 ? std::string("the finest") : fmt::format("the first {}", cut), halos, agglomerate_below);
 }
 
 MultigridOptions multigrid_options(const SolverSettings& s, const Backend& backend) {

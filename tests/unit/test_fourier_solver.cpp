@@ -120,6 +120,30 @@ TEST(FourierSolver, OneCellInZ) {
   EXPECT_LT(relative_difference(a, b, g), 1e-9);
 }
 
+// From auto_multigrid_ranks ranks `auto` passes the direct solve over for the multigrids (the
+// scaling model's crossover) where one takes the grid; below, and where none does, the
+// direct solve.
+TEST(FourierSolver, AutoLeavesItForAMultigridFromManyRanks) {
+  const auto pick = [](const Grid& g, const FieldBC& bc, int ranks) {
+    PressureGrid p = PressureGrid::of(g, bc);
+    p.ranks = ranks;
+    return choose_solver("auto", p);
+  };
+  const Grid g = fourier_grid(false, {64, 64, 32}, 8);
+  EXPECT_EQ(pick(g, pressure_walls(true, true), auto_multigrid_ranks - 1).name(), "direct");
+  const SolverChoice many = pick(g, pressure_walls(true, true), auto_multigrid_ranks);
+  EXPECT_EQ(many.name(), "multigrid");
+  EXPECT_NE(many.reason.find(std::to_string(auto_multigrid_ranks) + " ranks"), std::string::npos) << many.reason;
+  EXPECT_EQ(pick(g, pressure_walls(false, false), 64).name(), "multigrid");  // walled all round
+  // z stretched: the line multigrid.
+  EXPECT_EQ(pick(fourier_grid(true, {64, 64, 32}, 8), pressure_walls(true, true), 64).name(), "line_multigrid");
+  // A grid no multigrid coarsens, and x stretched (the direct solve's eigenbases alone): direct.
+  EXPECT_EQ(pick(Grid::make({127, 127, 63}, {0, 0, 0}, {3.0, 2.0, 1.0}), pressure_walls(true, true), 64).name(), "direct");
+  Grid stretched_x = Grid::make({64, 64, 32}, {0, 0, 0}, {3.0, 2.0, 1.0});
+  stretched_x.stretch(0, tanh_faces(64, 0.0, 3.0, 1.5, Cluster::both), false);
+  EXPECT_EQ(pick(stretched_x, pressure_walls(false, true), 64).name(), "direct");
+}
+
 TEST(FourierSolver, AutoPicksItWhereItAppliesAndTheRulesRefuseItElsewhere) {
   const Grid g = fourier_grid(true, {16, 16, 8}, 8);
   EXPECT_EQ(choose_solver("auto", PressureGrid::of(g, pressure_walls(true, true))).name(), "direct");
