@@ -4,8 +4,9 @@
 #   OUT=$OUT bash tools/scaling_runs.sh [strong] [weak] [walled] [grids] [gather] [same] [output] [checkpoint] [disk]
 # strong: Rayleigh-Benard at Ra = 1e7 from rest, 512x512x256 and 1024x1024x512, multigrid to
 #   1e-8 and fft, fp64, on 1, 2 and 4 GPUs (GPUS), one rank a GPU, NCCL;
-# weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256), the box grown
-#   with the grid ([-1,1]^2, [-2,2]x[-1,1], [-2,2]^2 by [-0.5,0.5]: every run has the cells of
+# weak: 512x512x256 cells per GPU (512x512x256, 1024x512x256, 1024x1024x256, 2048x1024x256 on
+#   1, 2, 4, 8), the box grown with the grid ([-1,1]^2, [-2,2]x[-1,1], [-2,2]^2, [-4,4]x[-2,2]
+#   by [-0.5,0.5]: every run has the cells of
 #   the one-GPU run, h = 1/256 on every axis; a fixed box would refine x and y alone, and the
 #   multigrid's point smoother needs more cycles on such flattened cells);
 # walled: the lock exchange (cases/lock_exchange.json, walls on every side) at 256^3 and 512^3
@@ -88,6 +89,8 @@ if has weak; then
         1) grid="[512,512,256]" box="[[-1,1],[-1,1],[-0.5,0.5]]" ;;
         2) grid="[1024,512,256]" box="[[-2,2],[-1,1],[-0.5,0.5]]" ;;
         4) grid="[1024,1024,256]" box="[[-2,2],[-2,2],[-0.5,0.5]]" ;;
+        8) grid="[2048,1024,256]" box="[[-4,4],[-2,2],[-0.5,0.5]]" ;;
+        *) echo "weak: no grid for $np GPUs"; continue ;;
       esac
       for t in $tags; do
         [ "$np" = 1 ] && [ $t = -base ] || bench "weak${t/main/}" "$np" "$grid" "$solver" 10 --set "grid.extent=$box"
