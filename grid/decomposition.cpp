@@ -1,7 +1,6 @@
 #include "grid/decomposition.hpp"
 
 #include <algorithm>
-
 #include <cmath>
 #include <limits>
 #include <stdexcept>

@@ -63,8 +63,25 @@ SolverChoice choose_solver(std::string_view name, const PressureGrid& g) {
       throw std::invalid_argument("expected one of " + solver_names_quoted() + ", got \"" + std::string(name) + "\"");
     return {t, "named by the case", false};
   }
-  for (const SolverType* t : solver_types())
-    if (auto why = t->suits(g)) return {t, *why, true};
+  const std::vector<const SolverType*>& types = solver_types();
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    const auto why = types[i]->suits(g);
+    if (!why) continue;
+    if (g.ranks >= auto_multigrid_ranks && types[i]->transposes_across_ranks()) {
+      // The next that suits, where it takes the grid (else this one stays).
+      for (std::size_t j = i + 1; j < types.size(); ++j) {
+        const auto next = types[j]->suits(g);
+        if (!next) continue;
+        if (types[j]->refuses(g)) break;
+        return {types[j],
+                std::to_string(g.ranks) + " ranks: from " + std::to_string(auto_multigrid_ranks) +
+                    ", on several nodes, the direct solve's all-to-alls cost more than a multigrid's levels (the "
+                    "scaling model's crossover, docs/scaling.md; name \"direct\" to keep it); " + *next,
+                true};
+      }
+    }
+    return {types[i], *why, true};
+  }
   throw std::logic_error("no pressure solver suits the grid");  // the point multigrid suits every grid
 }
 

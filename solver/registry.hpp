@@ -76,6 +76,10 @@ class SolverType {
     (void)g, (void)ranks;
     return {0, 0};
   }
+  // Whether its cost across ranks is all-to-alls of the whole field (the direct solve's
+  // transposes): from auto_multigrid_ranks ranks `auto` passes it over for the next solver
+  // that suits and takes the grid (choose_solver).
+  virtual bool transposes_across_ranks() const { return false; }
   // Whether it starts from a guess (the step may extrapolate one); a direct solve does not.
   virtual bool starts_from_guess() const { return true; }
   // Whether it solves the shifted problem (SolverSettings::shift).
@@ -109,8 +113,9 @@ class SolverType {
 // (docs/performance.md: point smoothing slows down).
 constexpr double line_solver_aspect = 4;
 
-// From this many ranks `auto` passes over the direct solve to the next solver it would ask
-// that takes the grid (a multigrid): the scaling model's crossover (tools/scaling_model.py,
+// From this many ranks `auto` passes over a solver that transposes across the ranks (the
+// direct solve) to the next solver it would ask that takes the grid (a multigrid): the
+// scaling model's crossover (tools/scaling_model.py,
 // docs/scaling.md): from 32 GPUs, on several nodes, the direct solve's all-to-alls at the
 // network's rate cost more than the multigrid's latency-bound levels, from 512x512x256 to
 // 1024^3 (2048^3 from 64). Between nodes nothing is measured; on one node the direct solve

@@ -29,18 +29,11 @@ class FourierType final : public SolverType {
   }
   std::optional<std::string> suits(const PressureGrid& g) const override {
     if (g.periodic_z) return std::nullopt;
-    if (g.ranks >= auto_multigrid_ranks && !g.stretched_xy) {
-      // The next solver auto asks that suits the grid, where it takes it (a multigrid).
-      for (const SolverType* t : solver_types())
-        if (t != this && t->suits(g)) {
-          if (t->refuses(g)) break;
-          return std::nullopt;
-        }
-    }
     if (g.stretched_xy) return "x or y stretched, walls in z: one direct solve through their eigenbases (matrix products)";
     if (g.periodic_x && g.periodic_y) return "x and y periodic, walls in z: one direct Fourier-tridiagonal solve";
     return "walls in z and in x or y: one direct solve, cosine transforms along the walled axes";
   }
+  bool transposes_across_ranks() const override { return true; }
   // Every box through the slab or pencil transposes, on any rank count.
   bool solves_on_blocks(const PressureGrid&, int) const override { return true; }
   // The ranks cut y alone, where its rows and x modes go round: pencils move the fields

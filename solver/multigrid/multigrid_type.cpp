@@ -62,10 +62,6 @@ class PointMultigridType final : public SolverType {
   }
   std::optional<std::string> suits(const PressureGrid& g) const override {
     if (g.periodic_z) return "z is periodic (the line solvers need walls at the ends of their lines)";
-    if (g.ranks >= auto_multigrid_ranks)
-      return fmt::format("{} ranks: from {}, on several nodes, the direct solve's all-to-alls cost more than the "
-                         "multigrid's levels (the scaling model's crossover, docs/scaling.md; name \"direct\" to keep it)",
-                         g.ranks, auto_multigrid_ranks);
     return fmt::format("cells {:.3g} times wider than tall (below {:g}, point smoothing is the faster)", g.aspect(),
                        line_solver_aspect);
   }
