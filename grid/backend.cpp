@@ -21,6 +21,8 @@
 #include <cuda_runtime.h>
 #endif
 
+#include "grid/device_messages.hpp"
+
 namespace bouss {
 
 namespace {
@@ -74,12 +76,15 @@ struct Backend::State {
   struct Block {
     void* ptr = nullptr;
     std::size_t bytes = 0;
+    bool nccl = false;  // NCCL's memory (allocate_message_memory), once and for good
   };
   Block buffers[4];  // Backend::Buffer
+  std::vector<void*> retired;  // NCCL memory given up during a capture, freed after it
   explicit State(BackendKind k) : kind(k) {}
   ~State() {
     for (int b = 0; b < 4; ++b) release_buffer(b);
 #ifdef BOUSS_HAVE_CUDA
+    for (void* p : retired) release_message_memory(p);
     if (kind == BackendKind::cuda) {
       if (ptr) cudaFree(ptr);
       if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
@@ -90,6 +95,20 @@ struct Backend::State {
 #endif
     std::free(ptr);
   }
+#ifdef BOUSS_HAVE_CUDA
+  // cudaFree waits for the device's work queued before it; NCCL's memory (CUDA's virtual
+  // memory) is unmapped at once: the kernels and messages queued on it finish first. Inside
+  // a capture nothing may wait: it is kept until the next release outside one.
+  void release_nccl(void* p) {
+    retired.push_back(p);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (stream) cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capturing);
+    if (capturing != cudaStreamCaptureStatusNone) return;
+    cudaDeviceSynchronize();
+    for (void* q : retired) release_message_memory(q);
+    retired.clear();
+  }
+#endif
   // Buffers 0 and 1 live where the backend's fields do, 2 and 3 on the host (page-locked
   // for a CUDA backend).
   static bool on_device(int b) { return b < 2; }
@@ -98,7 +117,8 @@ struct Backend::State {
     if (!k.ptr) return;
 #ifdef BOUSS_HAVE_CUDA
     if (kind == BackendKind::cuda) {
-      if (on_device(b)) cudaFree(k.ptr);
+      if (k.nccl) release_nccl(k.ptr);
+      else if (on_device(b)) cudaFree(k.ptr);
       else cudaFreeHost(k.ptr);
       k = Block{};
       return;
@@ -315,13 +335,21 @@ void* Backend::buffer(Buffer which, std::size_t bytes) const {
   State& s = *state_;
   const int b = int(which);
   State::Block& k = s.buffers[b];
-  if (bytes <= k.bytes) return k.ptr;
+  // A device buffer of ranks whose messages go by NCCL is NCCL's memory (every rank's alike,
+  // as its registration needs); one made before by this backend's copy of one rank (a
+  // gathered level's) is made again so, and stays so for both.
+  const bool nccl = State::on_device(b) && (k.nccl || message_buffers_by_nccl(*this));
+  if (bytes <= k.bytes && nccl == k.nccl) return k.ptr;
   s.release_buffer(b);
   const std::size_t size = std::max<std::size_t>(256, (bytes + 255) / 256 * 256);
 #ifdef BOUSS_HAVE_CUDA
   if (is_cuda()) {
-    check_cuda(State::on_device(b) ? cudaMalloc(&k.ptr, size) : cudaMallocHost(&k.ptr, size), "halo buffer");
+    if (nccl)
+      k.ptr = allocate_message_memory(size);
+    else
+      check_cuda(State::on_device(b) ? cudaMalloc(&k.ptr, size) : cudaMallocHost(&k.ptr, size), "halo buffer");
     k.bytes = size;
+    k.nccl = nccl;
     return k.ptr;
   }
 #endif

@@ -216,6 +216,29 @@ void allreduce_sum_on(const Backend& be, double* p, int count) {
   allreduce_on(be, p, count, [](double a, double b) { return a + b; }, nccl_sum);
 }
 
+bool message_buffers_by_nccl(const Backend& be) {
+  return be.is_cuda() && !be.ranks().alone() && message_path(be) == MessagePath::nccl;
+}
+
+void* allocate_message_memory(std::size_t bytes) {
+  void* p = nullptr;
+#ifdef BOUSS_HAVE_NCCL
+  check_nccl(ncclMemAlloc(&p, bytes), "ncclMemAlloc (message buffers)");
+#else
+  (void)bytes;
+  throw std::logic_error("allocate_message_memory: this build has no NCCL");
+#endif
+  return p;
+}
+
+void release_message_memory(void* p) {
+#ifdef BOUSS_HAVE_NCCL
+  if (p) ncclMemFree(p);
+#else
+  (void)p;
+#endif
+}
+
 void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root) {
   const Communicator& ranks = be.ranks();
   if (ranks.alone() || bytes == 0) return;
