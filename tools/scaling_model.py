@@ -206,8 +206,13 @@ def against_measurements(path, call="call #5"):
     saved = dict(NS_PER_CELL), ALPHA_NODE, CYCLES
     for r in runs:
         n = tuple(r["grid"])
-        one = [q for q in runs if q["run"] == r["run"] and q["solver"] == r["solver"] and q["gpus"] == 1
-               and (r["run"] == "weak" or q["grid"] == r["grid"])][0]
+        ones = [q for q in runs if q["run"] == r["run"] and q["solver"] == r["solver"] and q["gpus"] == 1
+                and (r["run"] == "weak" or q["grid"] == r["grid"])]
+        if not ones:  # the call ran no one-GPU step to take the compute from
+            print("| {} | {} | {} | {} | {:.2f} | (no one-GPU run in the call) | |".format(
+                r["run"], "x".join(map(str, n)), r["solver"], r["gpus"], r["ms_per_step"]))
+            continue
+        one = ones[0]
         cells1 = one["grid"][0] * one["grid"][1] * one["grid"][2]
         NS_PER_CELL[r["solver"]] = one["ms_per_step"] * 1e6 / cells1
         CYCLES = r["pressure_cycles_per_step"] if r["solver"] == "multigrid" else CYCLES
