@@ -54,8 +54,9 @@ class Backend {
   void* scratch(std::size_t bytes) const;
   std::size_t scratch_bytes() const;  // its size now
   // Message buffers of the halo exchange, grown as needed and kept: in this backend's
-  // memory, and, for a CUDA backend whose MPI cannot read device memory, page-locked host
-  // memory to stage them through.
+  // memory (NCCL's, where the ranks' messages go by NCCL: grid/device_messages.hpp), and,
+  // for a CUDA backend whose MPI cannot read device memory, page-locked host memory to
+  // stage them through.
   enum class Buffer { send, receive, send_host, receive_host };
   void* buffer(Buffer which, std::size_t bytes) const;
 
