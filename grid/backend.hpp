@@ -56,7 +56,9 @@ class Backend {
   // Message buffers of the halo exchange, grown as needed and kept: in this backend's
   // memory (NCCL's, where the ranks' messages go by NCCL: grid/device_messages.hpp), and,
   // for a CUDA backend whose MPI cannot read device memory, page-locked host memory to
-  // stage them through.
+  // stage them through. On a CUDA backend of several ranks a device buffer asks the message
+  // path, which is collective on its first call: every rank asks at the same point, as the
+  // exchanges that use the buffers do.
   enum class Buffer { send, receive, send_host, receive_host };
   void* buffer(Buffer which, std::size_t bytes) const;
 
