@@ -1,0 +1,71 @@
+// The direct solve on a grid cut along y alone whose z is uniform, without moving the field
+// between ranks: each block's lines along x and z are whole, so it transforms them where they
+// lie (solver/direct/line_r2r.hpp: x periodic by the halfcomplex DFT or walled by the cosine
+// transform, z's walls by the cosine transform), and each (x, z) mode's y line, cut over the
+// ranks, is a tridiagonal system (the second-order difference along y plus the mode's
+// eigenvalue, periodic or between walls) solved by partition: each block solves its own rows
+// (its pivots stored once), the blocks' end values (two a mode and block) are gathered on
+// every rank (one all-gather, a few MB where the pencils' all-to-alls move the field), the
+// system of the ends is solved for every mode (solver/direct/y_split_kernels.hpp), and each
+// block adds its neighbours' end values times its two spikes (solutions for a unit value
+// beyond its ends, made once). The (0, 0) mode of a singular problem is gathered whole and
+// solved on every rank as one rank solves it: b's mean taken out, the line pinned, the
+// solution's mean taken out. The same discrete equations as every direct solve, to
+// round-off (within 1e-12 of one rank's).
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "grid/field.hpp"
+#include "grid/grid.hpp"
+#include "solver/direct/fourier_kernels.hpp"
+#include "solver/direct/line_r2r.hpp"
+
+namespace bouss {
+
+template <class R>
+class YSplitSolve {
+ public:
+  // The most ranks it joins (the ends' system is 2 x ranks unknowns, one thread a mode).
+  static constexpr int max_ranks = 8;
+  // Whether it takes `part`: a block of a grid cut along y alone over 2 .. max_ranks ranks,
+  // every block at least 2 rows, x and z uniform (their fast transforms), z walled or of one
+  // level.
+  static bool takes(const Grid& part);
+  // x_kind: x's transform; y_walled: walls at y_lo and y_hi (else periodic).
+  YSplitSolve(const Backend& backend, const Grid& part, AxisTransform x_kind, bool y_walled);
+  ~YSplitSolve();
+  YSplitSolve(const YSplitSolve&) = delete;
+  YSplitSolve& operator=(const YSplitSolve&) = delete;
+
+  // f's solution into g's interior, by way of two staging arrays of the layout's size (lent:
+  // they are overwritten). A singular problem's b mean (b's volume mean) is written to
+  // *b_mean on the backend and taken out; null: not singular.
+  void solve(const Field<R>& f, Field<R>& g, R* staging_a, R* staging_b, double* b_mean);
+
+  // Bytes it allocates on the backend: its pivots and spikes (three values a cell), the
+  // ranks' spike ends, the neighbours' end values, and the messages in the backend's buffers;
+  // the line transforms' work areas are line_work_bytes.
+  static double estimate_memory(const Grid& part, std::size_t value_bytes);
+  static double line_work_bytes(const Backend& backend, const Grid& part);
+
+ private:
+  Backend backend_;
+  int ranks_, rank_;
+  int nx_, ny_, nz_, m_, max_rows_, y0_;
+  double a_ = 0;  // 1 / hy^2
+  AxisTransform x_kind_;
+  bool y_walled_, z_lines_;  // z_lines_: z transformed (more than one level)
+  std::unique_ptr<LineR2R<R>> x_, z_;
+  R* inv_ = nullptr;       // each mode's rows' reciprocal pivots (m values a mode, as the spectrum)
+  R* spikes_ = nullptr;    // sL, then sR (each as the spectrum)
+  R* ends_ = nullptr;      // every rank's spike ends: (rank, 4, mode)
+  R* joins_ = nullptr;     // this block's left and right neighbours' end values: (2, mode)
+  int modes() const { return nx_ * nz_; }
+  std::size_t slot() const { return 2 * std::size_t(modes()) + std::size_t(max_rows_); }  // a rank's all-gather
+  static R2RLines x_lines(const Grid& part);
+  static R2RLines z_lines(const Grid& part);
+};
+
+}  // namespace bouss
