@@ -149,8 +149,8 @@ double YSplitSolve<R>::estimate_memory(const Grid& part, std::size_t value_bytes
   int max_rows = 0;
   for (int p = 0; p < ranks; ++p) max_rows = std::max(max_rows, y[p + 1] - y[p]);
   const double slot = 2 * modes + max_rows;
-  // pivots and spikes; every rank's spike ends; the joins and the pinned line; the messages
-  // in the backend's buffers (the spike ends' send once, then a pass's slot; every rank's slot)
+  // pivots and spikes; every rank's spike ends; the joins and the pinned line; the all-gather's
+  // own send (the spike ends once, then a pass's slot) and receive (every rank's slot)
   return (3.0 * modes * nb[1] + 4.0 * ranks * modes + 2.0 * modes + 2.0 * n[1] + std::max(4.0 * modes, slot) +
           ranks * slot) *
          value_bytes;
@@ -181,6 +181,12 @@ YSplitSolve<R>::YSplitSolve(const Backend& backend, const Grid& part, AxisTransf
   spikes_ = static_cast<R*>(backend.allocate(2 * values * sizeof(R)));
   ends_ = static_cast<R*>(backend.allocate(4 * std::size_t(ranks_) * modes * sizeof(R)));
   joins_ = static_cast<R*>(backend.allocate((2 * modes + 2 * std::size_t(ny_)) * sizeof(R)));
+  // The all-gather's buffers are the solver's own device memory, not the backend's message
+  // buffers: NCCL registers those (NCCL's memory) in a captured graph, and its ring
+  // all-gather on them never finished (NCCL 2.28.3, four and two H200s, 2026-11-28); on
+  // these it goes through NCCL's staging, a few MB a pass.
+  gather_send_ = static_cast<R*>(backend.allocate(std::max(4 * modes, slot()) * sizeof(R)));
+  gather_all_ = static_cast<R*>(backend.allocate(std::size_t(ranks_) * slot() * sizeof(R)));
   // Each mode's pivots, and its spikes: the block's solutions for -a beyond its first row and
   // beyond its last (the coupling's coefficient moved to the right-hand side).
   const int nx = nx_, m = m_;
@@ -193,7 +199,7 @@ YSplitSolve<R>::YSplitSolve(const Backend& backend, const Grid& part, AxisTransf
   R* const sl = spikes_;
   R* const sr = spikes_ + values;
   const std::size_t mine = 4 * modes;
-  R* const send = static_cast<R*>(backend.buffer(Backend::Buffer::send, mine * sizeof(R)));
+  R* const send = gather_send_;
   pivots_and_spikes<R>(backend, nx, nz_, m, YSplitRows<R>{a, R(0), m, wall_lo, wall_hi}, ModeEigen{xk, z, nx, nz_, rx2, rz2},
                        inv, sl, sr, send);
   allgather_on(backend, send, mine * sizeof(R), ends_);
@@ -222,8 +228,8 @@ void YSplitSolve<R>::solve(const Field<R>& f, Field<R>& g, R* staging_a, R* stag
   // 2. This rank's rows of the (0, 0) mode (a singular problem's) to the all-gather, then each
   // mode's y line solved on the block (the transforms' round trip divided out), its ends to
   // the all-gather.
-  R* const send = static_cast<R*>(be.buffer(Backend::Buffer::send, std::size_t(slot) * sizeof(R)));
-  R* const all = static_cast<R*>(be.buffer(Backend::Buffer::receive, std::size_t(slot) * ranks * sizeof(R)));
+  R* const send = gather_send_;
+  R* const all = gather_all_;
   const bool singular = b_mean != nullptr;
   if (singular)
     for_each(be, Box{{0, 0, 0}, {m, 1, 1}}, [=] BOUSS_HD(int r, int, int) {
@@ -317,6 +323,8 @@ YSplitSolve<R>::~YSplitSolve() {
   backend_.deallocate(spikes_);
   backend_.deallocate(ends_);
   backend_.deallocate(joins_);
+  backend_.deallocate(gather_send_);
+  backend_.deallocate(gather_all_);
 }
 
 template class YSplitSolve<double>;

@@ -45,7 +45,7 @@ class YSplitSolve {
   void solve(const Field<R>& f, Field<R>& g, R* staging_a, R* staging_b, double* b_mean);
 
   // Bytes it allocates on the backend: its pivots and spikes (three values a cell), the
-  // ranks' spike ends, the neighbours' end values, and the messages in the backend's buffers;
+  // ranks' spike ends, the neighbours' end values, and the all-gather's send and receive;
   // the line transforms' work areas are line_work_bytes.
   static double estimate_memory(const Grid& part, std::size_t value_bytes);
   static double line_work_bytes(const Backend& backend, const Grid& part);
@@ -62,6 +62,8 @@ class YSplitSolve {
   R* spikes_ = nullptr;    // sL, then sR (each as the spectrum)
   R* ends_ = nullptr;      // every rank's spike ends: (rank, 4, mode)
   R* joins_ = nullptr;     // this block's left and right neighbours' end values: (2, mode)
+  R* gather_send_ = nullptr;  // this rank's part of an all-gather
+  R* gather_all_ = nullptr;   // every rank's (a slot each)
   int modes() const { return nx_ * nz_; }
   std::size_t slot() const { return 2 * std::size_t(modes()) + std::size_t(max_rows_); }  // a rank's all-gather
   static R2RLines x_lines(const Grid& part);
