@@ -33,6 +33,23 @@ struct YSplitRows {
   }
 };
 
+// One row of an elimination sweep down a block's own rows, its pivot made on the way (the
+// Thomas forward sweep's arithmetic, thomas_pivot): cp and dp carry c' and d' of the row
+// before (0 before the first), and after the last row dp is the last value of the block's
+// own solution. Swept from the bottom with each row reversed (y_split_reversed), it ends at
+// the first value: a block's two end values from one read of its right-hand side each way,
+// nothing stored.
+template <class S>
+BOUSS_HD inline void y_split_eliminate(const TriRow<S>& row, S rhs, S& cp, S& dp) {
+  const S inv = thomas_pivot(row, cp);
+  dp = (rhs - row.lower * dp) * inv;
+}
+
+template <class S>
+BOUSS_HD inline TriRow<S> y_split_reversed(const TriRow<S>& row) {
+  return {row.upper, row.diag, row.lower};
+}
+
 // The blocks' ends joined, for one mode: on block q (of P, in y order) the solution is
 // x = r_q + L_{q-1} sL_q + F_{q+1} sR_q, with r_q its own system's solution, sL_q and sR_q the
 // solutions for a unit value beyond its first and last rows (its spikes), L the blocks' last

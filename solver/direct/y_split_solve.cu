@@ -9,6 +9,7 @@
 #include "grid/decomposition.hpp"
 #include "grid/device_messages.hpp"
 #include "grid/for_each.hpp"
+#include "solver/direct/cosine_kernels.hpp"
 #include "solver/direct/y_split_kernels.hpp"
 
 namespace bouss {
@@ -51,54 +52,171 @@ struct ModeEigen {
   }
 };
 
-// Each mode's rows' reciprocal pivots, and its spikes: the block's solutions for -a beyond its
-// first row (sl) and beyond its last (sr), the coupling's coefficient moved to the right-hand
-// side; their first and last values into `ends` (4 nx nz values: sL first, sL last, sR
-// first, sR last, each by mode), for the all-gather.
+// Each mode's rows' reciprocal pivots (the final solve's), and the end values of its spikes:
+// the block's solutions for -a beyond its first row (sL) and beyond its last (sR), the
+// coupling's coefficient moved to the right-hand side, each end by elimination from the top
+// and from the bottom (nothing else of them is kept): 4 nx nz values into `ends` (sL first,
+// sL last, sR first, sR last, each by mode) for the all-gather.
 template <class R>
-void pivots_and_spikes(const Backend& be, int nx, int nz, int m, YSplitRows<R> rows0, ModeEigen eigen, R* inv, R* sl,
-                       R* sr, R* ends) {
+void pivots_and_spike_ends(const Backend& be, int nx, int nz, int m, YSplitRows<R> rows0, ModeEigen eigen, R* inv,
+                           R* ends) {
   const std::ptrdiff_t md = std::ptrdiff_t(nx) * nz;
   for_each(be, Box{{0, 0, 0}, {nx, nz, 1}}, [=] BOUSS_HD(int i, int k, int) {
     YSplitRows<R> rows = rows0;
     rows.lambda = R(eigen(i, k));
-    const std::ptrdiff_t base = spectrum_at(i, 0, k, nx, m), mode = i + std::ptrdiff_t(nx) * k;
-    thomas_factor_line<R>(m, rows, inv, base, nx);
-    const auto none = [](int, std::ptrdiff_t) { return R(0); };
-    const auto store_l = [&](std::ptrdiff_t idx, R v) { sl[idx] = v; };
-    const auto store_r = [&](std::ptrdiff_t idx, R v) { sr[idx] = v; };
-    thomas_sweeps_factored<R, R>(m, rows, none, [&](int r, R) { return r == 0 ? -rows.a : R(0); }, sl, inv, base, nx,
-                                 store_l);
-    thomas_sweeps_factored<R, R>(m, rows, none, [&](int r, R) { return r == m - 1 ? -rows.a : R(0); }, sr, inv, base,
-                                 nx, store_r);
-    const std::ptrdiff_t last = spectrum_at(i, m - 1, k, nx, m);
-    ends[mode] = sl[base];
-    ends[md + mode] = sl[last];
-    ends[2 * md + mode] = sr[base];
-    ends[3 * md + mode] = sr[last];
-  }, "y split: pivots and spikes");
+    const std::ptrdiff_t mode = i + std::ptrdiff_t(nx) * k;
+    thomas_factor_line<R>(m, rows, inv, spectrum_at(i, 0, k, nx, m), nx);
+    for (int side = 0; side < 2; ++side) {  // sL, sR
+      const int at = side == 0 ? 0 : m - 1;
+      R cp = R(0), dp = R(0);
+      for (int r = 0; r < m; ++r) y_split_eliminate(rows(r), r == at ? -rows.a : R(0), cp, dp);
+      const R last = dp;
+      cp = R(0), dp = R(0);
+      for (int r = m - 1; r >= 0; --r) y_split_eliminate(y_split_reversed(rows(r)), r == at ? -rows.a : R(0), cp, dp);
+      ends[(2 * side) * md + mode] = dp;
+      ends[(2 * side + 1) * md + mode] = last;
+    }
+  }, "y split: pivots and spike ends");
+}
+
+// The y-line kernels' view of the spectrum, one thread an x mode i and a z orbit kk: along a
+// transformed z the walled transform's half spectrum (the z FFT's, interleaved lines
+// i + nx r), whose orbit map (cosine_kernels.hpp) gives the cosine modes kk and nz - kk (one
+// where they coincide) as the thread reads a row and takes them back as it writes one;
+// without z lines (one level) the spectrum itself, one mode.
+template <class R>
+struct ZOrbits {
+  bool z;
+  int nx, nz, m;
+  Complex<R>* half;
+  R* spec;
+  const Complex<R>* tw;
+  BOUSS_HD int orbits() const { return z ? nz / 2 + 1 : 1; }
+  // The orbit's modes (z indices) into k; their count.
+  BOUSS_HD int modes(int kk, int k[2]) const {
+    const AxisPair p{AxisTransform::walled, kk, nz};
+    k[0] = z ? p.at(0) : 0;
+    k[1] = z ? p.at(1) : 0;
+    return z && p.distinct() ? 2 : 1;
+  }
+  BOUSS_HD OrbitMap<R> map(int kk, const Complex<R>* unit) const {
+    return z ? OrbitMap<R>(AxisPair{AxisTransform::walled, kk, nz}, AxisPair{AxisTransform::periodic, 0, 1}, tw, tw)
+             : OrbitMap<R>(AxisPair{AxisTransform::periodic, 0, 1}, AxisPair{AxisTransform::periodic, 0, 1}, unit, unit);
+  }
+  BOUSS_HD std::ptrdiff_t half_at(int i, int r, int kk) const {
+    return line_half_at(false, i + nx * r, kk, nz / 2 + 1, nx * m);
+  }
+  BOUSS_HD void load(const OrbitMap<R>& map, int i, int r, int kk, R y[2]) const {
+    if (!z) {
+      y[0] = y[1] = spec[spectrum_at(i, r, 0, nx, m)];
+      return;
+    }
+    const Complex<R> v = half[half_at(i, r, kk)];
+    R out[2][2];
+    map.forward(v, v, out);
+    y[0] = out[0][0];
+    y[1] = out[1][0];
+  }
+  BOUSS_HD void store(const OrbitMap<R>& map, int i, int r, int kk, const R x[2]) const {
+    if (!z) {
+      spec[spectrum_at(i, r, 0, nx, m)] = x[0];
+      return;
+    }
+    const R in[2][2] = {{x[0], x[0]}, {x[1], x[1]}};
+    Complex<R> a, b;
+    map.inverse(in, a, b);
+    half[half_at(i, r, kk)] = a;
+  }
+};
+
+// Each mode's end values of its block's own solution (b's transform divided by the round
+// trip, `scale`): one read of the rows from the top (the last value) and one from the bottom
+// (the first), into send (r[0] of every mode, then r[m-1]); a singular problem's (0, 0) rows
+// as they are, after them.
+template <class R>
+void block_ends(const Backend& be, const ZOrbits<R>& zo, YSplitRows<R> rows0, ModeEigen eigen, R scale, bool singular,
+                R* send) {
+  const int nx = zo.nx, m = zo.m;
+  const std::ptrdiff_t md = std::ptrdiff_t(nx) * zo.nz;
+  for_each(be, Box{{0, 0, 0}, {nx, zo.orbits(), 1}}, [=] BOUSS_HD(int i, int kk, int) {
+    int k[2];
+    const int count = zo.modes(kk, k);
+    const Complex<R> unit{R(1), R(0)};
+    const OrbitMap<R> map = zo.map(kk, &unit);
+    YSplitRows<R> rows[2] = {rows0, rows0};
+    for (int s = 0; s < count; ++s) rows[s].lambda = R(eigen(i, k[s]));
+    const bool pinned = singular && i == 0 && kk == 0;
+    R cp[2] = {R(0), R(0)}, dp[2] = {R(0), R(0)}, y[2];
+    BOUSS_UNROLL_8
+    for (int r = 0; r < m; ++r) {
+      zo.load(map, i, r, kk, y);
+      if (pinned) send[2 * md + r] = y[0];
+      for (int s = 0; s < count; ++s) y_split_eliminate(rows[s](r), y[s] * scale, cp[s], dp[s]);
+    }
+    for (int s = 0; s < count; ++s) send[md + i + std::ptrdiff_t(nx) * k[s]] = dp[s];
+    cp[0] = cp[1] = dp[0] = dp[1] = R(0);
+    BOUSS_UNROLL_8
+    for (int r = m - 1; r >= 0; --r) {
+      zo.load(map, i, r, kk, y);
+      for (int s = 0; s < count; ++s) y_split_eliminate(y_split_reversed(rows[s](r)), y[s] * scale, cp[s], dp[s]);
+    }
+    for (int s = 0; s < count; ++s) send[i + std::ptrdiff_t(nx) * k[s]] = dp[s];
+  }, "y split: the blocks' ends");
 }
 
 // Each mode's ends' system (y_split_kernels.hpp; N = 2 x the ranks) from the gathered block
 // ends (`all`: a rank's slot holds its r[0] of every mode, then its r[m-1]) and every rank's
-// spike ends: this rank's left and right neighbours' end values into joins (the singular
-// problem's (0, 0) mode left at 0: its line is solved whole).
+// spike ends gives this block's neighbours' end values beyond its first and last rows; with
+// them on the right-hand side the block's rows are solved (the stored pivots; d' staged in
+// spec) and written back through the orbit map. The singular problem's (0, 0) mode is left
+// to its whole line.
 template <class R, int N>
-void join_ends(const Backend& be, int nx, int nz, int rank, bool periodic, bool singular, const R* all, const R* ends,
-               R* joins, std::ptrdiff_t slot) {
-  const std::ptrdiff_t md = std::ptrdiff_t(nx) * nz;
-  for_each(be, Box{{0, 0, 0}, {nx, nz, 1}}, [=] BOUSS_HD(int i, int k, int) {
-    const std::ptrdiff_t mode = i + std::ptrdiff_t(nx) * k;
-    R left = R(0), right = R(0);
-    if (!(singular && mode == 0)) {
+void join_and_solve(const Backend& be, const ZOrbits<R>& zo, YSplitRows<R> rows0, ModeEigen eigen, R scale, int rank,
+                    bool periodic, bool singular, const R* all, const R* ends, const R* inv, std::ptrdiff_t slot) {
+  const int nx = zo.nx, m = zo.m;
+  const std::ptrdiff_t md = std::ptrdiff_t(nx) * zo.nz;
+  R* const dstage = zo.spec;
+  for_each(be, Box{{0, 0, 0}, {nx, zo.orbits(), 1}}, [=] BOUSS_HD(int i, int kk, int) {
+    int k[2];
+    const int count = zo.modes(kk, k);
+    const Complex<R> unit{R(1), R(0)};
+    const OrbitMap<R> map = zo.map(kk, &unit);
+    YSplitRows<R> rows[2] = {rows0, rows0};
+    R left[2] = {R(0), R(0)}, right[2] = {R(0), R(0)};
+    for (int s = 0; s < count; ++s) {
+      rows[s].lambda = R(eigen(i, k[s]));
+      const std::ptrdiff_t mode = i + std::ptrdiff_t(nx) * k[s];
+      if (singular && mode == 0) continue;
       const auto end = [&](int q, int c) {
         return c < 2 ? all[q * slot + c * md + mode] : ends[(std::ptrdiff_t(q) * 4 + (c - 2)) * md + mode];
       };
-      y_split_ends<R, N>(rank, periodic, end, left, right);
+      y_split_ends<R, N>(rank, periodic, end, left[s], right[s]);
     }
-    joins[mode] = left;
-    joins[md + mode] = right;
-  }, "y split: the ends' systems");
+    const R a = rows0.a;
+    R dp[2] = {R(0), R(0)}, y[2];
+    BOUSS_UNROLL_8
+    for (int r = 0; r < m; ++r) {
+      zo.load(map, i, r, kk, y);
+      for (int s = 0; s < count; ++s) {
+        R rhs = y[s] * scale;
+        if (r == 0) rhs -= a * left[s];
+        if (r == m - 1) rhs -= a * right[s];
+        const std::ptrdiff_t at = spectrum_at(i, r, k[s], nx, m);
+        dp[s] = (rhs - rows[s](r).lower * dp[s]) * inv[at];
+        dstage[at] = dp[s];
+      }
+    }
+    R x[2] = {dp[0], dp[1]};
+    zo.store(map, i, m - 1, kk, x);
+    BOUSS_UNROLL_8
+    for (int r = m - 2; r >= 0; --r) {
+      for (int s = 0; s < count; ++s) {
+        const std::ptrdiff_t at = spectrum_at(i, r, k[s], nx, m);
+        x[s] = dstage[at] - rows[s](r).upper * inv[at] * x[s];
+      }
+      zo.store(map, i, r, kk, x);
+    }
+  }, "y split: the ends joined, the blocks' rows solved");
 }
 
 // The y cuts (rank q's first row at at[q]), for a kernel.
@@ -149,9 +267,9 @@ double YSplitSolve<R>::estimate_memory(const Grid& part, std::size_t value_bytes
   int max_rows = 0;
   for (int p = 0; p < ranks; ++p) max_rows = std::max(max_rows, y[p + 1] - y[p]);
   const double slot = 2 * modes + max_rows;
-  // pivots and spikes; every rank's spike ends; the joins and the pinned line; the all-gather's
-  // own send (the spike ends once, then a pass's slot) and receive (every rank's slot)
-  return (3.0 * modes * nb[1] + 4.0 * ranks * modes + 2.0 * modes + 2.0 * n[1] + std::max(4.0 * modes, slot) +
+  // the pivots; every rank's spike ends; the pinned line; the all-gather's own send (the
+  // spike ends once, then a pass's slot) and receive (every rank's slot)
+  return (modes * nb[1] + 4.0 * ranks * modes + 2.0 * n[1] + std::max(4.0 * modes, slot) +
           ranks * slot) *
          value_bytes;
 }
@@ -178,31 +296,24 @@ YSplitSolve<R>::YSplitSolve(const Backend& backend, const Grid& part, AxisTransf
     throw std::logic_error("YSplitSolve: the spectrum or the line transforms' work does not fit in an array of the layout");
   const std::size_t values = std::size_t(nx_) * m_ * nz_, modes = std::size_t(this->modes());
   inv_ = static_cast<R*>(backend.allocate(values * sizeof(R)));
-  spikes_ = static_cast<R*>(backend.allocate(2 * values * sizeof(R)));
   ends_ = static_cast<R*>(backend.allocate(4 * std::size_t(ranks_) * modes * sizeof(R)));
-  joins_ = static_cast<R*>(backend.allocate((2 * modes + 2 * std::size_t(ny_)) * sizeof(R)));
+  line_ = static_cast<R*>(backend.allocate(2 * std::size_t(ny_) * sizeof(R)));
   // The all-gather's buffers are the solver's own device memory, not the backend's message
   // buffers: NCCL registers those (NCCL's memory) in a captured graph, and its ring
   // all-gather on them never finished (NCCL 2.28.3, four and two H200s, 2026-11-28); on
   // these it goes through NCCL's staging, a few MB a pass.
   gather_send_ = static_cast<R*>(backend.allocate(std::max(4 * modes, slot()) * sizeof(R)));
   gather_all_ = static_cast<R*>(backend.allocate(std::size_t(ranks_) * slot() * sizeof(R)));
-  // Each mode's pivots, and its spikes: the block's solutions for -a beyond its first row and
-  // beyond its last (the coupling's coefficient moved to the right-hand side).
-  const int nx = nx_, m = m_;
   a_ = 1 / (part.h[1] * part.h[1]);
-  const R a = R(a_);
-  const double rx2 = 1 / (part.h[0] * part.h[0]), rz2 = 1 / (part.h[2] * part.h[2]);
-  const bool z = z_lines_, wall_lo = y_walled && rank_ == 0, wall_hi = y_walled && rank_ == ranks_ - 1;
-  const AxisTransform xk = x_kind;
-  R* const inv = inv_;
-  R* const sl = spikes_;
-  R* const sr = spikes_ + values;
-  const std::size_t mine = 4 * modes;
-  R* const send = gather_send_;
-  pivots_and_spikes<R>(backend, nx, nz_, m, YSplitRows<R>{a, R(0), m, wall_lo, wall_hi}, ModeEigen{xk, z, nx, nz_, rx2, rz2},
-                       inv, sl, sr, send);
-  allgather_on(backend, send, mine * sizeof(R), ends_);
+  rx2_ = 1 / (part.h[0] * part.h[0]), rz2_ = 1 / (part.h[2] * part.h[2]);
+  pivots_and_spike_ends<R>(backend, nx_, nz_, m_, rows(), ModeEigen{x_kind_, z_lines_, nx_, nz_, rx2_, rz2_}, inv_,
+                           gather_send_);
+  allgather_on(backend, gather_send_, 4 * modes * sizeof(R), ends_);
+}
+
+template <class R>
+YSplitRows<R> YSplitSolve<R>::rows() const {
+  return YSplitRows<R>{R(a_), R(0), m_, y_walled_ && rank_ == 0, y_walled_ && rank_ == ranks_ - 1};
 }
 
 template <class R>
@@ -224,64 +335,44 @@ void YSplitSolve<R>::solve(const Field<R>& f, Field<R>& g, R* staging_a, R* stag
     }, "y split: the block into the spectrum's layout");
   }
   x_->forward(spec, staging_b);
-  if (z_) z_->forward(spec, staging_b);
-  // 2. This rank's rows of the (0, 0) mode (a singular problem's) to the all-gather, then each
-  // mode's y line solved on the block (the transforms' round trip divided out), its ends to
-  // the all-gather.
-  R* const send = gather_send_;
-  R* const all = gather_all_;
+  if (z_) z_->forward_half(spec, staging_b);
+  // 2. Each mode's end values of its block's own solution (the transforms' round trip divided
+  // out), and a singular problem's (0, 0) rows, to the all-gather; z's orbit map applied as
+  // the y-line kernels read and write the z lines' half spectrum (staging_b).
   const bool singular = b_mean != nullptr;
-  if (singular)
-    for_each(be, Box{{0, 0, 0}, {m, 1, 1}}, [=] BOUSS_HD(int r, int, int) {
-      send[2 * md + r] = spec[spectrum_at(0, r, 0, nx, m)];
-    }, "y split: the (0, 0) line's rows");
   const double round_trip = axis_transform_scale(x_kind_, nx) * (z_lines_ ? axis_transform_scale(AxisTransform::walled, nz) : 1.0);
   const R scale = R(1 / round_trip);
-  const R* const inv = inv_;
-  const R a = R(a_);
-  const YSplitRows<R> rows0{a, R(0), m, y_walled_ && rank == 0, y_walled_ && rank == ranks - 1};  // lower and upper read
-  for_each(be, Box{{0, 0, 0}, {nx, nz, 1}}, [=] BOUSS_HD(int i, int k, int) {
-    const YSplitRows<R> rows = rows0;
-    const std::ptrdiff_t base = spectrum_at(i, 0, k, nx, m);
-    const auto load = [&](int, std::ptrdiff_t idx) { return spec[idx]; };
-    const auto store = [&](std::ptrdiff_t idx, R v) { spec[idx] = v; };
-    thomas_sweeps_factored<R, R>(m, rows, load, [&](int, R v) { return v * scale; }, spec, inv, base, nx, store);
-    const std::ptrdiff_t mode = i + std::ptrdiff_t(nx) * k;
-    send[mode] = spec[base];
-    send[md + mode] = spec[spectrum_at(i, m - 1, k, nx, m)];
-  }, "y split: the blocks' y lines");
-  allgather_on(be, send, std::size_t(slot) * sizeof(R), all);
+  const ZOrbits<R> zo{z_lines_, nx, nz, m, reinterpret_cast<Complex<R>*>(staging_b), spec, z_ ? z_->twiddles() : nullptr};
+  const ModeEigen eigen{x_kind_, z_lines_, nx, nz, rx2_, rz2_};
+  block_ends<R>(be, zo, rows(), eigen, scale, singular, gather_send_);
+  allgather_on(be, gather_send_, std::size_t(slot) * sizeof(R), gather_all_);
   // 3. The ends' system of every mode (the singular (0, 0) mode's apart), and each block's
-  // rows given its neighbours' end values.
+  // rows solved with its neighbours' end values.
   const bool periodic = !y_walled_;
-  const R* const ends = ends_;
-  R* const joins = joins_;
+  const R* const all = gather_all_;
+  const auto join = [&](auto n) {
+    join_and_solve<R, decltype(n)::value>(be, zo, rows(), eigen, scale, rank, periodic, singular, all, ends_, inv_, slot);
+  };
   switch (ranks) {
-    case 2: join_ends<R, 4>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    case 3: join_ends<R, 6>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    case 4: join_ends<R, 8>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    case 5: join_ends<R, 10>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    case 6: join_ends<R, 12>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    case 7: join_ends<R, 14>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
-    default: join_ends<R, 16>(be, nx, nz, rank, periodic, singular, all, ends, joins, slot); break;
+    case 2: join(std::integral_constant<int, 4>{}); break;
+    case 3: join(std::integral_constant<int, 6>{}); break;
+    case 4: join(std::integral_constant<int, 8>{}); break;
+    case 5: join(std::integral_constant<int, 10>{}); break;
+    case 6: join(std::integral_constant<int, 12>{}); break;
+    case 7: join(std::integral_constant<int, 14>{}); break;
+    default: join(std::integral_constant<int, 16>{}); break;
   }
-  const std::ptrdiff_t values = std::ptrdiff_t(nx) * m * nz;
-  const R* const sl = spikes_;
-  const R* const sr = spikes_ + values;
-  for_each(be, Box{{0, 0, 0}, {nx, m, nz}}, [=] BOUSS_HD(int i, int r, int k) {
-    const std::ptrdiff_t at = spectrum_at(i, r, k, nx, m), mode = i + std::ptrdiff_t(nx) * k;
-    spec[at] += joins[mode] * sl[at] + joins[md + mode] * sr[at];
-  }, "y split: the neighbours' ends into the rows");
   // 4. The singular problem's (0, 0) line, whole on every rank: b's mean out (its value the
   // volume mean times the x and z sums of a plane: nx nz, times 2 along a cosine transform),
   // pinned, solved, the solution's mean out, this rank's rows kept.
   if (singular) {
-    R* const line = joins_ + 2 * md;  // ny values, then ny of c'
+    R* const line = line_;  // ny values, then ny of c'
     const std::vector<int> cut = Decomposition::cuts(ny, ranks);
     YCuts cuts{};
     for (int q = 0; q <= ranks; ++q) cuts.at[q] = cut[std::size_t(q)];
     const double plane = double(nx) * (x_kind_ == AxisTransform::walled ? 2 : 1) * nz * (z_lines_ ? 2 : 1);
     const int y0 = y0_;
+    const R a = R(a_);
     for_each(be, Box{{0, 0, 0}, {1, 1, 1}}, [=] BOUSS_HD(int, int, int) {
       // the ranks' rows in y order
       double sum = 0;
@@ -300,11 +391,16 @@ void YSplitSolve<R>::solve(const Field<R>& f, Field<R>& g, R* staging_a, R* stag
       double xs = 0;
       for (int j = 0; j < ny; ++j) xs += double(line[j]);
       const R x_mean = R(xs / ny);
-      for (int r = 0; r < m; ++r) spec[spectrum_at(0, r, 0, nx, m)] = line[y0 + r] - x_mean;
+      const Complex<R> unit{R(1), R(0)};
+      const OrbitMap<R> map = zo.map(0, &unit);
+      for (int r = 0; r < m; ++r) {
+        const R x[2] = {line[y0 + r] - x_mean, line[y0 + r] - x_mean};
+        zo.store(map, 0, r, 0, x);
+      }
     }, "y split: the (0, 0) line");
   }
-  // 5. Back: z's and x's inverse transforms, the spectrum's layout into g's block.
-  if (z_) z_->inverse(spec, staging_b);
+  if (z_) z_->inverse_half(staging_b, spec);
+  // 5. Back: x's inverse transform, the spectrum's layout into g's block.
   x_->inverse(spec, staging_b);
   {
     const View<R> v = g.view();
@@ -320,9 +416,8 @@ void YSplitSolve<R>::solve(const Field<R>& f, Field<R>& g, R* staging_a, R* stag
 template <class R>
 YSplitSolve<R>::~YSplitSolve() {
   backend_.deallocate(inv_);
-  backend_.deallocate(spikes_);
   backend_.deallocate(ends_);
-  backend_.deallocate(joins_);
+  backend_.deallocate(line_);
   backend_.deallocate(gather_send_);
   backend_.deallocate(gather_all_);
 }

@@ -3,15 +3,18 @@
 // lie (solver/direct/line_r2r.hpp: x periodic by the halfcomplex DFT or walled by the cosine
 // transform, z's walls by the cosine transform), and each (x, z) mode's y line, cut over the
 // ranks, is a tridiagonal system (the second-order difference along y plus the mode's
-// eigenvalue, periodic or between walls) solved by partition: each block solves its own rows
-// (its pivots stored once), the blocks' end values (two a mode and block) are gathered on
-// every rank (one all-gather, a few MB where the pencils' all-to-alls move the field), the
-// system of the ends is solved for every mode (solver/direct/y_split_kernels.hpp), and each
-// block adds its neighbours' end values times its two spikes (solutions for a unit value
-// beyond its ends, made once). The (0, 0) mode of a singular problem is gathered whole and
-// solved on every rank as one rank solves it: b's mean taken out, the line pinned, the
-// solution's mean taken out. The same discrete equations as every direct solve, to
-// round-off (within 1e-12 of one rank's).
+// eigenvalue, periodic or between walls) solved by partition: each block finds the two end
+// values of its own rows' solution (one elimination from the top, one from the bottom), the
+// blocks' ends are gathered on every rank (one all-gather, a few MB where the pencils'
+// all-to-alls move the field), each mode's system of the ends is solved
+// (solver/direct/y_split_kernels.hpp) with the end values of every block's spikes (its
+// solutions for a unit value beyond its ends, made once), and each block solves its rows
+// again with its neighbours' end values on the right-hand side (pivots stored once). z's
+// orbit map runs inside those two y-line kernels, which read and write the z lines' half
+// spectrum: the spectrum is not written between them. The (0, 0) mode of a singular problem
+// is gathered whole and solved on every rank as one rank solves it: b's mean taken out, the
+// line pinned, the solution's mean taken out. The same discrete equations as every direct
+// solve, to round-off (within 1e-12 of one rank's).
 #pragma once
 
 #include <array>
@@ -21,6 +24,7 @@
 #include "grid/grid.hpp"
 #include "solver/direct/fourier_kernels.hpp"
 #include "solver/direct/line_r2r.hpp"
+#include "solver/direct/y_split_kernels.hpp"
 
 namespace bouss {
 
@@ -44,8 +48,8 @@ class YSplitSolve {
   // *b_mean on the backend and taken out; null: not singular.
   void solve(const Field<R>& f, Field<R>& g, R* staging_a, R* staging_b, double* b_mean);
 
-  // Bytes it allocates on the backend: its pivots and spikes (three values a cell), the
-  // ranks' spike ends, the neighbours' end values, and the all-gather's send and receive;
+  // Bytes it allocates on the backend: its pivots (a value a cell), the ranks' spike ends,
+  // the pinned line, and the all-gather's send and receive;
   // the line transforms' work areas are line_work_bytes.
   static double estimate_memory(const Grid& part, std::size_t value_bytes);
   static double line_work_bytes(const Backend& backend, const Grid& part);
@@ -58,14 +62,15 @@ class YSplitSolve {
   AxisTransform x_kind_;
   bool y_walled_, z_lines_;  // z_lines_: z transformed (more than one level)
   std::unique_ptr<LineR2R<R>> x_, z_;
+  double rx2_ = 0, rz2_ = 0;  // 1 / hx^2, 1 / hz^2
   R* inv_ = nullptr;       // each mode's rows' reciprocal pivots (m values a mode, as the spectrum)
-  R* spikes_ = nullptr;    // sL, then sR (each as the spectrum)
   R* ends_ = nullptr;      // every rank's spike ends: (rank, 4, mode)
-  R* joins_ = nullptr;     // this block's left and right neighbours' end values: (2, mode)
+  R* line_ = nullptr;      // a singular problem's (0, 0) line, whole, and its c'
   R* gather_send_ = nullptr;  // this rank's part of an all-gather
   R* gather_all_ = nullptr;   // every rank's (a slot each)
   int modes() const { return nx_ * nz_; }
   std::size_t slot() const { return 2 * std::size_t(modes()) + std::size_t(max_rows_); }  // a rank's all-gather
+  YSplitRows<R> rows() const;  // this block's rows of a mode (its eigenvalue left at 0)
   static R2RLines x_lines(const Grid& part);
   static R2RLines z_lines(const Grid& part);
 };
