@@ -92,12 +92,12 @@ struct ZOrbits {
   R* spec;
   const Complex<R>* tw;
   BOUSS_HD int orbits() const { return z ? nz / 2 + 1 : 1; }
-  // The orbit's modes (z indices) into k; their count.
-  BOUSS_HD int modes(int kk, int k[2]) const {
+  // The orbit's modes (z indices) into k: the same one twice where they coincide (solved
+  // twice alike: the kernels' loops stay of two modes, unrolled, their arrays in registers).
+  BOUSS_HD void modes(int kk, int k[2]) const {
     const AxisPair p{AxisTransform::walled, kk, nz};
     k[0] = z ? p.at(0) : 0;
     k[1] = z ? p.at(1) : 0;
-    return z && p.distinct() ? 2 : 1;
   }
   BOUSS_HD OrbitMap<R> map(int kk, const Complex<R>* unit) const {
     return z ? OrbitMap<R>(AxisPair{AxisTransform::walled, kk, nz}, AxisPair{AxisTransform::periodic, 0, 1}, tw, tw)
@@ -106,12 +106,15 @@ struct ZOrbits {
   BOUSS_HD std::ptrdiff_t half_at(int i, int r, int kk) const {
     return line_half_at(false, i + nx * r, kk, nz / 2 + 1, nx * m);
   }
-  BOUSS_HD void load(const OrbitMap<R>& map, int i, int r, int kk, R y[2]) const {
+  // A row's value as stored (issued ahead of its use), then the orbit's two mode values of it.
+  BOUSS_HD Complex<R> raw(int i, int r, int kk) const {
+    return z ? half[half_at(i, r, kk)] : Complex<R>{spec[spectrum_at(i, r, 0, nx, m)], R(0)};
+  }
+  BOUSS_HD void values(const OrbitMap<R>& map, Complex<R> v, R y[2]) const {
     if (!z) {
-      y[0] = y[1] = spec[spectrum_at(i, r, 0, nx, m)];
+      y[0] = y[1] = v.re;
       return;
     }
-    const Complex<R> v = half[half_at(i, r, kk)];
     R out[2][2];
     map.forward(v, v, out);
     y[0] = out[0][0];
@@ -129,6 +132,24 @@ struct ZOrbits {
   }
 };
 
+// A sweep over n rows (r0, r0 + step, ...) whose loads do not wait on it: the next Ahead
+// rows' loads in flight while a row is used (tridiagonal_kernels.hpp's sweeps do the same;
+// waiting for each row's load in turn leaves a sweep latency-bound). load(r) -> T, use(r, T).
+template <class T, int Ahead = thomas_factored_ahead, class Load, class Use>
+BOUSS_HD inline void rows_ahead(int n, int r0, int step, const Load& load, const Use& use) {
+  T buf[Ahead];
+  BOUSS_UNROLL
+  for (int q = 0; q < Ahead; ++q) buf[q] = q < n ? load(r0 + q * step) : T{};
+  BOUSS_UNROLL_8
+  for (int t = 0; t < n; ++t) {
+    const T v = buf[0];
+    BOUSS_UNROLL
+    for (int q = 0; q + 1 < Ahead; ++q) buf[q] = buf[q + 1];
+    buf[Ahead - 1] = t + Ahead < n ? load(r0 + (t + Ahead) * step) : T{};
+    use(r0 + t * step, v);
+  }
+}
+
 // Each mode's end values of its block's own solution (b's transform divided by the round
 // trip, `scale`): one read of the rows from the top (the last value) and one from the bottom
 // (the first), into send (r[0] of every mode, then r[m-1]); a singular problem's (0, 0) rows
@@ -140,27 +161,28 @@ void block_ends(const Backend& be, const ZOrbits<R>& zo, YSplitRows<R> rows0, Mo
   const std::ptrdiff_t md = std::ptrdiff_t(nx) * zo.nz;
   for_each(be, Box{{0, 0, 0}, {nx, zo.orbits(), 1}}, [=] BOUSS_HD(int i, int kk, int) {
     int k[2];
-    const int count = zo.modes(kk, k);
+    zo.modes(kk, k);
     const Complex<R> unit{R(1), R(0)};
     const OrbitMap<R> map = zo.map(kk, &unit);
     YSplitRows<R> rows[2] = {rows0, rows0};
-    for (int s = 0; s < count; ++s) rows[s].lambda = R(eigen(i, k[s]));
+    BOUSS_UNROLL for (int s = 0; s < 2; ++s) rows[s].lambda = R(eigen(i, k[s]));
     const bool pinned = singular && i == 0 && kk == 0;
-    R cp[2] = {R(0), R(0)}, dp[2] = {R(0), R(0)}, y[2];
-    BOUSS_UNROLL_8
-    for (int r = 0; r < m; ++r) {
-      zo.load(map, i, r, kk, y);
+    R cp[2] = {R(0), R(0)}, dp[2] = {R(0), R(0)};
+    const auto load = [&](int r) { return zo.raw(i, r, kk); };
+    rows_ahead<Complex<R>>(m, 0, 1, load, [&](int r, Complex<R> v) {
+      R y[2];
+      zo.values(map, v, y);
       if (pinned) send[2 * md + r] = y[0];
-      for (int s = 0; s < count; ++s) y_split_eliminate(rows[s](r), y[s] * scale, cp[s], dp[s]);
-    }
-    for (int s = 0; s < count; ++s) send[md + i + std::ptrdiff_t(nx) * k[s]] = dp[s];
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) y_split_eliminate(rows[s](r), y[s] * scale, cp[s], dp[s]);
+    });
+    BOUSS_UNROLL for (int s = 0; s < 2; ++s) send[md + i + std::ptrdiff_t(nx) * k[s]] = dp[s];
     cp[0] = cp[1] = dp[0] = dp[1] = R(0);
-    BOUSS_UNROLL_8
-    for (int r = m - 1; r >= 0; --r) {
-      zo.load(map, i, r, kk, y);
-      for (int s = 0; s < count; ++s) y_split_eliminate(y_split_reversed(rows[s](r)), y[s] * scale, cp[s], dp[s]);
-    }
-    for (int s = 0; s < count; ++s) send[i + std::ptrdiff_t(nx) * k[s]] = dp[s];
+    rows_ahead<Complex<R>>(m, m - 1, -1, load, [&](int r, Complex<R> v) {
+      R y[2];
+      zo.values(map, v, y);
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) y_split_eliminate(y_split_reversed(rows[s](r)), y[s] * scale, cp[s], dp[s]);
+    });
+    BOUSS_UNROLL for (int s = 0; s < 2; ++s) send[i + std::ptrdiff_t(nx) * k[s]] = dp[s];
   }, "y split: the blocks' ends");
 }
 
@@ -178,12 +200,12 @@ void join_and_solve(const Backend& be, const ZOrbits<R>& zo, YSplitRows<R> rows0
   R* const dstage = zo.spec;
   for_each(be, Box{{0, 0, 0}, {nx, zo.orbits(), 1}}, [=] BOUSS_HD(int i, int kk, int) {
     int k[2];
-    const int count = zo.modes(kk, k);
+    zo.modes(kk, k);
     const Complex<R> unit{R(1), R(0)};
     const OrbitMap<R> map = zo.map(kk, &unit);
     YSplitRows<R> rows[2] = {rows0, rows0};
     R left[2] = {R(0), R(0)}, right[2] = {R(0), R(0)};
-    for (int s = 0; s < count; ++s) {
+    BOUSS_UNROLL for (int s = 0; s < 2; ++s) {
       rows[s].lambda = R(eigen(i, k[s]));
       const std::ptrdiff_t mode = i + std::ptrdiff_t(nx) * k[s];
       if (singular && mode == 0) continue;
@@ -192,30 +214,46 @@ void join_and_solve(const Backend& be, const ZOrbits<R>& zo, YSplitRows<R> rows0
       };
       y_split_ends<R, N>(rank, periodic, end, left[s], right[s]);
     }
-    const R a = rows0.a;
-    R dp[2] = {R(0), R(0)}, y[2];
-    BOUSS_UNROLL_8
-    for (int r = 0; r < m; ++r) {
-      zo.load(map, i, r, kk, y);
-      for (int s = 0; s < count; ++s) {
+    // Forward: each row's value and its modes' pivots loaded ahead; d' staged.
+    struct Ahead {
+      Complex<R> v;
+      R inv[2];
+    };
+    R dp[2] = {R(0), R(0)};
+    rows_ahead<Ahead>(m, 0, 1, [&](int r) {
+      Ahead a{zo.raw(i, r, kk), {R(0), R(0)}};
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) a.inv[s] = inv[spectrum_at(i, r, k[s], nx, m)];
+      return a;
+    }, [&](int r, const Ahead& a) {
+      R y[2];
+      zo.values(map, a.v, y);
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) {
         R rhs = y[s] * scale;
-        if (r == 0) rhs -= a * left[s];
-        if (r == m - 1) rhs -= a * right[s];
-        const std::ptrdiff_t at = spectrum_at(i, r, k[s], nx, m);
-        dp[s] = (rhs - rows[s](r).lower * dp[s]) * inv[at];
-        dstage[at] = dp[s];
+        if (r == 0) rhs -= rows0.a * left[s];
+        if (r == m - 1) rhs -= rows0.a * right[s];
+        dp[s] = (rhs - rows[s](r).lower * dp[s]) * a.inv[s];
+        dstage[spectrum_at(i, r, k[s], nx, m)] = dp[s];
       }
-    }
+    });
+    // Backward: d' and the pivots of the rows below loaded ahead; each row's solution written
+    // through the orbit map.
+    struct Back {
+      R d[2], inv[2];
+    };
     R x[2] = {dp[0], dp[1]};
     zo.store(map, i, m - 1, kk, x);
-    BOUSS_UNROLL_8
-    for (int r = m - 2; r >= 0; --r) {
-      for (int s = 0; s < count; ++s) {
+    rows_ahead<Back>(m - 1, m - 2, -1, [&](int r) {
+      Back b{{R(0), R(0)}, {R(0), R(0)}};
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) {
         const std::ptrdiff_t at = spectrum_at(i, r, k[s], nx, m);
-        x[s] = dstage[at] - rows[s](r).upper * inv[at] * x[s];
+        b.d[s] = dstage[at];
+        b.inv[s] = inv[at];
       }
+      return b;
+    }, [&](int r, const Back& b) {
+      BOUSS_UNROLL for (int s = 0; s < 2; ++s) x[s] = b.d[s] - rows[s](r).upper * b.inv[s] * x[s];
       zo.store(map, i, r, kk, x);
-    }
+    });
   }, "y split: the ends joined, the blocks' rows solved");
 }
 
