@@ -216,6 +216,34 @@ void allreduce_sum_on(const Backend& be, double* p, int count) {
   allreduce_on(be, p, count, [](double a, double b) { return a + b; }, nccl_sum);
 }
 
+void allgather_on(const Backend& be, const void* send, std::size_t bytes, void* recv) {
+  const Communicator& ranks = be.ranks();
+  const std::size_t all = bytes * std::size_t(ranks.size());
+  switch (message_path(be)) {
+    case MessagePath::cpu:
+      ranks.allgather(send, recv, bytes);
+      return;
+    case MessagePath::nccl:
+#ifdef BOUSS_HAVE_NCCL
+      check_nccl(ncclAllGather(send, recv, bytes, ncclChar, nccl_comm(ranks), static_cast<cudaStream_t>(be.stream())),
+                 "ncclAllGather");
+#endif
+      return;
+    case MessagePath::mpi:
+      be.synchronize();
+      ranks.allgather(send, recv, bytes);
+      return;
+    case MessagePath::host: {
+      void* host_send = be.buffer(Backend::Buffer::send_host, bytes);
+      void* host_recv = be.buffer(Backend::Buffer::receive_host, all);
+      copy_bytes(host_send, Backend::cpu(), send, be, bytes);
+      ranks.allgather(host_send, host_recv, bytes);
+      copy_bytes(recv, be, host_recv, Backend::cpu(), all);
+      return;
+    }
+  }
+}
+
 bool message_buffers_by_nccl(const Backend& be) {
   return be.is_cuda() && !be.ranks().alone() && message_path(be) == MessagePath::nccl;
 }

@@ -51,6 +51,11 @@ void sendrecv_on(const Backend& be, const void* send, std::size_t send_bytes, in
 void alltoallv_on(const Backend& be, const void* send, const std::vector<std::size_t>& send_bytes, void* recv,
                   const std::vector<std::size_t>& recv_bytes, void* stream = nullptr);
 
+// Every rank's `bytes` bytes at send (backend memory), in rank order, into recv (size() *
+// bytes), ready for work queued after it on the backend's stream: NCCL's all-gather on the
+// stream, else MPI's (through the host where MPI cannot read device memory).
+void allgather_on(const Backend& be, const void* send, std::size_t bytes, void* recv);
+
 // `bytes` bytes at p (backend memory) from rank root to every rank, ready for work queued
 // after it on the backend's stream (NCCL's broadcast on the stream, else through the host).
 void broadcast_on(const Backend& be, void* p, std::size_t bytes, int root);

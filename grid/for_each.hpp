@@ -11,6 +11,7 @@
 #error "grid/for_each.hpp: kernel launches (for_each, reduce) belong in .cu units; rename this unit to .cu"
 #endif
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "grid/backend.hpp"
@@ -47,6 +48,8 @@ __global__ void __launch_bounds__(for_each_block_threads, MinBlocks)
   for_each_point(i0, j0, k0, ni, nj, f);
 }
 
+// The most blocks a CUDA grid holds along y and along z.
+constexpr int max_grid_yz = 65535;
 // Threads along x first (coalesced rows), the rest of a block of `threads` along y.
 inline dim3 block_shape(int ni, int threads = for_each_block_threads) {
   int bx = 1;
@@ -71,13 +74,20 @@ void for_each(const Backend& backend, const Box& box, F f, const char* what = "f
   if (backend.is_cuda()) {
 #if defined(__CUDACC__)
     const dim3 block = detail::block_shape(ni, BlockThreads);
-    const dim3 grid((ni + block.x - 1) / block.x, (nj + block.y - 1) / block.y, nk);
     const auto stream = static_cast<cudaStream_t>(backend.stream());
-    if constexpr (MinBlocksPerSM > 0)
-      detail::for_each_kernel_bounded<MinBlocksPerSM><<<grid, block, 0, stream>>>(i0, j0, k0, ni, nj, f);
-    else
-      detail::for_each_kernel<<<grid, block, 0, stream>>>(i0, j0, k0, ni, nj, f);
-    check_launch(what, backend, field);
+    // A grid's y and z extents stop at 65535 blocks: a box taller than that (many lines of a
+    // few points, one a row) goes in launches of at most that many rows of blocks.
+    const int rows = detail::max_grid_yz * int(block.y);
+    for (int k = 0; k < nk; k += detail::max_grid_yz)
+      for (int j = 0; j < nj; j += rows) {
+        const int nj_part = std::min(rows, nj - j), nk_part = std::min(detail::max_grid_yz, nk - k);
+        const dim3 grid((ni + block.x - 1) / block.x, (nj_part + block.y - 1) / block.y, nk_part);
+        if constexpr (MinBlocksPerSM > 0)
+          detail::for_each_kernel_bounded<MinBlocksPerSM><<<grid, block, 0, stream>>>(i0, j0 + j, k0 + k, ni, nj_part, f);
+        else
+          detail::for_each_kernel<<<grid, block, 0, stream>>>(i0, j0 + j, k0 + k, ni, nj_part, f);
+        check_launch(what, backend, field);
+      }
     return;
 #else
     (void)field;

@@ -180,7 +180,13 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
       make_r2r = [backend, kinds](const Layout& slab) -> std::unique_ptr<PlaneR2R<R>> {
         return std::make_unique<PlaneCosine<R>>(backend, slab, kinds);
       };
-    // A grid cut along y alone: x transforms on the blocks, one all-to-all each way.
+    // A uniform grid cut along y alone: x and z transformed on the blocks, the y lines solved
+    // across the ranks by their ends (solver/direct/y_split_solve.hpp); on other grids cut
+    // along y alone the x transforms on the blocks, one all-to-all each way.
+    const bool z_neumann = n[2] == 1 || (bc.face[4].kind == BoundaryKind::gradient && bc.face[5].kind == BoundaryKind::gradient);
+    if (z_neumann && splits_y(grid, eigen)) {
+      split_ = std::make_unique<YSplitSolve<R>>(backend, grid, kinds_[0], kinds_[1] == AxisTransform::walled);
+    } else {
     const bool real = eigen || walled();
     if (PencilTransform<R>::takes(grid, real))
       transposed_ = std::make_unique<PencilTransform<R>>(
@@ -207,6 +213,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
     } else {
       band_c_ = static_cast<R*>(backend.allocate(std::max<std::size_t>(lines, 1) * sizeof(R)));
     }
+    }
   } else if (eigen) {
     eigen_ = std::make_unique<PlaneEigen<R>>(backend, grid.layout, bases);
     factor_ = static_cast<R*>(backend.allocate(r2r_spectrum_size(grid.layout) * sizeof(R)));
@@ -223,7 +230,7 @@ FourierSolver<R>::FourierSolver(const Backend& backend, const Grid& grid, const 
   }
   // The spectrum (2 (nx/2 + 1) ny nz values) fits in one padded array (at least (nx + 3)
   // (ny + 3) (nz + 3) values).
-  if (!transposed_ && 2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
+  if (!transposed_ && !split_ && 2 * spectrum_size(grid.layout) > std::size_t(grid.layout.size))
     throw std::logic_error("direct pressure solver: the spectrum does not fit in an array of the layout");
   b_mean_ = static_cast<double*>(backend.allocate(2 * sizeof(double)));
   work_mean_ = b_mean_ + 1;
@@ -244,6 +251,8 @@ template <class R>
 double FourierSolver<R>::estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent, bool real_spectrum,
                                          bool eigenbases) {
   double bytes = 2 * sizeof(double) + (lent ? 0.0 : LentArrays<R>::capacity * double(grid.layout.size) * value_bytes);
+  if (grid.decomposition && grid.decomposition->ranks() > 1 && splits_y(grid, eigenbases))
+    return bytes + YSplitSolve<R>::estimate_memory(grid, value_bytes);
   if (grid.decomposition && grid.decomposition->ranks() > 1) {
     // The pencils' messages (a periodic box cut along y alone) or the slab and its messages;
     // this rank's band with its c' (complex) or its lines' pivots (real), the eigenvalues' table.
@@ -313,6 +322,10 @@ void FourierSolver<R>::pass(int index, Field<R>& x, const Field<R>& b, const Len
   const PeriodicEigen periodic_eigen{n[0], n[1], rx2, ry2};
   // The field f's solve into g (x, or the refinement's correction in place of its residual).
   const auto solve_field = [&](const Field<R>& f, Field<R>& g, double* mean) {
+    if (split_) {  // the first two lent arrays stage the spectrum and the line transforms' work
+      split_->solve(f, g, work_arrays.fields[0]->data(), c, singular ? mean : nullptr);
+      return;
+    }
     if (transposed_) {  // the plane transforms on slabs or pencils, the mode solves on this rank's band
       // the first two lent arrays stage the pencils' x lines (the slabs use none)
       R* const staging_a = work_arrays.fields[0]->data();

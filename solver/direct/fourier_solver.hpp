@@ -29,6 +29,7 @@
 #include "solver/direct/pencil_transform.hpp"
 #include "solver/direct/slab_transform.hpp"
 #include "solver/direct/transposed_planes.hpp"
+#include "solver/direct/y_split_solve.hpp"
 
 namespace bouss {
 
@@ -75,6 +76,12 @@ class FourierSolver final : public PressureSolver<R> {
   // fourier_type's to count).
   static double estimate_memory(const Grid& grid, std::size_t value_bytes, bool lent, bool real_spectrum = false,
                                 bool eigenbases = false);
+  // Whether the solve on `block` (cut over ranks) runs with its y lines cut over the ranks
+  // (solver/direct/y_split_solve.hpp): a uniform grid cut along y alone, not through the
+  // eigenbases.
+  static bool splits_y(const Grid& block, bool eigenbases = false) {
+    return !eigenbases && YSplitSolve<R>::takes(block);
+  }
   // Why it cannot solve on this grid (walls in z unless z has one cell), as
   // "expected ..., got ...", or nothing: the registry entry's rule (solver/direct/fourier_type.cpp)
   // and the constructor's, which also refuses walls with data.
@@ -99,6 +106,8 @@ class FourierSolver final : public PressureSolver<R> {
   // walled or stretched one), with its c' (periodic) or its lines' pivots (in factor_), its
   // own memory; the eigenbases' eigenvalues (x's, then y's) where the axes go through them.
   std::unique_ptr<TransposedPlanes<R>> transposed_;
+  // Or, on a uniform grid cut along y alone, the solve whose y lines are cut over the ranks.
+  std::unique_ptr<YSplitSolve<R>> split_;
   R* band_ = nullptr;
   R* band_c_ = nullptr;
   double* eigenvalues_ = nullptr;

@@ -14,8 +14,11 @@ namespace {
 // box), and whether the solve on `block` runs on pencils (solver/direct/pencil_transform.hpp):
 // a grid cut along y alone; FourierSolver's own rule.
 bool real_spectrum(const PressureGrid& g) { return g.stretched_xy || !g.periodic_x || !g.periodic_y; }
+bool y_split(const PressureGrid& g, const Grid& block) {
+  return FourierSolver<double>::splits_y(block, g.stretched_xy);
+}
 bool on_pencils(const PressureGrid& g, const Grid& block) {
-  return PencilTransform<double>::takes(block, real_spectrum(g));
+  return !y_split(g, block) && PencilTransform<double>::takes(block, real_spectrum(g));
 }
 
 class FourierType final : public SolverType {
@@ -49,7 +52,10 @@ class FourierType final : public SolverType {
   int default_check_interval(const Backend&) const override { return 10; }
   std::string describe(const SolverContext& c) const override {
     const char* transposed =
-        on_pencils(c.pressure, c.block)
+        y_split(c.pressure, c.block)
+            ? "; x and z transformed on the blocks, each mode's y line solved across the ranks by its blocks' ends (one "
+              "all-gather of the ends a pass)"
+        : on_pencils(c.pressure, c.block)
             ? "; x transformed on the blocks, y on bands of x modes over the ranks (one all-to-all each way a pass)"
             : "; transposed through z slabs and bands of modes over the ranks (two all-to-alls each way a pass)";
     if (c.pressure.stretched_xy)
@@ -62,7 +68,7 @@ class FourierType final : public SolverType {
     const std::string method =
         c.pressure.periodic_x && c.pressure.periodic_y
             ? fmt::format("Fourier-tridiagonal direct solve ({} {} transforms", library,
-                          on_pencils(c.pressure, c.block) ? "line" : "plane")
+                          on_pencils(c.pressure, c.block) || y_split(c.pressure, c.block) ? "line" : "plane")
             : fmt::format("direct solve ({} transforms, x {}, y {}", library, kind(c.pressure.periodic_x),
                           kind(c.pressure.periodic_y));
     return fmt::format("{}, a tridiagonal solve per horizontal mode){}{}", method, c.single() ? " (fp32)" : " (fp64)",
@@ -78,6 +84,11 @@ class FourierType final : public SolverType {
     // On the blocks of every grid (never gathered), with the step's lent arrays.
     const bool stretched = c.pressure.stretched_xy, walled = !c.pressure.periodic_x || !c.pressure.periodic_y;
     const double own = FourierSolver<double>::estimate_memory(grid, c.value_bytes, true, stretched || walled, stretched);
+    // The y lines cut over the ranks: the x and z line transforms' work areas.
+    if (cut && y_split(c.pressure, grid))
+      return {own + (c.single() ? YSplitSolve<float>::line_work_bytes(c.backend, grid)
+                                : YSplitSolve<double>::line_work_bytes(c.backend, grid)),
+              0.0};
     // Pencils: the line transforms' work areas (twiddles, matrices; the x lines themselves in
     // the lent arrays).
     if (cut && on_pencils(c.pressure, grid)) {

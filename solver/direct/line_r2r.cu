@@ -115,7 +115,7 @@ void LineR2R<R>::forward(R* lines, R* work) {
   for_each(backend_, Box{{0, 0, 0}, {contiguous ? m : count, contiguous ? count : m, 1}}, [=] BOUSS_HD(int a, int b, int) {
     const int k = contiguous ? a : b, l = contiguous ? b : a;
     const OrbitMap<R> map(AxisPair{kind, k, n}, AxisPair{AxisTransform::periodic, 0, 1}, tw, tw);
-    const Complex<R> v = half[contiguous ? std::ptrdiff_t(m) * l + k : l + std::ptrdiff_t(count) * k];
+    const Complex<R> v = half[line_half_at(contiguous, l, k, m, count)];
     R y[2][2];
     map.forward(v, v, y);
     lines[l * dist + map.x.at(0) * stride] = y[0][0];
@@ -140,9 +140,21 @@ void LineR2R<R>::inverse(R* lines, R* work) {
     const R y[2][2] = {{own, own}, {mirror, mirror}};
     Complex<R> a0, b0;
     map.inverse(y, a0, b0);
-    half[contiguous ? std::ptrdiff_t(m) * l + k : l + std::ptrdiff_t(count) * k] = a0;
+    half[line_half_at(contiguous, l, k, m, count)] = a0;
   }, "line orbits from real spectrum");
   fft_->inverse(half, lines);
+}
+
+template <class R>
+void LineR2R<R>::forward_half(R* lines, R* work) {
+  if (gemm_) throw std::logic_error("LineR2R::forward_half: the lines go through a basis, not an FFT");
+  fft_->forward(lines, reinterpret_cast<Complex<R>*>(work));
+}
+
+template <class R>
+void LineR2R<R>::inverse_half(R* work, R* lines) {
+  if (gemm_) throw std::logic_error("LineR2R::inverse_half: the lines go through a basis, not an FFT");
+  fft_->inverse(reinterpret_cast<Complex<R>*>(work), lines);
 }
 
 template class LineR2R<double>;

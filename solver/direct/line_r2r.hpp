@@ -44,6 +44,13 @@ struct R2RLines {
   bool contiguous() const { return spacing.stride == 1; }
 };
 
+// Where mode k of line l lies in a LineR2R's half spectrum (m = n/2 + 1 modes a line, `lines`
+// lines): a line's modes together for contiguous lines, the lines' mode k together for
+// interleaved ones.
+BOUSS_HD inline std::ptrdiff_t line_half_at(bool contiguous, int l, int k, int m, int lines) {
+  return contiguous ? std::ptrdiff_t(m) * l + k : l + std::ptrdiff_t(lines) * k;
+}
+
 template <class R>
 class LineR2R {
  public:
@@ -61,6 +68,13 @@ class LineR2R {
   void forward(R* lines, R* work);
   // The spectrum in `lines` back to the values (reordered where reordered()).
   void inverse(R* lines, R* work);
+  // The FFT alone (not through a basis), for a caller whose own kernel applies the orbit map
+  // (cosine_kernels.hpp's OrbitMap, with twiddles()): forward_half leaves the lines' half
+  // spectrum in work (Complex<R> at line_half_at), inverse_half takes it back into the lines
+  // (work overwritten).
+  void forward_half(R* lines, R* work);
+  void inverse_half(R* work, R* lines);
+  const Complex<R>* twiddles() const { return twiddles_; }
   // Values of R the work array needs: the half spectrum's (the FFT), the product's (a basis).
   std::size_t work_values() const { return work_values(lines_, gemm_ != nullptr); }
   static std::size_t work_values(const R2RLines& lines, bool basis);

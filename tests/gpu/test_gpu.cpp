@@ -770,7 +770,8 @@ TEST(GpuMpiRuns, TwoRanksOnTheGpuWriteTheFileOfOne) {
 
 // The direct solve of walled boxes on the blocks of two ranks sharing the GPU (cosine
 // transforms, then x's eigenbasis of a stretched x; real bands of modes), on the ranks' z
-// slabs (2x1) and on pencils (1x2), writes one rank's file.
+// slabs (2x1) and cut along y (1x2: the uniform box's y lines solved across the ranks, the
+// stretched one's pencils), writes one rank's file.
 TEST(GpuMpiRuns, TheDirectSolveOfWalledBoxesOnTwoRanksWritesTheFileOfOne) {
   BOUSS_GPU_OR_SKIP();
   if (test::mpirun_launcher(1).empty()) GTEST_SKIP() << "this build has no MPI";
@@ -791,8 +792,10 @@ TEST(GpuMpiRuns, TheDirectSolveOfWalledBoxesOnTwoRanksWritesTheFileOfOne) {
       const std::string on = tag + (pencils ? "_pencils" : "_slabs");
       const test::Finished two = test::run_case(dir, on, 2, cut, "cuda");
       ASSERT_TRUE(two.ok()) << two.err;
-      EXPECT_NE(two.out.find(pencils ? "x transformed on the blocks" : "transposed through z slabs"), std::string::npos)
-          << two.out;
+      const char* path = !pencils ? "transposed through z slabs"
+                         : stretched ? "; x transformed on the blocks, y on bands"
+                                     : "; x and z transformed on the blocks, each mode's y line solved across the ranks";
+      EXPECT_NE(two.out.find(path), std::string::npos) << two.out;
       EXPECT_LE(test::relative_difference(dir.file(on + ".nc"), dir.file(tag + "_one.nc")), 1e-12) << on;
     }
   }

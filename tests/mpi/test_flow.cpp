@@ -66,8 +66,9 @@ void check_against_one_rank(const Case& c, double tolerance) {
       EXPECT_LE(max_relative_difference(whole, reference[q]), tolerance)
           << names[q] << " on " << dims[0] << "x" << dims[1] << " ranks";
     }
-    // dt comes from the velocities, which the solvers on the blocks give to round-off.
-    if (world->rank() == 0) EXPECT_NEAR(sim->time(), time, 1e-12 * time) << "the ranks' dt differ from one rank's";
+    // dt comes from the velocities, which the solvers on the blocks give to round-off (the
+    // state's tolerance: fp32's where the run is).
+    if (world->rank() == 0) EXPECT_NEAR(sim->time(), time, tolerance * time) << "the ranks' dt differ from one rank's";
   }
 }
 
@@ -241,7 +242,14 @@ TEST(MpiFlow, TheMemoryEstimateIsWhatEachRankAllocates) {
           const double slab = double(c.n[0]) * c.n[1] * levels, spectrum = double(per_mode) * columns * c.n[1] * levels;
           const double band = double(per_mode) * (modes[r + 1] - modes[r]) * c.n[2];
           messages = (std::max(block, spectrum) + std::max(slab, band)) * sizeof(double);
-          if (dims[0] == 1) {
+          const std::vector<int> y = Decomposition::cuts(c.n[1], p);
+          int fewest_rows = c.n[1];
+          for (int q = 0; q < p; ++q) fewest_rows = std::min(fewest_rows, y[q + 1] - y[q]);
+          if (dims[0] == 1 && entry != "fft stretched" && fewest_rows >= 2 && p <= 8) {
+            // The y lines cut over the ranks: their all-gather's buffers are the solver's
+            // own, which allocated_bytes counts.
+            messages = 0;
+          } else if (dims[0] == 1) {
             // The pencils: the block's x spectra (half spectra, or a real box's nx real
             // columns) one way, the band of x mode columns (whole y and z lines) the other,
             // each the sends and the receipts.

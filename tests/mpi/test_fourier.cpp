@@ -110,8 +110,8 @@ TEST(MpiFourier, WalledAndStretchedBoxesGiveOneRanksSolution) {
   check_against_one_rank<double>("stretched x", stretched, 1e-10, 1e-12, pressure_conditions(true, true));
 }
 
-// More ranks than z levels (slabs without a level) and a grid of one y row (2D: bands cut
-// across the one row's modes).
+// More ranks than z levels (slabs without a level), a grid of one y row (2D: bands cut
+// across the one row's modes) and a grid of one z level.
 TEST(MpiFourier, MoreRanksThanLevelsOrRowsStillTranspose) {
   check_against_one_rank<double>("32x32x2", Grid::make({32, 32, 2}, {0, 0, 0}, {1.0, 1.0, 0.1}), 1e-10, 1e-12);
   check_against_one_rank<double>("32x32x2 walled", Grid::make({32, 32, 2}, {0, 0, 0}, {1.0, 1.0, 0.1}), 1e-10, 1e-12,
@@ -119,6 +119,10 @@ TEST(MpiFourier, MoreRanksThanLevelsOrRowsStillTranspose) {
   check_against_one_rank<double>("2D 32x1x16 walled x", Grid::make({32, 1, 16}, {0, 0, 0}, {2.0, 0.0625, 1.0}), 1e-10,
                                  1e-12, pressure_conditions(true, false));
   check_against_one_rank<double>("2D 32x1x3", Grid::make({32, 1, 3}, {0, 0, 0}, {2.0, 0.0625, 1.0}), 1e-10, 1e-12);
+  // One level (an x-y plane): cut along y, its y lines solved across the ranks without z lines.
+  check_against_one_rank<double>("2D 32x16x1", Grid::make({32, 16, 1}, {0, 0, 0}, {2.0, 1.0, 0.0625}), 1e-10, 1e-12);
+  check_against_one_rank<double>("2D 32x16x1 walled", Grid::make({32, 16, 1}, {0, 0, 0}, {2.0, 1.0, 0.0625}), 1e-10,
+                                 1e-12, pressure_conditions(true, true));
 }
 
 // The pencils in pieces (each piece's all-to-all apart, its y lines transformed as it

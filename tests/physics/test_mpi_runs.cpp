@@ -57,12 +57,17 @@ TEST(MpiRuns, RanksWriteOneFileWithTheFieldsOfOneRank) {
   }
 }
 
+// The runs on the z slabs (2x1, 2x2), whose direct solve is one rank's arithmetic on any
+// count: what they compare is the checkpoint, to 1e-12 (`auto`'s 1xP solves the y lines
+// across the ranks, round-off apart on each count, which a few hundred steps of convection
+// amplify to 1e-11 in the time means).
 TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   BOUSS_MPI_OR_SKIP();
   ScratchDir dir("mpi_restart");
-  const Finished two = run_case(dir, "two", 2);  // uninterrupted, on two ranks
+  const std::vector<std::string> on_two = {"--decomposition", "2x1"};
+  const Finished two = run_case(dir, "two", 2, on_two);  // uninterrupted, on two ranks
   ASSERT_TRUE(two.ok()) << two.err;
-  const Finished four = run_case(dir, "four", 4);
+  const Finished four = run_case(dir, "four", 4, {"--decomposition", "2x2"});
   ASSERT_TRUE(four.ok()) << four.err;
 #ifdef BOUSS_HAVE_PARALLEL_NETCDF
   // Every rank wrote its block of each checkpoint (parallel NetCDF), and the log says so.
@@ -77,7 +82,7 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
     if (::stat(path.c_str(), &st) == 0) checkpoint = path;
   }
   ASSERT_FALSE(checkpoint.empty()) << "no checkpoint of the four-rank run";
-  const Finished restarted = run_case(dir, "four", 2, {"--restart", checkpoint});
+  const Finished restarted = run_case(dir, "four", 2, {"--restart", checkpoint, "--decomposition", "2x1"});
   ASSERT_TRUE(restarted.ok()) << restarted.err;
   EXPECT_LE(relative_difference(dir.file("four.nc"), dir.file("two.nc")), 1e-12);
   // The time averages' window open at the checkpoint (t = 1, inside [0.8, 1.6]) continues too.
@@ -88,9 +93,9 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
   // On the same count, bit for bit: two ranks from two ranks' checkpoint.
   std::string two_checkpoint = checkpoint;
   two_checkpoint.replace(two_checkpoint.find("four.checkpoint"), 4, "two");
-  const Finished again = run_case(dir, "two", 2, {"--restart", two_checkpoint});
+  const Finished again = run_case(dir, "two", 2, {"--restart", two_checkpoint, "--decomposition", "2x1"});
   ASSERT_TRUE(again.ok()) << again.err;
-  const Finished reference = run_case(dir, "two_reference", 2);
+  const Finished reference = run_case(dir, "two_reference", 2, on_two);
   ASSERT_TRUE(reference.ok()) << reference.err;
   const auto a = read_variables(dir.file("two.nc")), b = read_variables(dir.file("two_reference.nc"));
   for (const char* name : {"T", "u", "v", "w", "p"}) EXPECT_EQ(a.at(name), b.at(name)) << name;
@@ -102,7 +107,8 @@ TEST(MpiRuns, ACheckpointOfFourRanksRestartsOnTwo) {
 // A checkpoint of format 2 (before format 3: the time averages' sums in one flat array,
 // HDF5's checksums) still restarts: on one rank the run ends where the uninterrupted one
 // does, bit for bit, every averaged file included; on two ranks (each its part of the flat
-// sums) within 1e-12.
+// sums) within 1e-12, on the z slabs (2x1: one rank's arithmetic in the direct solve; every
+// variable is compared, max_divergence's round-off too).
 TEST(MpiRuns, AFormat2CheckpointStillRestarts) {
   ScratchDir dir("format2");
   const Finished reference = run_case(dir, "ref", 0);
@@ -110,7 +116,8 @@ TEST(MpiRuns, AFormat2CheckpointStillRestarts) {
   for (const int ranks : {0, 2}) {
     if (ranks && mpirun_launcher(1).empty()) continue;  // no MPI in this build
     const std::string tag = "cut" + std::to_string(ranks);
-    const Finished cut = run_case(dir, tag, ranks);
+    const std::vector<std::string> slabs = ranks ? std::vector<std::string>{"--decomposition", "2x1"} : std::vector<std::string>{};
+    const Finished cut = run_case(dir, tag, ranks, slabs);
     ASSERT_TRUE(cut.ok()) << cut.err;
     std::string checkpoint;  // the first, at t = 1: inside the averages' window [0.8, 1.6]
     for (int step = 1; step < 100 && checkpoint.empty(); ++step)
@@ -122,7 +129,9 @@ TEST(MpiRuns, AFormat2CheckpointStillRestarts) {
     ASSERT_LT(v2.arrays.size(), v3.arrays.size()) << "no time averages' sums to carry";
     test::write_format_2(checkpoint, v2);
     ASSERT_EQ(read_checkpoint(checkpoint).version, 2);
-    const Finished restarted = run_case(dir, tag, ranks, {"--restart", checkpoint});
+    std::vector<std::string> restart = {"--restart", checkpoint};
+    restart.insert(restart.end(), slabs.begin(), slabs.end());
+    const Finished restarted = run_case(dir, tag, ranks, restart);
     ASSERT_TRUE(restarted.ok()) << restarted.err;
     for (const char* file : {".nc", "_means.nc", "_plane.nc", "_profiles.nc"}) {
       if (ranks == 0)
@@ -481,23 +490,30 @@ TEST(MpiRuns, TheDirectSolveRunsOnTheBlocksOfEveryBox) {
     const auto start = log.rfind('\n', at) + 1;  // npos + 1 = 0
     return log.substr(start, log.find('\n', at) - start);
   };
-  // A periodic box: auto cuts y alone (1x4) for the pencils, one all-to-all each way.
+  // A periodic box: auto cuts y alone (1x4); uniform, its y lines are solved across the ranks
+  // by their ends, nothing transposed.
   const std::string log = run_log("levels", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4);
   // --decomposition 2x2: the slabs, two each way.
   const std::string square = run_log("square", "cases/rayleigh_benard.json", {"grid.n=[32,32,2]", "time.steps=2"}, 4,
                                            {"--decomposition", "2x2"});
-  // A box walled all round: auto cuts y alone for the pencils too (real line transforms).
+  // A box walled all round: likewise (cosine transforms along x and z).
   const std::string lock3d =
       run_log("lock3d", "cases/lock_exchange.json", {"grid.n=[32,16,8]", "time.steps=2"}, 4);
+  // A stretched z: the pencils (x on the blocks, y on bands of x modes), one all-to-all each way.
+  const std::string stretched = run_log("stretched", "cases/rayleigh_benard.json",
+                                        {"grid.n=[32,32,8]", "time.steps=2", R"(grid.z={"stretching": "tanh", "parameter": 1})"}, 4);
   // A walled one (one y row): the slabs.
   const std::string lock2d =
       run_log("lock2d", "cases/lock_exchange_2d.json", {"grid.n=[256,1,32]", "time.steps=2"}, 2);
   const std::string pencils = "x transformed on the blocks, y on bands of x modes over the ranks (one all-to-all each way";
+  const std::string split = "x and z transformed on the blocks, each mode's y line solved across the ranks by its blocks' "
+                            "ends (one all-gather of the ends a pass)";
   const std::string slabs = "transposed through z slabs and bands of modes over the ranks (two all-to-alls each way";
   for (const auto& [tag, run, expected] :
-       {std::make_tuple(std::string("2 levels on 4 ranks"), log, pencils),
+       {std::make_tuple(std::string("2 levels on 4 ranks"), log, split),
         std::make_tuple(std::string("2 levels on 2x2 ranks"), square, slabs),
-        std::make_tuple(std::string("lock_exchange on 4 ranks"), lock3d, pencils),
+        std::make_tuple(std::string("lock_exchange on 4 ranks"), lock3d, split),
+        std::make_tuple(std::string("a stretched z on 4 ranks"), stretched, pencils),
         std::make_tuple(std::string("lock_exchange_2d on 2 ranks"), lock2d, slabs)}) {
     const std::string line = line_of(run, "pressure: ");
     EXPECT_NE(line.find("direct solve"), std::string::npos) << tag << ": " << line;
