@@ -51,13 +51,21 @@ ALPHA_NODE, ALPHA_NET = MEASURED_ALPHA, MEASURED_ALPHA + 5e-6
 # what the x side's packing and transforms left unhidden by the pieces included.
 A2A_NODE = 2 * 0.807e9 / 5.98e-3
 PIECES = 4  # the pencils' pieces (solver/direct/pencil_transform.hpp): messages a rank a way
+# The y split (solver/direct/y_split_solve.hpp: the ranks cut y alone, 2 to SPLIT_RANKS of
+# them, at least 2 rows a block): no field moves; its cost is the passes it makes beyond one
+# GPU's solve (z's transform, two y sweeps) and one all-gather of two values a mode a rank.
+# Fitted (issue 35, four H200s over NVLink, NCCL, build 8e2974b, call #13): the weak step,
+# 1024x1024x256 on 1x4, took 9.957 ms against one GPU's 7.795 at 512x512x256, its halos
+# 0.599: what is left over a block's cells, all-gather included.
+SPLIT_RANKS = 8
+SPLIT_NS_PER_CELL = (9.957 - 7.795 - 0.599) * 1e6 / (1024 * 256 * 256)
 MEMORY_GPU = 139e9    # an H200's memory; bytes a cell of a run (fp64, direct solve) below
 BYTES_PER_CELL = 130  # bouss check: 13-14 arrays of 8 bytes, the solver's spectrum and messages
 
 
 def dims(n, p, solver="multigrid"):
-    """The process grid of grid/decomposition.cpp: the direct solve's pencils cut y alone
-    (SolverType::process_grid), else the fewest halo cells (a cell of a face cut along x
+    """The process grid of grid/decomposition.cpp: the direct solve (its y split or pencils)
+    cuts y alone (SolverType::process_grid), else the fewest halo cells (a cell of a face cut along x
     counting X_FACE_WEIGHT), then the squarer block."""
     if solver == "fft" and 1 < p <= n[1] and n[0] // 2 + 1 >= p:
         return (1, p)
@@ -117,7 +125,11 @@ def step_ms(n, p, solver):
             if min({0: lx, 1: ly}[a] for a in cut) < AGGLOMERATE_BELOW:
                 break
         solve_comm += CYCLES * (COARSE_MS * 1e-3 + 2 * alpha * math.ceil(math.log2(p)))
-    if solver == "fft" and p > 1:
+    split = solver == "fft" and px == 1 and 1 < p <= SPLIT_RANKS and ny >= 2
+    if split:
+        # The y split: its passes beyond one GPU's solve (fitted, the all-gather included).
+        solve_comm += SPLIT_NS_PER_CELL * 1e-9 * nx * ny * nz
+    elif solver == "fft" and p > 1:
         # Pencils (the ranks cut y alone, P <= ny): two all-to-alls a solve, forward and
         # inverse (solver/direct/pencil_transform.hpp), each moving (P - 1) / P of this GPU's
         # half spectrum (as many bytes as its block) in PIECES pieces of P - 1 messages; on a
@@ -177,7 +189,8 @@ def large(solver):
             t, d, c, halo, comm = step_ms(n, p, solver)
             if t0 is None:
                 t0, p0 = t, p
-            limit = max((c, "compute"), (halo, "halos"), (comm, "transposes" if solver == "fft" else "multigrid latency"))
+            limit = max((c, "compute"), (halo, "halos"), (comm, "transposes" if solver == "fft" and p > SPLIT_RANKS else
+                                                            "the split's passes" if solver == "fft" else "multigrid latency"))
             rows.append((f"{side}^3", p, f"{d[0]}x{d[1]}", f"{t:.2f}", f"{c:.2f}", f"{100 * t0 * p0 / (t * p):.0f}%",
                          limit[1] if limit[1] != "compute" else "compute (scales)"))
     print(f"\nLarge grids, {solver} (efficiency against the first GPU count of each grid)\n")
