@@ -10,8 +10,8 @@
 #   the one-GPU run, h = 1/256 on every axis; a fixed box would refine x and y alone, and the
 #   multigrid's point smoother needs more cycles on such flattened cells);
 # walled: the lock exchange (cases/lock_exchange.json, walls on every side) at 256^3 and 512^3
-#   with the direct solve on 1, 2 and 4 GPUs (its cosine transforms on pencils, 1xP; a build
-#   before 2026-11-28's on the ranks' z slabs);
+#   with the direct solve on 1, 2 and 4 GPUs (1xP: the y split since 8e2974b, its cosine
+#   transforms on the blocks; the pencils before it, the ranks' z slabs before those);
 # grids: on the most of GPUS, the multigrid's weak grid and 1024x1024x512 on every process grid
 #   of that count (--decomposition 1xP ... Px1; `auto`'s choice is the strong and weak runs'),
 #   tagged "grid-PXxPY";
