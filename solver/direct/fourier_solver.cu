@@ -438,7 +438,9 @@ double FourierSolver<R>::bytes_per_solve(const SolveStats& s) const {
   // c' (half a spectrum) and d', read both back and write the solution.
   const auto mode_solves = [&](double values) { return real ? 6 * values : 5 * values; };
   double transforms;
-  if (transposed_) {  // the transposes and transforms both ways, the band's mode solves
+  if (split_) {  // the transforms on the blocks, the y lines across the ranks
+    transforms = split_->values_per_solve();
+  } else if (transposed_) {  // the transposes and transforms both ways, the band's mode solves
     transforms = transposed_->values_both_ways(plane_transforms) + mode_solves(double(transposed_->band_values()));
   } else {
     const double half = 2.0 * double(spectrum_size(grid_.layout));

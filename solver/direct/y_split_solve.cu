@@ -313,6 +313,12 @@ double YSplitSolve<R>::estimate_memory(const Grid& part, std::size_t value_bytes
 }
 
 template <class R>
+double YSplitSolve<R>::values_per_solve() const {
+  const double values = double(nx_) * m_ * nz_, z = z_lines_ ? 2 : 0;
+  return (2 + 4 + z + 2 + 6 + z + 4 + 2) * values;
+}
+
+template <class R>
 YSplitSolve<R>::YSplitSolve(const Backend& backend, const Grid& part, AxisTransform x_kind, bool y_walled)
     : backend_(backend), ranks_(backend.ranks().size()), rank_(backend.ranks().rank()), x_kind_(x_kind),
       y_walled_(y_walled) {

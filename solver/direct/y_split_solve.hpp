@@ -52,6 +52,11 @@ class YSplitSolve {
   // the pinned line, and the all-gather's send and receive;
   // the line transforms' work areas are line_work_bytes.
   static double estimate_memory(const Grid& part, std::size_t value_bytes);
+  // Values of R a solve reads and writes (the bench's traffic model): the block into the
+  // spectrum's layout and back (2 a way), x's FFT and orbit map each way (4), z's FFT each way
+  // (2), the ends' sweeps (the z half spectrum read twice) and the join's (the spectrum, the
+  // pivots and d' each way: 6); without z lines the ends' sweeps read the spectrum itself.
+  double values_per_solve() const;
   static double line_work_bytes(const Backend& backend, const Grid& part);
 
  private:

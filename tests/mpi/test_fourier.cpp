@@ -183,5 +183,25 @@ TEST(MpiFourier, FloatSolvesGiveOneRanksSolution) {
                                 2e-5, 1e-5, pressure_conditions(true, false));
 }
 
+// The bench's traffic model of the y split (a uniform box cut 1xP): a pass reads and writes
+// 24 values a cell of the block (YSplitSolve::values_per_solve: the copies in and out, x's
+// FFT and orbit map each way, z's FFT each way, the ends' sweeps, the join's), 20 without z
+// lines, where one rank's periodic solve moves about 9 (its plane FFT each way and the
+// complex mode solves): the split's extra passes are in the floor its runs are measured
+// against.
+TEST(MpiFourier, TheYSplitsTrafficIsItsPasses) {
+  const auto world = Communicator::world();
+  for (const int nz : {8, 1}) {
+    const std::array<int, 3> n{32, 4 * world->size(), nz};
+    const Grid whole = Grid::make(n, {0, 0, 0}, {2.0, 1.0, 0.5});
+    const Decomposition d = Decomposition::make(n, {true, true, false}, world->size(), world->rank(), {1, world->size()});
+    const Grid part = whole.part(d);
+    ASSERT_TRUE(FourierSolver<double>::splits_y(part));
+    FourierSolver<double> fft(Backend::cpu().with_ranks(world), part, pressure_conditions().on_rank(d));
+    const double cells = double(part.layout.cells());
+    EXPECT_EQ(fft.bytes_per_solve(SolveStats::unchecked(1)), (nz > 1 ? 24 : 20) * cells * sizeof(double)) << "nz " << nz;
+  }
+}
+
 }  // namespace
 }  // namespace bouss
